@@ -1,0 +1,109 @@
+# Blockport build. Plain make; every source file is found by wildcard, so a new module in lib/,
+# a new program in fcgi/ or cron/, or a new test file needs no edit here.
+#
+#   make            release build into build/
+#   make test       deps, sanitizer build (ASan+UBSan), unit tests, e2e on lighttpd and Apache
+#   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=...)
+#   make bench      benchmarks (ratios against baselines measured in the same run)
+#   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each
+#   make lint       banned functions and raw sqlite3_/curl_ calls outside lib/
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+SAN     ?=
+CC      ?= cc
+PORT    ?= 8080
+FUZZ_SECONDS ?= 20
+
+WARN    = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
+          -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral -Wvla -Wundef
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Ilib $(WARN) -fno-strict-aliasing
+ifeq ($(SAN),1)
+CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+LDLIBS  = -lfcgi -lcjson -lsqlite3 -lcurl -lssl -lcrypto -linih -lsecp256k1 -lm
+
+LIB_SRC   := $(wildcard lib/*.c lib/evm/*.c)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+FCGI_SRC  := $(wildcard fcgi/*.c)
+FCGI_BIN  := $(FCGI_SRC:fcgi/%.c=$(BUILD)/fcgi/%.fcgi)
+CRON_SRC  := $(wildcard cron/*.c)
+CRON_BIN  := $(CRON_SRC:cron/%.c=$(BUILD)/cron/%)
+WS_SRC    := $(wildcard ws/*.c)
+WS_BIN    := $(WS_SRC:ws/%.c=$(BUILD)/ws/%)
+ADMIN_SRC := $(wildcard admin/*.c)
+ADMIN_OBJ := $(ADMIN_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
+SCHEMA    := $(sort $(wildcard schema/*.sql))
+HDRS      := $(wildcard lib/*.h lib/evm/*.h tests/unit/*.h)
+
+.PHONY: all deps run test unit e2e bench fuzz lint install clean devchain
+all: $(BUILD)/blockport $(FCGI_BIN) $(CRON_BIN) $(WS_BIN) $(BUILD)/unit_tests
+
+$(BUILD)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The migrations are compiled into every program, so a binary always knows the schema it expects.
+$(BUILD)/schema_sql.c: $(SCHEMA) scripts/embed-schema.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed-schema.sh $(SCHEMA) > $@
+$(BUILD)/schema_sql.o: $(BUILD)/schema_sql.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libblockport.a: $(LIB_OBJ) $(BUILD)/schema_sql.o
+	rm -f $@; ar rcs $@ $^
+
+$(BUILD)/fcgi/%.fcgi: $(BUILD)/fcgi/%.o $(BUILD)/libblockport.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/cron/%: $(BUILD)/cron/%.o $(BUILD)/libblockport.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/ws/%: $(BUILD)/ws/%.o $(BUILD)/libblockport.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/blockport: $(ADMIN_OBJ) $(BUILD)/libblockport.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libblockport.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+
+deps:
+	@sh scripts/deps.sh
+
+devchain: deps
+	@cd devchain && npm ci --no-audit --no-fund --loglevel=error
+
+unit: $(BUILD)/unit_tests
+	$(BUILD)/unit_tests
+
+# make test: everything under ASan+UBSan; the last line is the summary of all suites.
+test: deps
+	@bash scripts/test.sh
+
+run: deps all
+	@bash scripts/stack.sh run --port $(PORT)
+
+bench: deps all
+	@bash bench/run.sh
+
+fuzz:
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+lint:
+	@sh scripts/lint.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/blockport/fcgi \
+	  $(DESTDIR)$(PREFIX)/lib/blockport/cron $(DESTDIR)$(PREFIX)/lib/blockport/ws \
+	  $(DESTDIR)$(PREFIX)/share/blockport
+	install -m 755 $(BUILD)/blockport $(DESTDIR)$(PREFIX)/bin/blockport
+	for f in $(FCGI_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/fcgi/; done
+	for f in $(CRON_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/cron/; done
+	for f in $(WS_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/ws/; done
+	cp -r lighttpd apache $(DESTDIR)$(PREFIX)/share/blockport/
+	install -m 644 blockport.ini.example $(DESTDIR)$(PREFIX)/share/blockport/
+
+clean:
+	rm -rf build

@@ -1,0 +1,332 @@
+/*
+ * blockport: the operator's command-line tool. Reads the same config as the programs
+ * (BLOCKPORT_CONFIG, or -c FILE). Output goes to stdout, errors to stderr with exit status 1,
+ * usage errors with exit status 2.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "auth.h"
+#include "config.h"
+#include "db.h"
+#include "limits.h"
+#include "log.h"
+#include "util.h"
+
+struct ctx {
+	struct bp_config	*cfg;
+	struct bp_db		*db;
+	struct bp_limits	*lim;
+};
+
+static const char usage_text[] =
+"usage: blockport [-c CONFIG] COMMAND [ARGS]\n"
+"\n"
+"commands:\n"
+"  migrate                                apply pending database migrations\n"
+"  status                                 config check, schema version, workers' last runs\n"
+"  account create --email EMAIL [--plan PLAN]\n"
+"  account list\n"
+"  account plan ID|EMAIL PLAN             move an account to another plan\n"
+"  key create ID|EMAIL [--test|--live] [--scopes a,b] [--name NAME]\n"
+"                                         prints the new key once; it is never stored\n"
+"  key list [ID|EMAIL]\n"
+"  key revoke KEY_ID\n"
+"\n"
+"scopes: rpc:read rpc:write data:read wallets:manage webhooks:manage gas:manage bundler:send\n"
+"        (none given = all scopes)\n"
+"the config file is $BLOCKPORT_CONFIG unless -c is given\n";
+
+static int
+usage(void)
+{
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static int
+die(const char *msg, const char *arg)
+{
+	fprintf(stderr, "blockport: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+	return 1;
+}
+
+/* Finds an option's value in argv ("--plan growth"); NULL when absent. */
+static const char *
+opt(int argc, char **argv, const char *name)
+{
+	int i;
+
+	for (i = 0; i < argc - 1; i++)
+		if (strcmp(argv[i], name) == 0)
+			return argv[i + 1];
+	return NULL;
+}
+
+static int
+flag(int argc, char **argv, const char *name)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The account id for an id or an e-mail; -1 when there is none. */
+static int64_t
+find_account(struct ctx *c, const char *who)
+{
+	static const char sql[] = "SELECT id FROM accounts WHERE id = ? OR email = ?";
+	struct bp_stmt *st = bp_db_stmt(c->db, sql);
+	int64_t id = -1, n;
+
+	if (st == NULL)
+		return -1;
+	bp_stmt_int(st, 1, bp_parse_int64(who, 1, INT64_MAX, &n) == 0 ? n : -1);
+	bp_stmt_text(st, 2, who);
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		id = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return id;
+}
+
+static int
+cmd_account(struct ctx *c, int argc, char **argv)
+{
+	if (argc >= 1 && strcmp(argv[0], "create") == 0) {
+		static const char sql[] =
+		    "INSERT INTO accounts (email, plan, created_at) VALUES (?, ?, ?)";
+		const char *email = opt(argc, argv, "--email");
+		const char *plan = opt(argc, argv, "--plan");
+		struct bp_stmt *st;
+
+		if (plan == NULL)
+			plan = "free";
+		if (email == NULL || strchr(email, '@') == NULL || strlen(email) > 254)
+			return die("account create needs --email ADDRESS", NULL);
+		if (bp_config_plan(c->cfg, plan) == NULL)
+			return die("no such plan in the config", plan);
+		if ((st = bp_db_stmt(c->db, sql)) == NULL)
+			return 1;
+		bp_stmt_text(st, 1, email);
+		bp_stmt_text(st, 2, plan);
+		bp_stmt_int(st, 3, time(NULL));
+		if (bp_stmt_step(st) != BP_DB_DONE)
+			return die(bp_stmt_was_conflict(st) ? "an account with that e-mail exists" :
+			    "cannot create the account", email);
+		printf("%lld\n", (long long)bp_db_last_id(c->db));
+		return 0;
+	}
+	if (argc >= 1 && strcmp(argv[0], "list") == 0) {
+		static const char sql[] = "SELECT a.id, a.email, a.plan, a.created_at,"
+		    " (SELECT count(*) FROM api_keys k WHERE k.account_id = a.id"
+		    " AND k.revoked_at IS NULL) FROM accounts a ORDER BY a.id";
+		struct bp_stmt *st = bp_db_stmt(c->db, sql);
+		char ts[32];
+
+		if (st == NULL)
+			return 1;
+		printf("%-6s %-32s %-12s %-20s %s\n", "ID", "EMAIL", "PLAN", "CREATED", "KEYS");
+		while (bp_stmt_step(st) == BP_DB_ROW) {
+			bp_time_iso((time_t)bp_col_int(st, 3), ts, sizeof(ts));
+			printf("%-6lld %-32s %-12s %-20s %lld\n", (long long)bp_col_int(st, 0),
+			    bp_col_text(st, 1), bp_col_text(st, 2), ts,
+			    (long long)bp_col_int(st, 4));
+		}
+		return 0;
+	}
+	if (argc >= 3 && strcmp(argv[0], "plan") == 0) {
+		static const char sql[] = "UPDATE accounts SET plan = ? WHERE id = ?";
+		struct bp_stmt *st;
+		int64_t id;
+
+		if ((id = find_account(c, argv[1])) < 0)
+			return die("no such account", argv[1]);
+		if (bp_config_plan(c->cfg, argv[2]) == NULL)
+			return die("no such plan in the config", argv[2]);
+		if ((st = bp_db_stmt(c->db, sql)) == NULL)
+			return 1;
+		bp_stmt_text(st, 1, argv[2]);
+		bp_stmt_int(st, 2, id);
+		if (bp_stmt_step(st) != BP_DB_DONE)
+			return 1;
+		bp_limits_bump_generation(c->lim);
+		return 0;
+	}
+	return usage();
+}
+
+static int
+cmd_key(struct ctx *c, int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[0], "create") == 0) {
+		static const char sql[] = "INSERT INTO api_keys (account_id, key_hash, prefix, kind,"
+		    " scopes, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
+		const char *scopes = opt(argc, argv, "--scopes");
+		const char *name = opt(argc, argv, "--name");
+		int test = !flag(argc, argv, "--live");
+		char key[BP_KEY_LEN + 1], prefix[32], canon[256], bad[80];
+		unsigned char hash[32];
+		struct bp_stmt *st;
+		unsigned mask;
+		int64_t id;
+
+		if ((id = find_account(c, argv[1])) < 0)
+			return die("no such account", argv[1]);
+		if (bp_scopes_parse(scopes ? scopes : "", &mask, bad, sizeof(bad)) == -1)
+			return die("unknown scope", bad);
+		bp_scopes_format(mask, canon, sizeof(canon));
+		if (bp_key_generate(test, key, sizeof(key)) == -1)
+			return die("no randomness for the key", NULL);
+		bp_sha256(key, strlen(key), hash);
+		snprintf(prefix, sizeof(prefix), "%.19s", key);
+		if ((st = bp_db_stmt(c->db, sql)) == NULL)
+			return 1;
+		bp_stmt_int(st, 1, id);
+		bp_stmt_blob(st, 2, hash, sizeof(hash));
+		bp_stmt_text(st, 3, prefix);
+		bp_stmt_text(st, 4, test ? "test" : "live");
+		bp_stmt_text(st, 5, canon);
+		bp_stmt_text(st, 6, name ? name : "");
+		bp_stmt_int(st, 7, time(NULL));
+		if (bp_stmt_step(st) != BP_DB_DONE)
+			return die("cannot store the key", NULL);
+		bp_limits_bump_generation(c->lim);
+		fprintf(stderr, "key id %lld for account %lld (%s, scopes: %s); it is shown only"
+		    " now:\n", (long long)bp_db_last_id(c->db), (long long)id,
+		    test ? "test" : "live", canon[0] ? canon : "all");
+		printf("%s\n", key);
+		OPENSSL_cleanse(key, sizeof(key));
+		return 0;
+	}
+	if (argc >= 1 && strcmp(argv[0], "list") == 0) {
+		static const char sql[] = "SELECT k.id, a.email, k.prefix, k.kind, k.scopes, k.name,"
+		    " k.created_at, k.revoked_at FROM api_keys k JOIN accounts a"
+		    " ON a.id = k.account_id WHERE ?1 < 0 OR k.account_id = ?1 ORDER BY k.id";
+		struct bp_stmt *st;
+		int64_t id = -1;
+		char ts[32];
+
+		if (argc >= 2 && (id = find_account(c, argv[1])) < 0)
+			return die("no such account", argv[1]);
+		if ((st = bp_db_stmt(c->db, sql)) == NULL)
+			return 1;
+		bp_stmt_int(st, 1, id);
+		printf("%-6s %-24s %-22s %-5s %-8s %-20s %s\n", "ID", "ACCOUNT", "PREFIX", "KIND",
+		    "STATE", "CREATED", "SCOPES");
+		while (bp_stmt_step(st) == BP_DB_ROW) {
+			bp_time_iso((time_t)bp_col_int(st, 6), ts, sizeof(ts));
+			printf("%-6lld %-24s %-22s %-5s %-8s %-20s %s\n",
+			    (long long)bp_col_int(st, 0), bp_col_text(st, 1), bp_col_text(st, 2),
+			    bp_col_text(st, 3), bp_col_is_null(st, 7) ? "active" : "revoked", ts,
+			    bp_col_text(st, 4)[0] ? bp_col_text(st, 4) : "all");
+		}
+		return 0;
+	}
+	if (argc >= 2 && strcmp(argv[0], "revoke") == 0) {
+		static const char sql[] = "UPDATE api_keys SET revoked_at = ?"
+		    " WHERE id = ? AND revoked_at IS NULL";
+		struct bp_stmt *st;
+		int64_t id;
+
+		if (bp_parse_int64(argv[1], 1, INT64_MAX, &id) == -1)
+			return die("key revoke takes the key id (see key list)", argv[1]);
+		if ((st = bp_db_stmt(c->db, sql)) == NULL)
+			return 1;
+		bp_stmt_int(st, 1, time(NULL));
+		bp_stmt_int(st, 2, id);
+		if (bp_stmt_step(st) != BP_DB_DONE)
+			return 1;
+		if (bp_db_changes(c->db) != 1)
+			return die("no active key with that id", argv[1]);
+		bp_limits_bump_generation(c->lim);
+		fprintf(stderr, "key %s revoked\n", argv[1]);
+		return 0;
+	}
+	return usage();
+}
+
+static int
+cmd_status(struct ctx *c)
+{
+	static const char sql[] = "SELECT name, started_at, finished_at, ok, message"
+	    " FROM worker_runs ORDER BY name";
+	struct bp_stmt *st;
+	char ts[32];
+	size_t i;
+
+	printf("config:   %s (ok)\n", c->cfg->path);
+	printf("database: %s (schema %d of %d)\n", c->cfg->database, bp_db_version(c->db),
+	    bp_db_schema_latest());
+	printf("counters: %s\n", c->cfg->limits_file);
+	for (i = 0; i < c->cfg->nnets; i++) {
+		const struct bp_network *n = &c->cfg->nets[i];
+
+		printf("network:  %s.%s (%s%s, %zu upstream%s)\n", n->chain, n->network,
+		    n->kind == BP_CHAIN_EVM ? "evm" : "solana", n->testnet ? ", testnet" : "",
+		    n->nupstream, n->nupstream == 1 ? "" : "s");
+	}
+	if ((st = bp_db_stmt(c->db, sql)) == NULL)
+		return 1;
+	while (bp_stmt_step(st) == BP_DB_ROW) {
+		bp_time_iso((time_t)bp_col_int(st, 1), ts, sizeof(ts));
+		printf("worker:   %-12s last run %s %s %s\n", bp_col_text(st, 0), ts,
+		    bp_col_is_null(st, 2) ? "(running)" : bp_col_int(st, 3) ? "ok" : "FAILED",
+		    bp_col_text(st, 4));
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct ctx c = { NULL, NULL, NULL };
+	const char *cfgpath = NULL;
+	char err[512];
+	int rc = 1, ai = 1;
+
+	bp_log_init("blockport");
+	if (argc > 2 && strcmp(argv[1], "-c") == 0) {
+		cfgpath = argv[2];
+		ai = 3;
+	}
+	if (ai >= argc || strcmp(argv[ai], "-h") == 0 || strcmp(argv[ai], "--help") == 0 ||
+	    strcmp(argv[ai], "help") == 0) {
+		if (ai < argc) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		return usage();
+	}
+	if ((c.cfg = bp_config_load(cfgpath, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "blockport: config: %s\n", err);
+		return 1;
+	}
+	if ((c.db = bp_db_open(c.cfg->database, strcmp(argv[ai], "migrate") == 0)) == NULL)
+		goto out;
+	if ((c.lim = bp_limits_open(c.cfg->limits_file)) == NULL)
+		goto out;
+	if (strcmp(argv[ai], "migrate") == 0) {
+		printf("database %s at schema %d\n", c.cfg->database, bp_db_version(c.db));
+		rc = 0;
+	} else if (strcmp(argv[ai], "status") == 0)
+		rc = cmd_status(&c);
+	else if (strcmp(argv[ai], "account") == 0)
+		rc = cmd_account(&c, argc - ai - 1, argv + ai + 1);
+	else if (strcmp(argv[ai], "key") == 0)
+		rc = cmd_key(&c, argc - ai - 1, argv + ai + 1);
+	else
+		rc = usage();
+out:
+	bp_limits_close(c.lim);
+	bp_db_close(c.db);
+	bp_config_free(c.cfg);
+	return rc;
+}

@@ -1,0 +1,19 @@
+/*
+ * The fallback program: every path that no resource program owns (an unknown /v1 resource, or
+ * anything outside /v1) is authenticated and counted like any request, then answered 404
+ * not_found in the uniform body (SPEC.md sections 7 and 9).
+ */
+#include "fcgi.h"
+#include "util.h"
+
+static const struct bp_route routes[] = {
+	{ "", "/", NULL, BP_SCOPE_NONE, 0, 0 },	/* never matches a real method */
+};
+
+static const struct bp_app app = { "v1", routes, 0, NULL, NULL };
+
+int
+main(void)
+{
+	return bp_fcgi_main(&app);
+}

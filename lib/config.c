@@ -1,0 +1,501 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "config.h"
+#include "util.h"
+
+#define LINE_MAX_LEN	1024
+
+enum section_kind {
+	SEC_SERVER,	/* 0 */
+	SEC_PLAN,	/* 1 */
+	SEC_CHAIN,	/* 2 */
+	SEC__MAX
+};
+
+enum value_type {
+	VT_INT,		/* 0: decimal within [min, max] */
+	VT_BOOL,	/* 1: true/false/yes/no/1/0 */
+	VT_PATH,	/* 2: file path; relative paths are relative to the config file */
+	VT_URL,		/* 3: http:// or https:// URL */
+	VT_ADDR,	/* 4: 0x + 40 hex digits */
+	VT_KIND,	/* 5: evm or solana */
+	VT_NAME,	/* 6: [a-z0-9_-]{1,31} */
+	VT__MAX
+};
+
+/*
+ * Every key the file may hold: its section, type, bounds, and where it lands. A key that is not
+ * here is an error, so a typo is caught at start rather than silently ignored.
+ */
+struct rule {
+	enum section_kind sec;
+	const char	*key;
+	enum value_type	 type;
+	int64_t		 min, max;
+	size_t		 off;		/* offset in struct bp_config, bp_plan or bp_network */
+	size_t		 size;		/* size of a string field */
+};
+
+#define CFG(f)	offsetof(struct bp_config, f), sizeof(((struct bp_config *)0)->f)
+#define PLAN(f)	offsetof(struct bp_plan, f), sizeof(((struct bp_plan *)0)->f)
+#define NET(f)	offsetof(struct bp_network, f), sizeof(((struct bp_network *)0)->f)
+#define MiB	(1024 * 1024)
+
+static const struct rule rules[] = {
+	{ SEC_SERVER, "database", VT_PATH, 0, 0, CFG(database) },
+	{ SEC_SERVER, "limits_file", VT_PATH, 0, 0, CFG(limits_file) },
+	{ SEC_SERVER, "max_body", VT_INT, 1024, 64 * MiB, CFG(max_body) },
+	{ SEC_SERVER, "max_response", VT_INT, 1024, 256 * MiB, CFG(max_response) },
+	{ SEC_SERVER, "max_batch", VT_INT, 1, 1000, CFG(max_batch) },
+	{ SEC_SERVER, "upstream_timeout_ms", VT_INT, 100, 600000, CFG(upstream_timeout_ms) },
+	{ SEC_SERVER, "upstream_down_seconds", VT_INT, 0, 3600, CFG(upstream_down_seconds) },
+	{ SEC_SERVER, "anon_rps", VT_INT, 0, 1000000, CFG(anon_rps) },
+	{ SEC_SERVER, "key_cache_seconds", VT_INT, 0, 3600, CFG(key_cache_seconds) },
+	{ SEC_SERVER, "allow_private_urls", VT_BOOL, 0, 1, CFG(allow_private_urls) },
+	{ SEC_PLAN, "rps", VT_INT, 0, INT64_C(1000000000), PLAN(rps) },
+	{ SEC_PLAN, "rpd", VT_INT, 0, INT64_C(1000000000000), PLAN(rpd) },
+	{ SEC_PLAN, "cups", VT_INT, 0, INT64_C(1000000000), PLAN(cups) },
+	{ SEC_PLAN, "debug", VT_BOOL, 0, 1, PLAN(debug) },
+	{ SEC_CHAIN, "kind", VT_KIND, 0, 0, NET(kind) },
+	{ SEC_CHAIN, "chain_id", VT_INT, 0, INT64_MAX, NET(chain_id) },
+	{ SEC_CHAIN, "testnet", VT_BOOL, 0, 1, NET(testnet) },
+	{ SEC_CHAIN, "default", VT_BOOL, 0, 1, NET(rest_default) },
+	{ SEC_CHAIN, "upstream", VT_URL, 0, 0, NET(upstream) },
+	{ SEC_CHAIN, "confirmations", VT_INT, 0, 10000, NET(confirmations) },
+	{ SEC_CHAIN, "archive_depth", VT_INT, 1, INT64_MAX, NET(archive_depth) },
+	{ SEC_CHAIN, "start_block", VT_INT, 0, INT64_MAX, NET(start_block) },
+	{ SEC_CHAIN, "entry_point", VT_ADDR, 0, 0, NET(entry_point) },
+	{ SEC_CHAIN, "account_factory", VT_ADDR, 0, 0, NET(account_factory) },
+	{ SEC_CHAIN, "account_implementation", VT_ADDR, 0, 0, NET(account_implementation) },
+	{ SEC_CHAIN, "paymaster", VT_ADDR, 0, 0, NET(paymaster) },
+	{ SEC_CHAIN, "paymaster_signer", VT_ADDR, 0, 0, NET(paymaster_signer) },
+};
+
+/* The plans of SPEC.md section 8, present unless the file redefines them. */
+static const struct bp_plan default_plans[] = {
+	{ "free", 10, 100000, 200, 0 },
+	{ "growth", 100, 5000000, 2000, 1 },
+	{ "enterprise", 0, 0, 0, 1 },
+};
+
+struct loader {
+	struct bp_config *cfg;
+	FILE		*fp;
+	const char	*file;
+	char		 dir[4096];
+	int		 line;
+	int		 failed;
+	char		*err;
+	size_t		 errlen;
+	char		 cursec[128];
+	enum section_kind cursec_kind;
+	void		*cursec_obj;
+	int		 plan_seen[BP_MAX_PLANS];
+};
+
+static void
+fail(struct loader *l, const char *key, const char *fmt, const char *what)
+{
+	char msg[256];
+
+	if (l->failed)
+		return;
+	l->failed = 1;
+	snprintf(msg, sizeof(msg), fmt, what);
+	snprintf(l->err, l->errlen, "%s:%d: %s%s%s", l->file, l->line,
+	    key ? key : "", key ? ": " : "", msg);
+}
+
+/* inih calls this once per physical line; counting here gives the line of every callback. */
+static char *
+reader(char *str, int num, void *stream)
+{
+	struct loader *l = stream;
+	size_t n;
+
+	if (num > LINE_MAX_LEN)
+		num = LINE_MAX_LEN;
+	if (fgets(str, num, l->fp) == NULL)
+		return NULL;
+	l->line++;
+	n = strlen(str);
+	if (n > 0 && str[n - 1] != '\n' && !feof(l->fp))
+		fail(l, NULL, "line longer than %s characters", "1000");
+	return str;
+}
+
+static int
+valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= BP_NAME_MAX)
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		    *s == '-'))
+			return 0;
+	return 1;
+}
+
+static int
+start_section(struct loader *l, const char *section)
+{
+	struct bp_config *c = l->cfg;
+	const char *arg;
+	size_t i;
+
+	snprintf(l->cursec, sizeof(l->cursec), "%s", section);
+	l->cursec_obj = NULL;
+	if (strcmp(section, "server") == 0) {
+		l->cursec_kind = SEC_SERVER;
+		l->cursec_obj = c;
+		return 0;
+	}
+	if (strncmp(section, "plan ", 5) == 0) {
+		arg = section + 5;
+		if (!valid_name(arg)) {
+			fail(l, NULL, "bad plan name in [%s]", section);
+			return -1;
+		}
+		l->cursec_kind = SEC_PLAN;
+		for (i = 0; i < c->nplans; i++)
+			if (strcmp(c->plans[i].name, arg) == 0)
+				break;
+		if (i < c->nplans && l->plan_seen[i]) {
+			fail(l, NULL, "section [%s] appears twice", section);
+			return -1;
+		}
+		if (i == c->nplans) {
+			if (c->nplans == BP_MAX_PLANS) {
+				fail(l, NULL, "too many plans at [%s]", section);
+				return -1;
+			}
+			memset(&c->plans[i], 0, sizeof(c->plans[i]));
+			bp_strlcpy(c->plans[i].name, arg, sizeof(c->plans[i].name));
+			c->nplans++;
+		}
+		l->plan_seen[i] = 1;
+		l->cursec_obj = &c->plans[i];
+		return 0;
+	}
+	if (strncmp(section, "chain ", 6) == 0) {
+		char chain[64], *dot;
+		struct bp_network *n;
+
+		arg = section + 6;
+		if (bp_strlcpy(chain, arg, sizeof(chain)) == -1 ||
+		    (dot = strchr(chain, '.')) == NULL) {
+			fail(l, NULL, "[%s]: expected [chain NAME.NETWORK]", section);
+			return -1;
+		}
+		*dot = '\0';
+		if (!valid_name(chain) || !valid_name(dot + 1)) {
+			fail(l, NULL, "[%s]: bad chain or network name", section);
+			return -1;
+		}
+		if (bp_config_network(c, chain, dot + 1) != NULL) {
+			fail(l, NULL, "section [%s] appears twice", section);
+			return -1;
+		}
+		if (c->nnets == BP_MAX_NETWORKS) {
+			fail(l, NULL, "too many networks at [%s]", section);
+			return -1;
+		}
+		n = &c->nets[c->nnets++];
+		memset(n, 0, sizeof(*n));
+		bp_strlcpy(n->chain, chain, sizeof(n->chain));
+		bp_strlcpy(n->network, dot + 1, sizeof(n->network));
+		n->kind = BP_CHAIN_EVM;
+		n->archive_depth = 128;
+		n->chain_id = -1;
+		l->cursec_kind = SEC_CHAIN;
+		l->cursec_obj = n;
+		return 0;
+	}
+	fail(l, NULL, "unknown section [%s]", section);
+	return -1;
+}
+
+static int
+set_value(struct loader *l, const struct rule *r, const char *value)
+{
+	char *field = (char *)l->cursec_obj + r->off;
+	int64_t v;
+	size_t i;
+
+	switch (r->type) {
+	case VT_INT:
+		if (bp_parse_int64(value, r->min, r->max, &v) == -1) {
+			fail(l, r->key, "not a whole number in range: '%s'", value);
+			return -1;
+		}
+		memcpy(field, &v, sizeof(v));
+		return 0;
+	case VT_BOOL: {
+		int b;
+
+		if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1"))
+			b = 1;
+		else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "0"))
+			b = 0;
+		else {
+			fail(l, r->key, "expected true or false, not '%s'", value);
+			return -1;
+		}
+		memcpy(field, &b, sizeof(b));
+		return 0;
+	}
+	case VT_KIND: {
+		enum bp_chain_kind k;
+
+		if (strcmp(value, "evm") == 0)
+			k = BP_CHAIN_EVM;
+		else if (strcmp(value, "solana") == 0)
+			k = BP_CHAIN_SOLANA;
+		else {
+			fail(l, r->key, "expected evm or solana, not '%s'", value);
+			return -1;
+		}
+		memcpy(field, &k, sizeof(k));
+		return 0;
+	}
+	case VT_NAME:
+		if (!valid_name(value) || bp_strlcpy(field, value, r->size) == -1) {
+			fail(l, r->key, "bad name '%s'", value);
+			return -1;
+		}
+		return 0;
+	case VT_ADDR:
+		if (strlen(value) != 42 || value[0] != '0' || (value[1] != 'x' && value[1] != 'X') ||
+		    strspn(value + 2, "0123456789abcdefABCDEF") != 40) {
+			fail(l, r->key, "not a 0x address of 40 hex digits: '%s'", value);
+			return -1;
+		}
+		for (i = 0; i < 42; i++)
+			field[i] = (char)(value[i] >= 'A' && value[i] <= 'F' ? value[i] + 32 :
+			    value[i] == 'X' ? 'x' : value[i]);
+		field[42] = '\0';
+		return 0;
+	case VT_URL: {
+		struct bp_network *n = l->cursec_obj;
+
+		if (strncmp(value, "http://", 7) != 0 && strncmp(value, "https://", 8) != 0) {
+			fail(l, r->key, "not an http:// or https:// URL: '%s'", value);
+			return -1;
+		}
+		/* upstream is the one key that may repeat: each line adds a fallback. */
+		if (n->nupstream == BP_MAX_UPSTREAMS) {
+			fail(l, r->key, "more than %s upstreams", "8");
+			return -1;
+		}
+		if (bp_strlcpy(n->upstream[n->nupstream], value, BP_URL_MAX) == -1) {
+			fail(l, r->key, "URL too long: '%s'", value);
+			return -1;
+		}
+		n->nupstream++;
+		return 0;
+	}
+	case VT_PATH: {
+		char tmp[4096];
+		int w;
+
+		if (value[0] == '\0') {
+			fail(l, r->key, "empty path%s", "");
+			return -1;
+		}
+		if (value[0] == '/')
+			w = snprintf(tmp, sizeof(tmp), "%s", value);
+		else
+			w = snprintf(tmp, sizeof(tmp), "%s/%s", l->dir, value);
+		if (w < 0 || (size_t)w >= sizeof(tmp) || (size_t)w >= r->size) {
+			fail(l, r->key, "path too long%s", "");
+			return -1;
+		}
+		memcpy(field, tmp, (size_t)w + 1);
+		return 0;
+	}
+	default:
+		break;
+	}
+	fail(l, r->key, "internal: bad rule%s", "");
+	return -1;
+}
+
+static int
+handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct loader *l = user;
+	static const char *const secnames[SEC__MAX] = { "server", "plan", "chain" };
+	size_t i;
+
+	if (l->failed)
+		return 0;
+	if (name == NULL)	/* inih >= 50 reports a section start with a NULL name */
+		return start_section(l, section) == 0;
+	if (strcmp(section, l->cursec) != 0 && start_section(l, section) == -1)
+		return 0;
+	if (l->cursec_obj == NULL) {
+		fail(l, name, "key outside any section%s", "");
+		return 0;
+	}
+	for (i = 0; i < BP_NITEMS(rules); i++)
+		if (rules[i].sec == l->cursec_kind && strcmp(rules[i].key, name) == 0)
+			return set_value(l, &rules[i], value) == 0;
+	fail(l, name, "unknown key in a [%s] section", secnames[l->cursec_kind]);
+	return 0;
+}
+
+/* Checks what single keys cannot: required keys and relations between sections. */
+static int
+check(struct loader *l)
+{
+	struct bp_config *c = l->cfg;
+	size_t i;
+
+	l->line = 0;
+	if (c->database[0] == '\0') {
+		fail(l, "database", "required in [server]%s", "");
+		return -1;
+	}
+	if (c->limits_file[0] == '\0' &&
+	    snprintf(c->limits_file, sizeof(c->limits_file), "%s.limits", c->database) >=
+	    (int)sizeof(c->limits_file)) {
+		fail(l, "limits_file", "path too long%s", "");
+		return -1;
+	}
+	for (i = 0; i < c->nnets; i++) {
+		struct bp_network *n = &c->nets[i];
+		char sec[80];
+
+		snprintf(sec, sizeof(sec), "[chain %s.%s]", n->chain, n->network);
+		if (n->nupstream == 0) {
+			fail(l, "upstream", "at least one upstream is required in %s", sec);
+			return -1;
+		}
+		if (n->kind == BP_CHAIN_EVM && n->chain_id < 0) {
+			fail(l, "chain_id", "required for an evm chain in %s", sec);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct bp_config *
+bp_config_load(const char *path, char *err, size_t errlen)
+{
+	struct bp_config *cfg = NULL, *ret = NULL;
+	struct loader l;
+	const char *slash;
+	int rc;
+
+	memset(&l, 0, sizeof(l));
+	l.err = err;
+	l.errlen = errlen;
+	if (path == NULL && (path = getenv("BLOCKPORT_CONFIG")) == NULL) {
+		snprintf(err, errlen, "BLOCKPORT_CONFIG is not set (the path of blockport.ini)");
+		goto out;
+	}
+	l.file = path;
+	if ((cfg = calloc(1, sizeof(*cfg))) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	l.cfg = cfg;
+	if (bp_strlcpy(cfg->path, path, sizeof(cfg->path)) == -1) {
+		snprintf(err, errlen, "config path too long");
+		goto out;
+	}
+	if ((slash = strrchr(path, '/')) == NULL)
+		snprintf(l.dir, sizeof(l.dir), ".");
+	else
+		snprintf(l.dir, sizeof(l.dir), "%.*s", (int)(slash - path), path);
+	if (l.dir[0] == '\0')
+		snprintf(l.dir, sizeof(l.dir), "/");
+	cfg->max_body = 1 * MiB;
+	cfg->max_response = 32 * MiB;
+	cfg->max_batch = 100;
+	cfg->upstream_timeout_ms = 10000;
+	cfg->upstream_down_seconds = 30;
+	cfg->anon_rps = 20;
+	cfg->key_cache_seconds = 30;
+	memcpy(cfg->plans, default_plans, sizeof(default_plans));
+	cfg->nplans = BP_NITEMS(default_plans);
+	if ((l.fp = fopen(path, "r")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = ini_parse_stream(reader, &l, handler, &l);
+	fclose(l.fp);
+	if (l.failed)
+		goto out;
+	if (rc != 0) {
+		l.line = rc;
+		fail(&l, NULL, "syntax error (expected [section] or key = value)%s", "");
+		goto out;
+	}
+	if (check(&l) == -1)
+		goto out;
+	ret = cfg;
+	cfg = NULL;
+out:
+	free(cfg);
+	return ret;
+}
+
+void
+bp_config_free(struct bp_config *c)
+{
+	free(c);
+}
+
+const struct bp_plan *
+bp_config_plan(const struct bp_config *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nplans; i++)
+		if (strcmp(c->plans[i].name, name) == 0)
+			return &c->plans[i];
+	return NULL;
+}
+
+const struct bp_network *
+bp_config_network(const struct bp_config *c, const char *chain, const char *network)
+{
+	size_t i;
+
+	for (i = 0; i < c->nnets; i++)
+		if (strcmp(c->nets[i].chain, chain) == 0 &&
+		    strcmp(c->nets[i].network, network) == 0)
+			return &c->nets[i];
+	return NULL;
+}
+
+const struct bp_network *
+bp_config_rest_network(const struct bp_config *c, const char *chain, int testkey,
+    const char *network)
+{
+	const struct bp_network *first = NULL;
+	size_t i;
+
+	if (network != NULL)
+		return bp_config_network(c, chain, network);
+	for (i = 0; i < c->nnets; i++) {
+		const struct bp_network *n = &c->nets[i];
+
+		if (strcmp(n->chain, chain) != 0 || n->testnet != (testkey != 0))
+			continue;
+		if (n->rest_default)
+			return n;
+		if (first == NULL)
+			first = n;
+	}
+	return first;
+}

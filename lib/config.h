@@ -1,0 +1,94 @@
+/*
+ * The configuration: one INI file (libinih) named by BLOCKPORT_CONFIG. Every key is checked
+ * against the table in config.c when the file is read; an unknown section or key, or a value out
+ * of its bounds, is an error that names the file, the line and the key. The keys are listed in
+ * README.md.
+ */
+#ifndef BP_CONFIG_H
+#define BP_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BP_MAX_UPSTREAMS	8
+#define BP_MAX_NETWORKS		32
+#define BP_MAX_PLANS		16
+#define BP_NAME_MAX		32
+#define BP_URL_MAX		512
+#define BP_ADDR_STRLEN		43	/* "0x" + 40 hex digits + NUL */
+
+enum bp_chain_kind {
+	BP_CHAIN_EVM,		/* 0 */
+	BP_CHAIN_SOLANA,	/* 1 */
+	BP_CHAIN__MAX
+};
+
+/* A [plan NAME] section; 0 means unlimited. */
+struct bp_plan {
+	char		name[BP_NAME_MAX];
+	int64_t		rps;		/* requests per second */
+	int64_t		rpd;		/* requests per UTC day */
+	int64_t		cups;		/* compute units per second */
+	int		debug;		/* debug_* and trace_* methods allowed */
+};
+
+/* A [chain NAME.NETWORK] section. */
+struct bp_network {
+	char		chain[BP_NAME_MAX];
+	char		network[BP_NAME_MAX];
+	enum bp_chain_kind kind;
+	int64_t		chain_id;
+	int		testnet;
+	int		rest_default;	/* the network REST paths use for this chain and key kind */
+	char		upstream[BP_MAX_UPSTREAMS][BP_URL_MAX];
+	size_t		nupstream;
+	int64_t		confirmations;
+	int64_t		archive_depth;	/* blocks behind the head that count as archive reads */
+	int64_t		start_block;
+	char		entry_point[BP_ADDR_STRLEN];
+	char		account_factory[BP_ADDR_STRLEN];
+	char		account_implementation[BP_ADDR_STRLEN];
+	char		paymaster[BP_ADDR_STRLEN];
+	char		paymaster_signer[BP_ADDR_STRLEN];
+};
+
+struct bp_config {
+	char		path[4096];
+	char		database[4096];
+	char		limits_file[4096];	/* shared-memory counters */
+	int64_t		max_body;		/* request body cap, bytes */
+	int64_t		max_response;		/* upstream response cap, bytes */
+	int64_t		max_batch;		/* JSON-RPC batch items */
+	int64_t		upstream_timeout_ms;
+	int64_t		upstream_down_seconds;	/* how long a failed upstream is skipped */
+	int64_t		anon_rps;		/* per client address, requests without a valid key */
+	int64_t		key_cache_seconds;
+	int		allow_private_urls;	/* outbound fetches may reach loopback/private (tests) */
+	struct bp_plan	plans[BP_MAX_PLANS];
+	size_t		nplans;
+	struct bp_network nets[BP_MAX_NETWORKS];
+	size_t		nnets;
+};
+
+/*
+ * Reads and validates the file at path (or at $BLOCKPORT_CONFIG when path is NULL). Returns a new
+ * config owned by the caller (free with bp_config_free), or NULL after writing the reason, with
+ * file, line and key, into err.
+ */
+struct bp_config *bp_config_load(const char *path, char *err, size_t errlen);
+void		  bp_config_free(struct bp_config *);
+
+/* The plan called name, or NULL. */
+const struct bp_plan *bp_config_plan(const struct bp_config *, const char *name);
+/* The network chain.network, or NULL. */
+const struct bp_network *bp_config_network(const struct bp_config *, const char *chain,
+		    const char *network);
+/*
+ * The network a REST path's {chain} means for a key (DESIGN.md): with network NULL, the chain's
+ * rest_default network of the key's kind (mainnet for live keys, a testnet for test keys);
+ * otherwise that named network. NULL when there is none.
+ */
+const struct bp_network *bp_config_rest_network(const struct bp_config *, const char *chain,
+		    int testkey, const char *network);
+
+#endif

@@ -1,0 +1,287 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "db.h"
+#include "log.h"
+
+#define STMT_CACHE	64
+
+extern const char *const bp_schema_sql[];
+extern const int bp_schema_count;
+
+struct bp_stmt {
+	const char	*sql;
+	sqlite3_stmt	*st;
+	int		 conflict;
+};
+
+struct bp_db {
+	sqlite3		*h;
+	struct bp_stmt	 cache[STMT_CACHE];
+	size_t		 ncache;
+};
+
+static int
+pragma_int(struct bp_db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int
+bp_db_exec(struct bp_db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		bp_err("%s: %s", __func__, msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+bp_db_version(struct bp_db *db)
+{
+	return pragma_int(db, "PRAGMA user_version");
+}
+
+int
+bp_db_schema_latest(void)
+{
+	return bp_schema_count;
+}
+
+static int
+migrate(struct bp_db *db)
+{
+	char sql[64];
+	int v, i;
+
+	if ((v = bp_db_version(db)) < 0)
+		return -1;
+	if (v > bp_schema_count) {
+		bp_err("database schema %d is newer than this program's %d", v, bp_schema_count);
+		return -1;
+	}
+	for (i = v; i < bp_schema_count; i++) {
+		if (bp_db_begin(db) == -1)
+			return -1;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", i + 1);
+		if (bp_db_exec(db, bp_schema_sql[i]) == -1 || bp_db_exec(db, sql) == -1) {
+			bp_err("migration %03d failed; the database stays at version %d", i + 1, i);
+			bp_db_rollback(db);
+			return -1;
+		}
+		if (bp_db_commit(db) == -1)
+			return -1;
+		bp_info("applied migration %03d", i + 1);
+	}
+	return 0;
+}
+
+struct bp_db *
+bp_db_open(const char *path, int do_migrate)
+{
+	struct bp_db *db, *ret = NULL;
+	int v;
+
+	if ((db = calloc(1, sizeof(*db))) == NULL)
+		return NULL;
+	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		bp_err("%s: %s: %s", __func__, path, db->h ? sqlite3_errmsg(db->h) : "no memory");
+		goto out;
+	}
+	sqlite3_db_config(db->h, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	sqlite3_busy_timeout(db->h, 5000);
+	if (bp_db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+	    "PRAGMA foreign_keys = ON;") == -1) {
+		bp_err("%s: %s: cannot set up the database", __func__, path);
+		goto out;
+	}
+	if (do_migrate) {
+		if (migrate(db) == -1)
+			goto out;
+	} else if ((v = bp_db_version(db)) != bp_schema_count) {
+		bp_err("%s: schema version %d, this program needs %d: run 'blockport migrate'",
+		    path, v, bp_schema_count);
+		goto out;
+	}
+	ret = db;
+	db = NULL;
+out:
+	bp_db_close(db);
+	return ret;
+}
+
+void
+bp_db_close(struct bp_db *db)
+{
+	size_t i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < db->ncache; i++)
+		sqlite3_finalize(db->cache[i].st);
+	sqlite3_close(db->h);
+	free(db);
+}
+
+struct bp_stmt *
+bp_db_stmt(struct bp_db *db, const char *sql)
+{
+	struct bp_stmt *s;
+	size_t i;
+
+	for (i = 0; i < db->ncache; i++)
+		if (db->cache[i].sql == sql) {
+			s = &db->cache[i];
+			sqlite3_reset(s->st);
+			sqlite3_clear_bindings(s->st);
+			s->conflict = 0;
+			return s;
+		}
+	if (db->ncache == STMT_CACHE) {
+		bp_err("%s: more than %d distinct statements", __func__, STMT_CACHE);
+		return NULL;
+	}
+	s = &db->cache[db->ncache];
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st, NULL) !=
+	    SQLITE_OK) {
+		bp_err("%s: %s in: %s", __func__, sqlite3_errmsg(db->h), sql);
+		return NULL;
+	}
+	s->sql = sql;
+	s->conflict = 0;
+	db->ncache++;
+	return s;
+}
+
+int
+bp_db_begin(struct bp_db *db)
+{
+	return bp_db_exec(db, "BEGIN IMMEDIATE");
+}
+
+int
+bp_db_commit(struct bp_db *db)
+{
+	return bp_db_exec(db, "COMMIT");
+}
+
+void
+bp_db_rollback(struct bp_db *db)
+{
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int64_t
+bp_db_last_id(struct bp_db *db)
+{
+	return sqlite3_last_insert_rowid(db->h);
+}
+
+int
+bp_db_changes(struct bp_db *db)
+{
+	return sqlite3_changes(db->h);
+}
+
+int
+bp_stmt_int(struct bp_stmt *s, int idx, int64_t v)
+{
+	return sqlite3_bind_int64(s->st, idx, v) == SQLITE_OK ? 0 : -1;
+}
+
+int
+bp_stmt_text(struct bp_stmt *s, int idx, const char *v)
+{
+	if (v == NULL)
+		return bp_stmt_null(s, idx);
+	return sqlite3_bind_text(s->st, idx, v, -1, SQLITE_TRANSIENT) == SQLITE_OK ? 0 : -1;
+}
+
+int
+bp_stmt_blob(struct bp_stmt *s, int idx, const void *p, size_t n)
+{
+	return sqlite3_bind_blob64(s->st, idx, p, n, SQLITE_TRANSIENT) == SQLITE_OK ? 0 : -1;
+}
+
+int
+bp_stmt_null(struct bp_stmt *s, int idx)
+{
+	return sqlite3_bind_null(s->st, idx) == SQLITE_OK ? 0 : -1;
+}
+
+enum bp_db_step
+bp_stmt_step(struct bp_stmt *s)
+{
+	int rc = sqlite3_step(s->st);
+
+	if (rc == SQLITE_ROW)
+		return BP_DB_ROW;
+	if (rc == SQLITE_DONE)
+		return BP_DB_DONE;
+	rc = sqlite3_extended_errcode(sqlite3_db_handle(s->st));
+	s->conflict = rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY;
+	if (!s->conflict)
+		bp_err("%s: %s in: %s", __func__, sqlite3_errmsg(sqlite3_db_handle(s->st)),
+		    s->sql);
+	sqlite3_reset(s->st);
+	return BP_DB_ERROR;
+}
+
+int
+bp_stmt_was_conflict(struct bp_stmt *s)
+{
+	return s->conflict;
+}
+
+int64_t
+bp_col_int(struct bp_stmt *s, int col)
+{
+	return sqlite3_column_int64(s->st, col);
+}
+
+const char *
+bp_col_text(struct bp_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s->st, col);
+
+	return t ? (const char *)t : "";
+}
+
+int
+bp_col_is_null(struct bp_stmt *s, int col)
+{
+	return sqlite3_column_type(s->st, col) == SQLITE_NULL;
+}
+
+const void *
+bp_col_blob(struct bp_stmt *s, int col, size_t *len)
+{
+	const void *p = sqlite3_column_blob(s->st, col);
+
+	*len = (size_t)sqlite3_column_bytes(s->st, col);
+	return p;
+}
+
+void
+bp_stmt_reset(struct bp_stmt *s)
+{
+	if (s != NULL)
+		sqlite3_reset(s->st);
+}

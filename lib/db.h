@@ -1,0 +1,63 @@
+/*
+ * The SQLite database: one file in WAL mode, shared by every program. Programs reach it only
+ * through this module. Statements are prepared once per process and kept (bp_db_stmt caches them
+ * by their SQL text), so a request costs a reset and a step, never a parse.
+ */
+#ifndef BP_DB_H
+#define BP_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bp_db;
+struct bp_stmt;
+
+enum bp_db_step {
+	BP_DB_ERROR = -1,
+	BP_DB_DONE = 0,
+	BP_DB_ROW = 1,
+};
+
+/*
+ * Opens (creating if needed) the database at path with WAL, a busy timeout, foreign keys and
+ * defensive mode on. With migrate set, applies the pending migrations of schema/; without it,
+ * fails unless the schema is at the version this binary was built with. Returns a handle owned by
+ * the caller (bp_db_close), or NULL after logging why.
+ */
+struct bp_db	*bp_db_open(const char *path, int migrate);
+void		 bp_db_close(struct bp_db *);
+/* The schema version of the file (PRAGMA user_version) and the one this binary carries. */
+int		 bp_db_version(struct bp_db *);
+int		 bp_db_schema_latest(void);
+
+/*
+ * The prepared statement for sql, reset and with its bindings cleared. sql must be a string that
+ * lives as long as the process (a literal): it is cached by address. NULL after logging why.
+ * The statement belongs to the cache; finish with bp_stmt_reset when done reading rows.
+ */
+struct bp_stmt	*bp_db_stmt(struct bp_db *, const char *sql);
+/* Runs sql (one or more statements, no bindings, no rows); 0 or -1 after logging why. */
+int		 bp_db_exec(struct bp_db *, const char *sql);
+int		 bp_db_begin(struct bp_db *);	/* BEGIN IMMEDIATE */
+int		 bp_db_commit(struct bp_db *);
+void		 bp_db_rollback(struct bp_db *);
+int64_t		 bp_db_last_id(struct bp_db *);
+int		 bp_db_changes(struct bp_db *);
+
+/* Bindings, 1-based as in SQLite; 0 or -1. A NULL text binds SQL NULL. */
+int		 bp_stmt_int(struct bp_stmt *, int idx, int64_t);
+int		 bp_stmt_text(struct bp_stmt *, int idx, const char *);
+int		 bp_stmt_blob(struct bp_stmt *, int idx, const void *, size_t);
+int		 bp_stmt_null(struct bp_stmt *, int idx);
+/* One step: BP_DB_ROW, BP_DB_DONE, or BP_DB_ERROR after logging why (constraint errors too). */
+enum bp_db_step	 bp_stmt_step(struct bp_stmt *);
+/* Whether the last BP_DB_ERROR was a UNIQUE or PRIMARY KEY constraint failure. */
+int		 bp_stmt_was_conflict(struct bp_stmt *);
+/* Column readers, 0-based; valid until the next step or reset. */
+int64_t		 bp_col_int(struct bp_stmt *, int col);
+const char	*bp_col_text(struct bp_stmt *, int col);	/* "" for NULL */
+int		 bp_col_is_null(struct bp_stmt *, int col);
+const void	*bp_col_blob(struct bp_stmt *, int col, size_t *len);
+void		 bp_stmt_reset(struct bp_stmt *);
+
+#endif

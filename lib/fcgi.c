@@ -1,0 +1,318 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#include "config.h"
+#include "db.h"
+#include "fcgi.h"
+#include "limits.h"
+#include "log.h"
+#include "util.h"
+
+static volatile sig_atomic_t stopping;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+	FCGX_ShutdownPending();
+}
+
+const struct bp_route *
+bp_route_match(const struct bp_route *routes, size_t n, struct bp_req *r, int *path_matched)
+{
+	size_t i;
+
+	*path_matched = 0;
+	for (i = 0; i < n; i++) {
+		const char *p = routes[i].pattern;
+		size_t seg = 0, np = 0;
+		struct bp_kv params[BP_MAX_PARAMS];
+		int ok = 1;
+
+		while (*p == '/') {
+			const char *end;
+			size_t len;
+
+			p++;
+			end = strchr(p, '/');
+			len = end ? (size_t)(end - p) : strlen(p);
+			if (seg == r->nseg) {
+				ok = 0;
+				break;
+			}
+			if (*p == ':') {
+				if (np == BP_MAX_PARAMS || len - 1 >= sizeof(r->pname[0])) {
+					ok = 0;
+					break;
+				}
+				memcpy(r->pname[np], p + 1, len - 1);
+				r->pname[np][len - 1] = '\0';
+				params[np].name = r->pname[np];
+				params[np++].value = r->seg[seg];
+			} else if (strlen(r->seg[seg]) != len || memcmp(r->seg[seg], p, len) != 0) {
+				ok = 0;
+				break;
+			}
+			seg++;
+			p += len;
+		}
+		if (!ok || seg != r->nseg)
+			continue;
+		*path_matched = 1;
+		if (strcmp(routes[i].method, r->method) != 0)
+			continue;
+		memcpy(r->param, params, np * sizeof(params[0]));
+		r->nparam = np;
+		return &routes[i];
+	}
+	return NULL;
+}
+
+int
+bp_error_limited(struct bp_req *r, enum bp_limit_verdict v)
+{
+	static const char *const what[BP_LIMIT__MAX] = {
+		"",						/* BP_LIMIT_OK */
+		"requests per second",				/* BP_LIMIT_RPS */
+		"requests per day",				/* BP_LIMIT_RPD */
+		"compute units per second",			/* BP_LIMIT_CUPS */
+	};
+
+	bp_reply_header(r, "Retry-After", "%lld", (long long)r->limit.retry_after);
+	return bp_error(r, 429, "rate_limited", "rate limit exceeded: %s; retry after %lld s",
+	    (unsigned)v < BP_LIMIT__MAX ? what[v] : "?", (long long)r->limit.retry_after);
+}
+
+static struct bp_limit_plan
+limit_plan(const struct bp_plan *p)
+{
+	struct bp_limit_plan lp = { p->rps, p->rpd, p->cups };
+
+	return lp;
+}
+
+enum bp_limit_verdict
+bp_req_charge(struct bp_req *r, unsigned nday, unsigned cu)
+{
+	struct bp_limit_plan lp = limit_plan(&r->key.plan);
+	struct bp_limit_state st;
+	enum bp_limit_verdict v;
+
+	v = bp_limits_take(r->lim, (uint64_t)r->key.id, &lp, 0, nday, cu, &st);
+	if (v != BP_LIMIT_OK)
+		r->limit.retry_after = st.retry_after;
+	return v;
+}
+
+int
+bp_req_need_scope(struct bp_req *r, enum bp_scope s)
+{
+	if (r->key.scopes & BP_SCOPE_BIT(s))
+		return 0;
+	return bp_error(r, 403, "forbidden", "this API key lacks the %s scope",
+	    bp_scope_name(s));
+}
+
+/* Authenticates and counts the request; 0 to go on, or the status already set in r. */
+static int
+admit(struct bp_req *r, unsigned nday, unsigned cu)
+{
+	enum bp_auth_result ar;
+	enum bp_limit_verdict v;
+	const char *addr = r->remote_addr ? r->remote_addr : "";
+
+	ar = bp_auth_lookup(r->db, r->lim, r->cfg, bp_req_api_key(r), &r->key);
+	if (ar == BP_AUTH_ERROR)
+		return bp_error(r, 500, "internal_error", "authentication is unavailable");
+	if (ar != BP_AUTH_OK) {
+		struct bp_limit_plan anon = { r->cfg->anon_rps, 0, 0 };
+
+		/* Requests without a valid key are counted per client address (key guessing). */
+		v = bp_limits_take(r->lim, bp_limits_addr_id(addr), &anon, 1, 0, 0, &r->limit);
+		if (v != BP_LIMIT_OK)
+			return bp_error_limited(r, v);
+		return bp_error(r, 401, "unauthorized", "%s",
+		    ar == BP_AUTH_MISSING ? "missing API key: send it in the X-API-Key header" :
+		    ar == BP_AUTH_MALFORMED ? "malformed API key" : "invalid or revoked API key");
+	}
+	r->authed = 1;
+	{
+		struct bp_limit_plan lp = limit_plan(&r->key.plan);
+
+		v = bp_limits_take(r->lim, (uint64_t)r->key.id, &lp, 1, nday, cu, &r->limit);
+	}
+	if (v != BP_LIMIT_OK)
+		return bp_error_limited(r, v);
+	return 0;
+}
+
+static int
+read_body(struct bp_req *r, FCGX_Request *fr)
+{
+	const char *cl = bp_req_env(r, "CONTENT_LENGTH");
+	int64_t len = 0;
+	int got;
+
+	if (cl != NULL && *cl != '\0' && bp_parse_int64(cl, 0, INT64_MAX, &len) == -1)
+		return bp_error(r, 400, "invalid_request", "bad Content-Length");
+	if (len > r->cfg->max_body)
+		return bp_error(r, 413, "payload_too_large",
+		    "request body larger than %lld bytes", (long long)r->cfg->max_body);
+	r->bodybuf.cap = (size_t)r->cfg->max_body;
+	if (len == 0) {
+		r->body = (char *)"";
+		r->body_len = 0;
+		return 0;
+	}
+	bp_buf_reset(&r->bodybuf);
+	if (bp_buf_add(&r->bodybuf, "", 0) == -1 || r->bodybuf.size < (size_t)len + 1) {
+		/* Grow once to the announced length, then read straight into it. */
+		char *p = realloc(r->bodybuf.data, (size_t)len + 1);
+
+		if (p == NULL)
+			return bp_error(r, 500, "internal_error", "out of memory");
+		r->bodybuf.data = p;
+		r->bodybuf.size = (size_t)len + 1;
+	}
+	got = FCGX_GetStr(r->bodybuf.data, (int)len, fr->in);
+	if (got != (int)len)
+		return bp_error(r, 400, "invalid_request", "request body shorter than Content-Length");
+	r->bodybuf.len = (size_t)len;
+	r->bodybuf.data[len] = '\0';
+	r->body = r->bodybuf.data;
+	r->body_len = (size_t)len;
+	return 0;
+}
+
+static void
+dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
+{
+	const struct bp_route *route = NULL;
+	int perr, matched = 0;
+
+	perr = bp_req_parse(r, bp_req_env(r, "REQUEST_METHOD"), bp_req_env(r, "REQUEST_URI"));
+	if (perr == 0)
+		route = bp_route_match(app->routes, app->nroutes, r, &matched);
+	if (admit(r, route && (route->flags & BP_ROUTE_SELF_LIMIT) ? 0 : 1,
+	    route && !(route->flags & BP_ROUTE_SELF_LIMIT) ? route->cu : 0) != 0)
+		return;
+	if (perr != 0)
+		return;		/* the error body bp_req_parse set */
+	if (route == NULL) {
+		if (matched) {
+			bp_error(r, 405, "method_not_allowed", "method %s is not allowed on %s",
+			    r->method, bp_req_env(r, "REQUEST_URI"));
+			return;
+		}
+		bp_error(r, 404, "not_found", "no such endpoint: %s %s", r->method,
+		    r->nseg > 0 && strcmp(r->seg[0], "v1") == 0 ? bp_req_env(r, "REQUEST_URI") :
+		    "(only /v1 exists)");
+		return;
+	}
+	r->route = route;
+	if (route->scope != BP_SCOPE_NONE && bp_req_need_scope(r, route->scope) != 0)
+		return;
+	if (read_body(r, fr) != 0)
+		return;
+	r->status = route->handler(r);
+	if (r->status == 0)
+		bp_error(r, 500, "internal_error", "handler gave no answer");
+}
+
+static void
+respond(struct bp_req *r, FCGX_Request *fr)
+{
+	char head[512];
+	int n;
+
+	n = snprintf(head, sizeof(head), "Status: %d %s\r\nContent-Type: %s\r\n"
+	    "Content-Length: %zu\r\nX-Request-Id: %s\r\n", r->status, bp_status_text(r->status),
+	    r->content_type ? r->content_type : "application/json", r->out.len, r->id);
+	FCGX_PutStr(head, n, fr->out);
+	if (r->limit.reset != 0) {
+		n = snprintf(head, sizeof(head), "X-RateLimit-Limit: %lld\r\n"
+		    "X-RateLimit-Remaining: %lld\r\nX-RateLimit-Reset: %lld\r\n",
+		    (long long)r->limit.limit, (long long)r->limit.remaining,
+		    (long long)r->limit.reset);
+		FCGX_PutStr(head, n, fr->out);
+	}
+	if (r->headers.len > 0)
+		FCGX_PutStr(r->headers.data, (int)r->headers.len, fr->out);
+	FCGX_PutStr("\r\n", 2, fr->out);
+	if (r->out.len > 0)
+		FCGX_PutStr(r->out.data, (int)r->out.len, fr->out);
+}
+
+int
+bp_fcgi_main(const struct bp_app *app)
+{
+	struct bp_config *cfg = NULL;
+	struct bp_db *db = NULL;
+	struct bp_limits *lim = NULL;
+	struct bp_req *r = NULL;
+	struct sigaction sa;
+	FCGX_Request fr;
+	unsigned long long seq = 0;
+	char err[512];
+	int rc = 1;
+
+	bp_log_init(app->name);
+	if ((cfg = bp_config_load(NULL, err, sizeof(err))) == NULL) {
+		bp_err("config: %s", err);
+		goto out;
+	}
+	if ((db = bp_db_open(cfg->database, 0)) == NULL ||
+	    (lim = bp_limits_open(cfg->limits_file)) == NULL)
+		goto out;
+	if (app->init != NULL && app->init(cfg, db) == -1)
+		goto out;
+	if ((r = malloc(sizeof(*r))) == NULL)
+		goto out;
+	bp_req_init(r);
+	r->cfg = cfg;
+	r->db = db;
+	r->lim = lim;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, 0, 0) != 0)
+		goto out;
+	while (!stopping && FCGX_Accept_r(&fr) >= 0) {
+		bp_req_reset(r);
+		r->envp = fr.envp;
+		r->remote_addr = bp_req_env(r, "REMOTE_ADDR");
+		snprintf(r->id, sizeof(r->id), "%x-%llx", (unsigned)getpid(), ++seq);
+		bp_log_set_request(r->id);
+		dispatch(app, r, &fr);
+		if (r->status >= 500)
+			bp_err("%s %s -> %d", r->method, bp_req_env(r, "REQUEST_URI"), r->status);
+		respond(r, &fr);
+		FCGX_Finish_r(&fr);
+		bp_log_set_request(NULL);
+	}
+	rc = 0;
+out:
+	if (app->fini != NULL)
+		app->fini();
+	if (r != NULL) {
+		bp_req_free(r);
+		free(r);
+	}
+	bp_limits_close(lim);
+	bp_db_close(db);
+	bp_config_free(cfg);
+	return rc;
+}

@@ -1,0 +1,123 @@
+/*
+ * One HTTP request and its response, as a FastCGI program sees them. The parsing here is the
+ * trust boundary: the method, the request target (path segments, query), the headers and the
+ * body all come from the client. It does not touch FastCGI itself, so the unit tests and the fuzz
+ * harness drive it directly (tests/fuzz/fuzz_http.c).
+ */
+#ifndef BP_HTTP_H
+#define BP_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "auth.h"
+#include "buf.h"
+#include "limits.h"
+
+#define BP_MAX_SEGS	16
+#define BP_MAX_QUERY	32
+#define BP_MAX_PARAMS	8
+#define BP_TARGET_MAX	4096
+#define BP_JSON_DEPTH	64
+#define BP_RESP_CAP	(64u * 1024 * 1024)
+
+struct bp_config;
+struct bp_db;
+struct bp_route;
+
+struct bp_kv {
+	const char	*name;
+	const char	*value;
+};
+
+struct bp_req {
+	/* The request, as parsed. */
+	char		 method[16];
+	char		*seg[BP_MAX_SEGS];	/* decoded path segments; "/v1/a/b" is v1, a, b */
+	size_t		 nseg;
+	struct bp_kv	 query[BP_MAX_QUERY];	/* decoded; a repeated name keeps the first */
+	size_t		 nquery;
+	struct bp_kv	 param[BP_MAX_PARAMS];	/* :name segments of the matched route */
+	char		 pname[BP_MAX_PARAMS][32];
+	size_t		 nparam;
+	char		*body;			/* NUL-terminated; may hold NULs */
+	size_t		 body_len;
+	const char	*remote_addr;
+	char		 id[24];		/* request id, in X-Request-Id and the log */
+	char *const	*envp;			/* CGI variables: HTTP_* headers and so on */
+
+	/* Filled by the pipeline before the handler runs. */
+	struct bp_key	 key;
+	int		 authed;
+	const struct bp_route *route;
+	const struct bp_config *cfg;
+	struct bp_db	*db;
+	struct bp_limits *lim;
+	struct bp_limit_state limit;
+
+	/* The response. */
+	int		 status;
+	const char	*content_type;
+	struct bp_buf	 headers;		/* extra "Name: value\r\n" lines */
+	struct bp_buf	 out;
+
+	/* Storage the pointers above point into. */
+	char		 segbuf[BP_TARGET_MAX];
+	char		 querybuf[BP_TARGET_MAX];
+	struct bp_buf	 bodybuf;
+};
+
+/* Prepares r for a request; bp_req_free releases what the request grew. */
+void		 bp_req_init(struct bp_req *);
+void		 bp_req_reset(struct bp_req *);
+void		 bp_req_free(struct bp_req *);
+
+/*
+ * Parses method and request target ("/v1/x/y?a=1"): percent-decoding, no NUL, no empty or dot
+ * segments, bounded counts. Returns 0, or the HTTP status to answer (400, 414) with the error body
+ * already set in r.
+ */
+int		 bp_req_parse(struct bp_req *, const char *method, const char *target);
+/* The CGI variable name ("HTTP_X_API_KEY") from envp, or NULL. */
+const char	*bp_req_env(const struct bp_req *, const char *name);
+/* The API key from X-API-Key, else from "Authorization: Bearer"; NULL when absent. */
+const char	*bp_req_api_key(const struct bp_req *);
+/* The query value of name, or NULL. */
+const char	*bp_req_query(const struct bp_req *, const char *name);
+/* The :name path parameter of the matched route, or NULL. */
+const char	*bp_req_param(const struct bp_req *, const char *name);
+/*
+ * The integer query parameter name within [min, max], def when absent. Returns 0, or -1 with a
+ * 400 invalid_request naming the parameter set in r.
+ */
+int		 bp_req_query_int(struct bp_req *, const char *name, int64_t def, int64_t min,
+		    int64_t max, int64_t *out);
+/*
+ * The body parsed as JSON with its nesting capped at BP_JSON_DEPTH. Returns a tree owned by the
+ * caller (cJSON_Delete), or NULL with a 400 invalid_request set in r.
+ */
+cJSON		*bp_req_json(struct bp_req *);
+/* Checks JSON nesting depth without parsing; 1 when within max. */
+int		 bp_json_depth_ok(const char *, size_t len, int max);
+
+/*
+ * Sets the response to the uniform error body of SPEC.md section 7:
+ * {"error":{"code":..,"message":..,"status":..}}. Returns status, so handlers can
+ * "return bp_error(r, 404, ...)".
+ */
+int		 bp_error(struct bp_req *, int status, const char *code, const char *fmt, ...)
+		    __attribute__((format(printf, 4, 5)));
+/* Sets a JSON response: status and the serialized tree (not freed). Returns status. */
+int		 bp_reply_json(struct bp_req *, int status, const cJSON *);
+/* Sets a response body of raw bytes with a content type. Returns status. */
+int		 bp_reply_raw(struct bp_req *, int status, const char *ctype, const void *,
+		    size_t);
+/* Adds a response header line; 0 or -1. */
+int		 bp_reply_header(struct bp_req *, const char *name, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+/* The reason phrase of a status ("Not Found"). */
+const char	*bp_status_text(int status);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * Rate limits and compute units, shared by every process of every program through one
+ * memory-mapped file (config: limits_file). Each key (or client address) owns a slot of three
+ * 64-bit words, each updated with a compare-and-swap, so no increment is lost and a process that
+ * dies mid-update leaves nothing locked. See docs/limits.md.
+ */
+#ifndef BP_LIMITS_H
+#define BP_LIMITS_H
+
+#include <stdint.h>
+
+struct bp_limits;
+
+/* A plan's limits as the counters see them; 0 means unlimited. */
+struct bp_limit_plan {
+	int64_t	rps;
+	int64_t	rpd;
+	int64_t	cups;
+};
+
+enum bp_limit_verdict {
+	BP_LIMIT_OK,		/* 0 */
+	BP_LIMIT_RPS,		/* 1: requests per second */
+	BP_LIMIT_RPD,		/* 2: requests per UTC day */
+	BP_LIMIT_CUPS,		/* 3: compute units per second */
+	BP_LIMIT__MAX
+};
+
+/* What the X-RateLimit-* and Retry-After headers say. */
+struct bp_limit_state {
+	int64_t	limit;		/* requests per second; 0 = unlimited */
+	int64_t	remaining;	/* requests left in this second */
+	int64_t	reset;		/* Unix time the window resets */
+	int64_t	retry_after;	/* seconds, when limited */
+};
+
+/*
+ * Maps (creating if needed) the counters file. Returns a handle owned by the caller
+ * (bp_limits_close), or NULL after logging why.
+ */
+struct bp_limits *bp_limits_open(const char *path);
+void		  bp_limits_close(struct bp_limits *);
+
+/*
+ * Counts a request for who (a key id, or bp_limits_addr_id of a client address) against plan:
+ * nreq requests in this second, nday requests in today's count, cu compute units in this second.
+ * Nothing is counted for a limit that refuses. Fills st. Returns the verdict.
+ */
+enum bp_limit_verdict bp_limits_take(struct bp_limits *, uint64_t who,
+		    const struct bp_limit_plan *, unsigned nreq, unsigned nday, unsigned cu,
+		    struct bp_limit_state *st);
+/* The slot id of a client address (a different space from key ids). */
+uint64_t	  bp_limits_addr_id(const char *addr);
+
+/* The key generation: bumped whenever keys or plans change, so caches can tell. */
+uint64_t	  bp_limits_generation(struct bp_limits *);
+void		  bp_limits_bump_generation(struct bp_limits *);
+
+#endif

@@ -1,0 +1,125 @@
+#include <errno.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include "util.h"
+
+int
+bp_parse_int64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	uint64_t v = 0, lim;
+	int neg = 0;
+	const char *p = s;
+
+	if (s == NULL || *p == '\0')
+		return -1;
+	if (*p == '-') {
+		neg = 1;
+		p++;
+	}
+	if (*p == '\0' || (p[0] == '0' && p[1] != '\0'))
+		return -1;
+	/* The magnitude limit: INT64_MAX, or INT64_MAX + 1 for a negative number. */
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; *p != '\0'; p++) {
+		unsigned d;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		d = (unsigned)(*p - '0');
+		if (v > (lim - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	if (neg && v == 0)
+		return -1;	/* "-0" */
+	{
+		int64_t r = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v)
+		    : (int64_t)v;
+
+		if (r < min || r > max)
+			return -1;
+		*out = r;
+	}
+	return 0;
+}
+
+void
+bp_time_iso(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	if (strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0 && len > 0)
+		buf[0] = '\0';
+}
+
+int
+bp_random(void *buf, size_t n)
+{
+	return RAND_bytes(buf, (int)n) == 1 ? 0 : -1;
+}
+
+void
+bp_hex_lower(const void *in, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *p = in;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+void
+bp_sha256(const void *data, size_t len, unsigned char out[32])
+{
+	SHA256(data, len, out);
+}
+
+int
+bp_ct_equal(const void *a, const void *b, size_t n)
+{
+	return CRYPTO_memcmp(a, b, n) == 0;
+}
+
+int
+bp_strlcpy(char *dst, const char *src, size_t len)
+{
+	size_t n = strlen(src);
+
+	if (len == 0)
+		return -1;
+	if (n >= len) {
+		memcpy(dst, src, len - 1);
+		dst[len - 1] = '\0';
+		return -1;
+	}
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+int64_t
+bp_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t
+bp_mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}

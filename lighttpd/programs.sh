@@ -1,0 +1,35 @@
+#!/bin/sh
+# Prints lighttpd's fastcgi.server for every Blockport program in $BLOCKPORT_BIN: NAME.fcgi
+# serves /v1/NAME/, and v1.fcgi (the fallback that answers 404) serves everything else.
+# lighttpd runs this through include_shell when it reads lighttpd/blockport.conf.
+set -eu
+bin=${BLOCKPORT_BIN:?}
+run=${BLOCKPORT_RUN:?}
+procs=${BLOCKPORT_PROCS:-4}
+entry() {
+	cat <<EOT
+	"$1" => ((
+		"socket" => "$run/$2.sock",
+		"bin-path" => "$bin/$2.fcgi",
+		"max-procs" => $procs,
+		"check-local" => "disable",
+		"bin-copy-environment" => ( "PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS" ),
+		"bin-environment" => ( "BLOCKPORT_CONFIG" => "${BLOCKPORT_CONFIG:?}" ),
+	)),
+EOT
+}
+echo 'fastcgi.server = ('
+for f in "$bin"/*.fcgi; do
+	name=$(basename "$f" .fcgi)
+	[ "$name" = v1 ] || entry "/v1/$name/" "$name"
+done
+[ -x "$bin/v1.fcgi" ] && entry "/" v1
+echo ')'
+if [ -n "${BLOCKPORT_WS_PORT:-}" ]; then
+	cat <<EOT
+\$HTTP["url"] =~ "^/v1/ws/" {
+	proxy.server = ( "" => (( "host" => "127.0.0.1", "port" => ${BLOCKPORT_WS_PORT} )) )
+	proxy.header = ( "upgrade" => "enable" )
+}
+EOT
+fi

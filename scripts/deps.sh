@@ -1,0 +1,33 @@
+#!/bin/sh
+# Installs what Blockport needs to build, run and test on Debian 12, and only what is missing.
+# Called by `make run`, `make test` and `make bench`; safe to run again.
+set -eu
+PKGS="build-essential pkg-config clang libclang-rt-14-dev libfcgi-dev libcjson-dev
+libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libinih-dev libsecp256k1-dev
+libcunit1-dev websocketd lighttpd apache2 libapache2-mod-fcgid wrk nginx-light curl jq
+nodejs npm valgrind procps iproute2 ca-certificates"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "deps: installing$missing"
+	SUDO=""
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		$missing >/dev/null
+	# The Debian packages start their own daemons on port 80; Blockport runs its own instances.
+	for s in lighttpd apache2 nginx; do
+		$SUDO service "$s" stop >/dev/null 2>&1 || true
+	done
+fi
+# The devchain and the JavaScript test clients, pinned by devchain/package-lock.json.
+if [ -f devchain/package-lock.json ]; then
+	if [ ! -d devchain/node_modules ] ||
+	    [ devchain/package-lock.json -nt devchain/node_modules/.package-lock.json ]; then
+		echo "deps: npm ci in devchain/"
+		(cd devchain && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+fi

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Starts and stops the whole Blockport stack on loopback: the devchain (when installed), a
+# config and database in a state directory, the web server with every FastCGI program, and the
+# workers. Used by `make run` (in ./run) and by the end-to-end tests (in a temporary directory).
+#
+#   stack.sh run [--port P] [--chain-port P] [--server lighttpd|apache]   foreground, Ctrl-C stops
+#   stack.sh start DIR [--port P] [--chain-port P] [--server S] [--test] [--build DIR]
+#   stack.sh stop DIR
+#
+# start writes DIR/env (BASE_URL, API_KEY, ...) for the tests and returns once all is up.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 30000))
+		if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+wait_http() {	# URL [tries]: waits until something answers on URL
+	local i
+	for ((i = 0; i < ${2:-100}; i++)); do
+		curl -s -o /dev/null -m 1 "$1" && return 0
+		sleep 0.1
+	done
+	echo "stack: nothing answers at $1" >&2
+	return 1
+}
+
+write_config() {	# DIR CHAIN_PORT TEST
+	local dir=$1 cport=$2 test=$3
+	{
+		echo "# Written by scripts/stack.sh for this run."
+		echo "[server]"
+		echo "database = $dir/blockport.db"
+		echo "allow_private_urls = true"
+		if [ "$test" = 1 ]; then
+			echo "anon_rps = 5"
+			echo "key_cache_seconds = 2"
+			echo "max_body = 65536"
+			echo
+			echo "# Small plans so the tests can reach each limit quickly."
+			echo "[plan daily]"
+			echo "rps = 1000"
+			echo "rpd = 15"
+			echo "cups = 0"
+			echo "[plan cu]"
+			echo "rps = 1000"
+			echo "rpd = 0"
+			echo "cups = 60"
+		fi
+		echo
+		echo "[chain ethereum.devnet]"
+		echo "kind = evm"
+		echo "chain_id = 31337"
+		echo "testnet = true"
+		echo "default = true"
+		echo "confirmations = 0"
+		echo "upstream = http://127.0.0.1:$cport"
+		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
+		if [ "$test" = 1 ]; then
+			echo
+			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
+			echo "# treated differently; nothing else about it is real."
+			echo "[chain ethereum.mainnet]"
+			echo "kind = evm"
+			echo "chain_id = 31337"
+			echo "testnet = false"
+			echo "upstream = http://127.0.0.1:$cport"
+		fi
+	} > "$dir/blockport.ini"
+}
+
+start_devchain() {	# DIR PORT
+	local dir=$1 port=$2
+	if [ ! -x "$top/devchain/start.sh" ] || [ ! -d "$top/devchain/node_modules" ]; then
+		echo "stack: devchain not installed (make deps); RPC upstream 127.0.0.1:$port is down" >&2
+		return 0
+	fi
+	"$top/devchain/start.sh" "$port" ${DEVCHAIN_ARGS:-} > "$dir/devchain.log" 2>&1 &
+	echo $! > "$dir/devchain.pid"
+	wait_http "http://127.0.0.1:$port" 100
+	node "$top/devchain/deploy.mjs" --rpc "http://127.0.0.1:$port" --out "$dir/devchain.json" \
+		--ini "$dir/devchain.ini" 2>> "$dir/devchain.log"
+}
+
+start_lighttpd() {	# DIR PORT BUILD
+	local dir=$1
+	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
+	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
+	BLOCKPORT_LIGHTTPD_DIR=$top/lighttpd BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-} \
+		lighttpd -D -f "$top/lighttpd/blockport.conf" >> "$dir/lighttpd.out" 2>&1 &
+	echo $! > "$dir/web.pid"
+}
+
+start_apache() {	# DIR PORT BUILD
+	local dir=$1
+	mkdir -p "$dir/apache"
+	# Apache runs its workers and FastCGI programs as www-data: they must write the state.
+	chown -R www-data:www-data "$dir" 2>/dev/null || true
+	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
+	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
+	BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-0} \
+		apache2 -f "$top/apache/blockport.conf" -DFOREGROUND >> "$dir/apache.out" 2>&1 &
+	echo $! > "$dir/web.pid"
+}
+
+cmd_start() {
+	local dir=$1; shift
+	local port="" cport="" server=lighttpd test=0 build="$top/build"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--port) port=$2; shift 2 ;;
+		--chain-port) cport=$2; shift 2 ;;
+		--server) server=$2; shift 2 ;;
+		--test) test=1; shift ;;
+		--build) build=$2; shift 2 ;;
+		*) echo "stack: unknown option $1" >&2; exit 2 ;;
+		esac
+	done
+	[ -n "$port" ] || port=$(free_port)
+	[ -n "$cport" ] || cport=$(free_port)
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	rm -f "$dir"/blockport.db* "$dir"/*.sock* "$dir"/devchain.ini
+	start_devchain "$dir" "$cport"
+	write_config "$dir" "$cport" "$test"
+	export BLOCKPORT_CONFIG=$dir/blockport.ini
+	"$build/blockport" migrate > /dev/null
+	"$build/blockport" account create --email dev@localhost > /dev/null
+	local key
+	key=$("$build/blockport" key create dev@localhost --test --name dev 2>/dev/null)
+	case $server in
+	lighttpd) start_lighttpd "$dir" "$port" "$build" ;;
+	apache) start_apache "$dir" "$port" "$build" ;;
+	*) echo "stack: unknown server $server" >&2; exit 2 ;;
+	esac
+	wait_http "http://127.0.0.1:$port/v1/" 100
+	cat > "$dir/env" <<EOT
+BASE_URL=http://127.0.0.1:$port
+CHAIN_URL=http://127.0.0.1:$cport
+API_KEY=$key
+STACK_DIR=$dir
+BLOCKPORT_CONFIG=$dir/blockport.ini
+BLOCKPORT_BUILD=$build
+WEB_SERVER=$server
+EOT
+}
+
+cmd_stop() {
+	local dir=$1 f pid
+	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid; do
+		[ -f "$f" ] || continue
+		for pid in $(cat "$f"); do
+			kill "$pid" 2>/dev/null || true
+		done
+	done
+	# Give the web server a moment to stop its FastCGI children cleanly.
+	for _ in $(seq 50); do
+		local alive=0
+		for f in "$dir"/web.pid "$dir"/devchain.pid; do
+			[ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && alive=1
+		done
+		[ $alive = 0 ] && break
+		sleep 0.1
+	done
+	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid
+}
+
+cmd_run() {
+	local port=8080 cport=8545 server=lighttpd
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--port) port=$2; shift 2 ;;
+		--chain-port) cport=$2; shift 2 ;;
+		--server) server=$2; shift 2 ;;
+		*) echo "stack: unknown option $1" >&2; exit 2 ;;
+		esac
+	done
+	local dir="$top/run"
+	DEVCHAIN_ARGS=${DEVCHAIN_ARGS:---block-time 2} cmd_start "$dir" --port "$port" \
+		--chain-port "$cport" --server "$server"
+	trap 'echo; echo "stopping"; cmd_stop "$dir"; exit 0' INT TERM
+	# shellcheck disable=SC1091
+	. "$dir/env"
+	cat <<EOT
+
+Blockport is running ($server, devchain on $CHAIN_URL).
+  base URL  $BASE_URL/v1
+  test key  $API_KEY
+  config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)
+  logs      $dir/*.log
+
+Try:
+  curl -s -H 'X-API-Key: $API_KEY' -H 'Content-Type: application/json' \\
+    -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' \\
+    $BASE_URL/v1/rpc/ethereum/devnet
+
+Ctrl-C stops everything.
+EOT
+	while :; do sleep 1; done
+}
+
+case ${1:-} in
+run) shift; cmd_run "$@" ;;
+start) shift; cmd_start "$@" ;;
+stop) shift; cmd_stop "$@" ;;
+*) sed -n '2,10p' "$0" >&2; exit 2 ;;
+esac

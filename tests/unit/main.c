@@ -1,0 +1,63 @@
+/*
+ * The CUnit runner: every suite that registered itself (see unit.h), in name order so the output
+ * is stable. Exits non-zero when any assertion failed. An optional argument runs one suite.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "unit.h"
+
+#define MAX_SUITES 128
+
+static const struct bp_unit_suite *suites[MAX_SUITES];
+static size_t nsuites;
+
+void
+bp_unit_register(const struct bp_unit_suite *s)
+{
+	if (nsuites == MAX_SUITES) {
+		fprintf(stderr, "unit: more than %d suites\n", MAX_SUITES);
+		exit(2);
+	}
+	suites[nsuites++] = s;
+}
+
+static int
+cmp_suite(const void *a, const void *b)
+{
+	const struct bp_unit_suite *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+int
+main(int argc, char *argv[])
+{
+	unsigned int failed;
+	size_t i, j;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
+	qsort(suites, nsuites, sizeof(suites[0]), cmp_suite);
+	for (i = 0; i < nsuites; i++) {
+		CU_pSuite cs;
+
+		if (argc > 1 && strcmp(argv[1], suites[i]->name) != 0)
+			continue;
+		cs = CU_add_suite(suites[i]->name, suites[i]->init, suites[i]->cleanup);
+		if (cs == NULL)
+			return 2;
+		for (j = 0; j < suites[i]->ncases; j++)
+			if (CU_add_test(cs, suites[i]->cases[j].name,
+			    suites[i]->cases[j].fn) == NULL)
+				return 2;
+	}
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	CU_cleanup_registry();
+	return failed == 0 ? 0 : 1;
+}

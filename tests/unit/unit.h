@@ -1,0 +1,35 @@
+/*
+ * Unit test registration. Each tests/unit/test_*.c file registers its suite with
+ * BP_UNIT_SUITE(name, setup, teardown, { "case", fn }, ...); main.c runs them all with CUnit.
+ * No list to edit: a new test file is picked up by the Makefile's wildcard and registers itself.
+ */
+#ifndef BP_UNIT_H
+#define BP_UNIT_H
+
+#include <CUnit/CUnit.h>
+
+struct bp_unit_case {
+	const char	*name;
+	CU_TestFunc	 fn;
+};
+
+struct bp_unit_suite {
+	const char			*name;
+	CU_InitializeFunc		 init;
+	CU_CleanupFunc			 cleanup;
+	const struct bp_unit_case	*cases;
+	size_t				 ncases;
+};
+
+/* Adds a suite to the run; called from the constructor that BP_UNIT_SUITE defines. */
+void	bp_unit_register(const struct bp_unit_suite *);
+
+#define BP_UNIT_SUITE(sname, sinit, scleanup, ...)				\
+	static const struct bp_unit_case sname##_cases[] = { __VA_ARGS__ };	\
+	static const struct bp_unit_suite sname##_suite = { #sname, sinit,	\
+	    scleanup, sname##_cases,						\
+	    sizeof(sname##_cases) / sizeof(sname##_cases[0]) };		\
+	__attribute__((constructor)) static void sname##_register(void)	\
+	{ bp_unit_register(&sname##_suite); }
+
+#endif
