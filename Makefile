@@ -41,7 +41,7 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 SCHEMA    := $(sort $(wildcard schema/*.sql))
 HDRS      := $(wildcard lib/*.h lib/evm/*.h tests/unit/*.h)
 
-.PHONY: all deps run test unit e2e bench fuzz lint install clean devchain
+.PHONY: all deps run test unit e2e bench bench-bin fuzz lint install clean devchain
 all: $(BUILD)/blockport $(FCGI_BIN) $(CRON_BIN) $(WS_BIN) $(BUILD)/unit_tests
 
 $(BUILD)/%.o: %.c $(HDRS)
@@ -69,6 +69,14 @@ $(BUILD)/blockport: $(ADMIN_OBJ) $(BUILD)/libblockport.a
 $(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libblockport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
+# Benchmark baselines (bench/*.c): each a standalone program, linked like the others.
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.fcgi)
+bench-bin: $(BENCH_BIN)
+$(BUILD)/bench/%.fcgi: bench/%.c $(BUILD)/libblockport.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 deps:
 	@sh scripts/deps.sh
 
@@ -85,7 +93,7 @@ test: deps
 run: deps all
 	@bash scripts/stack.sh run --port $(PORT)
 
-bench: deps all
+bench: deps all bench-bin
 	@bash bench/run.sh
 
 fuzz:

@@ -33,3 +33,23 @@ if [ -n "${BLOCKPORT_WS_PORT:-}" ]; then
 }
 EOT
 fi
+# Benchmarks only: programs in BLOCKPORT_BENCH_BIN at /bench/NAME/, and static files at /static/.
+if [ -n "${BLOCKPORT_BENCH_BIN:-}" ]; then
+	echo '$HTTP["url"] =~ "^/bench/" {'
+	echo 'fastcgi.server = ('
+	for f in "$BLOCKPORT_BENCH_BIN"/*.fcgi; do
+		name=$(basename "$f" .fcgi)
+		cat <<EOT
+	"/bench/$name/" => ((
+		"socket" => "$run/bench-$name.sock",
+		"bin-path" => "$f",
+		"max-procs" => $procs,
+		"check-local" => "disable",
+		"bin-environment" => ( "BLOCKPORT_CONFIG" => "${BLOCKPORT_CONFIG:?}" ),
+	)),
+EOT
+	done
+	echo ')'
+	echo '}'
+	echo '$HTTP["url"] =~ "^/static/" { fastcgi.server = () }'
+fi

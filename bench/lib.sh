@@ -1,0 +1,29 @@
+# Shared by the bench/*.sh scripts: wrk runs and their figures.
+# wrk_run NAME URL CONNS SECONDS [wrk args...]: prints "NAME rps p50_us p99_us" to stdout.
+wrk_run() {
+	local name=$1 url=$2 conns=$3 secs=$4 threads=2
+	shift 4
+	[ "$conns" -lt 2 ] && threads=1
+	local out
+	out=$(wrk -t"$threads" -c"$conns" -d"${secs}s" --latency "$@" "$url" 2>&1)
+	local rps p50 p99
+	rps=$(awk '/^Requests\/sec/ { printf "%d", $2 }' <<<"$out")
+	p50=$(awk '$1 == "50%" { print $2 }' <<<"$out" | to_us)
+	p99=$(awk '$1 == "99%" { print $2 }' <<<"$out" | to_us)
+	if grep -q 'Socket errors' <<<"$out"; then
+		grep 'Socket errors' <<<"$out" | sed "s/^/  ($name) /" >&2
+	fi
+	echo "$name ${rps:-0} ${p50:-0} ${p99:-0}"
+}
+
+# Converts wrk's "103.00us" / "1.20ms" / "2.00s" into microseconds.
+to_us() {
+	awk '{ v = $1; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+	       if (u == "us") m = 1; else if (u == "ms") m = 1000; else if (u == "s") m = 1000000;
+	       else m = 1; printf "%d\n", v * m }'
+}
+
+# ratio A B: A/B as a percentage with one decimal.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.1f%%\n", 100 * a / b }'
+}

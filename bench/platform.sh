@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The request pipeline (parse, auth, limits, routing, uniform error body) against two baselines
+# served by the same lighttpd in the same run: a static file, and a bare C FastCGI program that
+# answers a fixed body (bench/bare.c, the ceiling of this architecture).
+# Goal (issue "Platform"): Blockport >= 70% of the bare program's rate, with auth and limits on.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+. bench/lib.sh
+SECS=${BENCH_SECONDS:-5}
+make -s -j2 ${BENCH_TARGETS:-all bench-bin} >/dev/null
+dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
+trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+BLOCKPORT_BENCH_BIN=$top/build/bench BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
+	bash scripts/stack.sh start "$dir" --server lighttpd >/dev/null 2>&1
+. "$dir/env"
+export BLOCKPORT_CONFIG
+# An Enterprise key: the counters run on every request but never refuse, so wrk measures work.
+blockport=$top/build/blockport
+$blockport account create --email bench@localhost --plan enterprise >/dev/null
+key=$($blockport key create bench@localhost --test 2>/dev/null)
+mkdir -p "$dir/static"
+printf '{"error":{"code":"not_found","message":"no such endpoint","status":404}}' \
+	> "$dir/static/404.json"
+for u in "$BASE_URL/static/404.json" "$BASE_URL/bench/bare/x" "$BASE_URL/v1/nope"; do
+	curl -sf -o /dev/null -H "X-API-Key: $key" "$u" ||
+		[ "$(curl -s -o /dev/null -w '%{http_code}' -H "X-API-Key: $key" "$u")" = 404 ] ||
+		{ echo "bench: $u does not answer" >&2; exit 1; }
+done
+echo "platform: lighttpd, $(nproc) cores, ${SECS}s per run, wrk on the same machine"
+printf '%-34s %10s %9s %9s\n' "run" "req/s" "p50(us)" "p99(us)"
+res=()
+for c in 32 1; do
+	for t in "static file|$BASE_URL/static/404.json" "bare FastCGI|$BASE_URL/bench/bare/x" \
+	    "Blockport authed 404|$BASE_URL/v1/nope"; do
+		name=${t%%|*}
+		url=${t#*|}
+		read -r _ rps p50 p99 < <(wrk_run x "$url" "$c" "$SECS" -H "X-API-Key: $key")
+		printf '%-34s %10s %9s %9s\n' "$name (c=$c)" "$rps" "$p50" "$p99"
+		res+=("$rps")
+	done
+done
+echo "Blockport / bare FastCGI (c=32): $(ratio "${res[2]}" "${res[1]}")  (goal >= 70%)"
+echo "Blockport / static file  (c=32): $(ratio "${res[2]}" "${res[0]}")"
+echo "bare FastCGI / static    (c=32): $(ratio "${res[1]}" "${res[0]}")"
+echo "Blockport / bare FastCGI (c=1):  $(ratio "${res[5]}" "${res[4]}")"

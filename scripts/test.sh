@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# make test: builds everything with ASan and UBSan, runs the CUnit suites, then the end-to-end
+# suite against the real stack twice, behind lighttpd and behind Apache. Sanitizer reports from
+# any program fail the run. The last line sums up every suite: "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+build=build/asan
+passed=0
+failed=0
+jobs=$(nproc 2>/dev/null || echo 2)
+
+echo "== build (ASan + UBSan)"
+if ! make -s -j"$jobs" BUILD=$build SAN=1 all; then
+	echo "build failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+
+echo "== unit tests (CUnit)"
+unit_out=$(mktemp)
+$build/unit_tests 2>&1 | tee "$unit_out"
+unit_rc=${PIPESTATUS[0]}
+read -r u_run u_pass u_fail < <(awk '$1 == "tests" { print $3, $4, $5 }' "$unit_out")
+passed=$((passed + ${u_pass:-0}))
+failed=$((failed + ${u_fail:-0}))
+if [ "$unit_rc" != 0 ] && [ "${u_fail:-0}" = 0 ]; then
+	failed=$((failed + 1))	# a crash or a sanitizer report, not a failed assertion
+	echo "unit tests exited $unit_rc"
+fi
+rm -f "$unit_out"
+
+# The e2e tests import viem/ethers from the devchain's pinned packages.
+ln -sfn ../../devchain/node_modules tests/e2e/node_modules
+
+servers=${E2E_SERVERS:-lighttpd apache}
+for server in $servers; do
+	echo "== end-to-end tests behind $server"
+	dir=$(mktemp -d /tmp/blockport-e2e.XXXXXX)
+	mkdir -p "$dir/san"
+	chmod 777 "$dir/san"
+	export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$dir/san/asan"
+	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$dir/san/ubsan"
+	if ! bash scripts/stack.sh start "$dir" --test --server "$server" --build "$top/$build"; then
+		echo "stack did not start behind $server; logs:"
+		tail -n 20 "$dir"/*.log "$dir"/*.out 2>/dev/null
+		failed=$((failed + 1))
+		bash scripts/stack.sh stop "$dir"
+		continue
+	fi
+	set -a
+	# shellcheck disable=SC1091
+	. "$dir/env"
+	set +a
+	out=$(mktemp)
+	node --test --test-reporter=tap --test-concurrency=1 tests/e2e/ 2>&1 | tee "$out" |
+		grep -E '^(not ok|ok|# (pass|fail))|^ +(not ok|ok)|error:|expected|actual' | head -400
+	p=$(awk '/^# pass/ { print $3 }' "$out")
+	f=$(awk '/^# fail/ { print $3 }' "$out")
+	[ -n "$p" ] || { p=0; f=1; echo "the e2e runner did not finish"; tail -20 "$out"; }
+	passed=$((passed + p))
+	failed=$((failed + f))
+	rm -f "$out"
+	bash scripts/stack.sh stop "$dir"
+	if ls "$dir"/san/* >/dev/null 2>&1; then
+		echo "sanitizer reports behind $server:"
+		cat "$dir"/san/* | head -80
+		failed=$((failed + 1))
+	fi
+	if [ "$f" != 0 ]; then
+		echo "logs of the failed run are in $dir"
+	else
+		rm -rf "$dir"
+	fi
+done
+
+echo "${passed} passed, ${failed} failed"
+[ "$failed" = 0 ]
