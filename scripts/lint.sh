@@ -1,0 +1,17 @@
+#!/bin/sh
+# make lint: the banned-function list (curl's), and no raw sqlite3_*/curl_* calls outside lib/.
+set -u
+rc=0
+src=$(ls lib/*.c lib/evm/*.c fcgi/*.c cron/*.c ws/*.c admin/*.c 2>/dev/null)
+banned='\b(sprintf|vsprintf|strcpy|strcat|strncpy|strtok|atoi|atol|atoll|sscanf|gets)[[:space:]]*\('
+if grep -nE "$banned" $src; then
+	echo "lint: banned function above (use snprintf, memcpy, bp_strlcpy, bp_parse_int64)"
+	rc=1
+fi
+outside=$(ls fcgi/*.c cron/*.c ws/*.c admin/*.c 2>/dev/null)
+if [ -n "$outside" ] && grep -nE '\b(sqlite3_[a-z_]+|curl_[a-z_]+)[[:space:]]*\(' $outside; then
+	echo "lint: SQL and HTTP go through lib/db and lib/upstream, not raw sqlite3_/curl_ calls"
+	rc=1
+fi
+[ $rc = 0 ] && echo "lint: ok"
+exit $rc
