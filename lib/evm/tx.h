@@ -1,0 +1,60 @@
+/*
+ * EIP-1559 (type 2) transactions: the hash to sign, the signed raw bytes for
+ * eth_sendRawTransaction, and the transaction hash.
+ *
+ *   signing hash = keccak256(0x02 || rlp([chain_id, nonce, max_priority_fee_per_gas,
+ *                  max_fee_per_gas, gas_limit, to, value, data, access_list]))
+ *   raw          = 0x02 || rlp([... the same nine ..., y_parity, r, s])
+ *   tx hash      = keccak256(raw)
+ *
+ * The access list is always empty here. Integers are RLP's minimal big-endian bytes; a
+ * contract creation has an empty `to`.
+ */
+#ifndef BP_EVM_TX_H
+#define BP_EVM_TX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evm/u256.h"
+
+/* Largest encoded transaction accepted, as geth's txpool (4 * 32 KiB). */
+#define BP_TX_MAX_SIZE	(128 * 1024)
+
+/* An unsigned type 2 transaction, filled in by the caller; data is borrowed. */
+struct bp_tx1559 {
+	uint64_t	 chain_id;
+	uint64_t	 nonce;
+	struct bp_u256	 max_priority_fee_per_gas;
+	struct bp_u256	 max_fee_per_gas;
+	uint64_t	 gas_limit;
+	int		 has_to;	/* 0: contract creation, `to` is ignored */
+	uint8_t		 to[20];
+	struct bp_u256	 value;
+	const uint8_t	*data;		/* may be NULL when data_len == 0 */
+	size_t		 data_len;
+};
+
+/*
+ * Writes the hash to sign for tx. Returns 0, or -1 when the encoding would pass
+ * BP_TX_MAX_SIZE or memory runs out.
+ */
+int	bp_tx_signing_hash(const struct bp_tx1559 *tx, uint8_t hash[32]);
+
+/*
+ * Encodes tx with a signature (y_parity 0 or 1, r and s as 32 big-endian bytes) as raw bytes:
+ * *raw is a new buffer of *rawlen bytes that the caller frees with free(). Returns 0, or -1 on
+ * y_parity > 1, the size limit or no memory. The signature is not checked.
+ */
+int	bp_tx_encode_signed(const struct bp_tx1559 *tx, unsigned int y_parity,
+	    const uint8_t r[32], const uint8_t s[32], uint8_t **raw, size_t *rawlen);
+
+/*
+ * Signs tx with the 32-byte private key priv: *raw and *rawlen as bp_tx_encode_signed (the caller
+ * frees *raw), and the transaction hash in txhash when it is not NULL. Returns 0, or -1 on an
+ * invalid key, the size limit or no memory.
+ */
+int	bp_tx_sign(const struct bp_tx1559 *tx, const uint8_t priv[32], uint8_t **raw,
+	    size_t *rawlen, uint8_t txhash[32]);
+
+#endif
