@@ -43,7 +43,7 @@ SCHEMA    := $(sort $(wildcard schema/*.sql))
 HDRS      := $(wildcard lib/*.h lib/evm/*.h tests/unit/*.h)
 
 .PHONY: all deps run test unit e2e bench bench-bin fuzz valgrind lint install clean devchain
-all: $(BUILD)/blockport $(FCGI_BIN) $(CRON_BIN) $(WS_BIN) $(BUILD)/unit_tests
+all: $(BUILD)/blockport $(FCGI_BIN) $(CRON_BIN) $(WS_BIN) $(BUILD)/unit_tests $(TOOLS_BIN)
 
 $(BUILD)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -69,6 +69,13 @@ $(BUILD)/blockport: $(ADMIN_OBJ) $(BUILD)/libblockport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libblockport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
+
+# Test tools (tests/tools/*.c): small programs the end-to-end tests drive.
+TOOLS_SRC := $(wildcard tests/tools/*.c)
+TOOLS_BIN := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libblockport.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Benchmark baselines (bench/*.c): each a standalone program, linked like the others.
 BENCH_SRC := $(wildcard bench/*.c)
