@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
+#include "index.h"
 #include "limits.h"
 #include "log.h"
 #include "util.h"
@@ -272,6 +273,27 @@ cmd_status(struct ctx *c)
 		printf("network:  %s.%s (%s%s, %zu upstream%s)\n", n->chain, n->network,
 		    n->kind == BP_CHAIN_EVM ? "evm" : "solana", n->testnet ? ", testnet" : "",
 		    n->nupstream, n->nupstream == 1 ? "" : "s");
+	}
+	/* The chain indexer's cursor per EVM network (cron/indexer.c, docs/indexer.md). */
+	for (i = 0; i < c->cfg->nnets; i++) {
+		const struct bp_network *n = &c->cfg->nets[i];
+		struct bp_index_head h;
+		char key[BP_INDEX_CHAIN_MAX];
+		int r;
+
+		if (n->kind != BP_CHAIN_EVM)
+			continue;
+		snprintf(key, sizeof(key), "%s.%s", n->chain, n->network);
+		if ((r = bp_index_get_head(c->db, key, &h)) == -1)
+			return 1;
+		if (r == 0 || h.checked_at == 0) {
+			printf("indexed:  %-24s %s\n", key, n->index ? "not yet" : "off (index = false)");
+			continue;
+		}
+		bp_time_iso((time_t)h.checked_at, ts, sizeof(ts));
+		printf("indexed:  %-24s head %lld (chain %lld, final %lld, %lld reorg%s),"
+		    " last pass %s\n", key, (long long)h.head, (long long)h.chain_head,
+		    (long long)h.confirmed, (long long)h.reorgs, h.reorgs == 1 ? "" : "s", ts);
 	}
 	if ((st = bp_db_stmt(c->db, sql)) == NULL)
 		return 1;

@@ -89,8 +89,10 @@ bp_scopes_format(unsigned mask, char *buf, size_t len)
 		if (!(mask & BP_SCOPE_BIT(i)))
 			continue;
 		n = snprintf(buf + off, len - off, "%s%s", off ? "," : "", scope_names[i]);
-		if (n < 0 || (size_t)n >= len - off)
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = '\0';	/* whole names only, never half of one */
 			return;
+		}
 		off += (size_t)n;
 	}
 }

@@ -58,7 +58,7 @@ const char	*bp_scope_name(enum bp_scope);
  * Returns 0, or -1 naming the bad entry in bad (may be NULL).
  */
 int		 bp_scopes_parse(const char *, unsigned *mask, char *bad, size_t badlen);
-/* Writes the comma list of mask into buf; "" for every scope. */
+/* Writes the comma list of mask into buf; "" for every scope. What does not fit is left out. */
 void		 bp_scopes_format(unsigned mask, char *buf, size_t len);
 
 /*

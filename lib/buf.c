@@ -98,15 +98,48 @@ bp_buf_printf(struct bp_buf *b, const char *fmt, ...)
 	return rc;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates,
+ * nothing past U+10FFFF), or 0 when the bytes there are not one. p is NUL-terminated, and a NUL
+ * never passes as a continuation byte, so nothing past it is read.
+ */
+static size_t
+utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if (p[0] == 0xe0)
+			lo = 0xa0;		/* overlong below U+0800 */
+		else if (p[0] == 0xed)
+			hi = 0x9f;		/* surrogates */
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if (p[0] == 0xf0)
+			lo = 0x90;		/* overlong below U+10000 */
+		else if (p[0] == 0xf4)
+			hi = 0x8f;		/* past U+10FFFF */
+		return p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 &&
+		    (p[3] & 0xc0) == 0x80 ? 4 : 0;
+	}
+	return 0;
+}
+
 int
 bp_buf_json_str(struct bp_buf *b, const char *s)
 {
-	const unsigned char *p;
-	const unsigned char *run = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	size_t start = b->len;
 	char esc[8];
 
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+	while (*p != '\0') {
 		const char *rep = NULL;
+		size_t n = 1;
 
 		switch (*p) {
 		case '"': rep = "\\\""; break;
@@ -118,13 +151,24 @@ bp_buf_json_str(struct bp_buf *b, const char *s)
 			if (*p < 0x20) {
 				snprintf(esc, sizeof(esc), "\\u%04x", *p);
 				rep = esc;
+			} else if (*p >= 0x80 && (n = utf8_len(p)) == 0) {
+				/* JSON text is UTF-8 (RFC 8259): a stray byte becomes U+FFFD. */
+				rep = "\\ufffd";
+				n = 1;
 			}
 		}
-		if (rep == NULL)
-			continue;
-		if (bp_buf_add(b, run, (size_t)(p - run)) == -1 || bp_buf_adds(b, rep) == -1)
-			return -1;
-		run = p + 1;
+		if (rep != NULL) {
+			if (bp_buf_add(b, run, (size_t)(p - run)) == -1 || bp_buf_adds(b, rep) == -1)
+				goto fail;
+			run = p + n;
+		}
+		p += n;
 	}
-	return bp_buf_add(b, run, (size_t)(p - run));
+	if (bp_buf_add(b, run, (size_t)(p - run)) == 0)
+		return 0;
+fail:
+	b->len = start;
+	if (b->data != NULL)
+		b->data[start] = '\0';
+	return -1;
 }

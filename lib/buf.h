@@ -29,7 +29,10 @@ int	bp_buf_adds(struct bp_buf *, const char *);
 int	bp_buf_printf(struct bp_buf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 int	bp_buf_vprintf(struct bp_buf *, const char *, va_list);
-/* Appends s as the body of a JSON string (escaped, without the quotes); as bp_buf_add. */
+/*
+ * Appends s as the body of a JSON string (escaped, without the quotes); as bp_buf_add. Bytes that
+ * are not well-formed UTF-8 become U+FFFD, so the result is valid JSON whatever s holds.
+ */
 int	bp_buf_json_str(struct bp_buf *, const char *s);
 
 #endif

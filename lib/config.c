@@ -75,6 +75,11 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "account_implementation", VT_ADDR, 0, 0, NET(account_implementation) },
 	{ SEC_CHAIN, "paymaster", VT_ADDR, 0, 0, NET(paymaster) },
 	{ SEC_CHAIN, "paymaster_signer", VT_ADDR, 0, 0, NET(paymaster_signer) },
+	{ SEC_CHAIN, "index", VT_BOOL, 0, 1, NET(index) },
+	{ SEC_CHAIN, "index_batch", VT_INT, 1, 1000, NET(index_batch) },
+	{ SEC_CHAIN, "index_logs_range", VT_INT, 1, 100000, NET(index_logs_range) },
+	{ SEC_CHAIN, "index_retention_blocks", VT_INT, 0, INT64_MAX, NET(index_retention_blocks) },
+	{ SEC_CHAIN, "index_receipts", VT_BOOL, 0, 1, NET(index_receipts) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
@@ -94,6 +99,7 @@ struct loader {
 	char		*err;
 	size_t		 errlen;
 	char		 cursec[128];
+	int		 section_line;	/* line of a [section] header not yet started, or 0 */
 	enum section_kind cursec_kind;
 	void		*cursec_obj;
 	int		 plan_seen[BP_MAX_PLANS];
@@ -112,11 +118,16 @@ fail(struct loader *l, const char *key, const char *fmt, const char *what)
 	    key ? key : "", key ? ": " : "", msg);
 }
 
-/* inih calls this once per physical line; counting here gives the line of every callback. */
+/*
+ * inih calls this once per physical line; counting here gives the line of every callback. It
+ * also notes each [section] header: inih does not report a section until its first key, so a
+ * section repeated right after itself would otherwise look like one section.
+ */
 static char *
 reader(char *str, int num, void *stream)
 {
 	struct loader *l = stream;
+	char max[16];
 	size_t n;
 
 	if (num > LINE_MAX_LEN)
@@ -125,8 +136,13 @@ reader(char *str, int num, void *stream)
 		return NULL;
 	l->line++;
 	n = strlen(str);
-	if (n > 0 && str[n - 1] != '\n' && !feof(l->fp))
-		fail(l, NULL, "line longer than %s characters", "1000");
+	if (n > 0 && str[n - 1] != '\n' && !feof(l->fp)) {
+		/* inih's buffer (INI_MAX_LINE) holds num - 2 characters, a newline and a NUL. */
+		snprintf(max, sizeof(max), "%d", num - 2);
+		fail(l, NULL, "line longer than %s characters", max);
+	}
+	if (str[strspn(str, " \t")] == '[')
+		l->section_line = l->line;
 	return str;
 }
 
@@ -214,6 +230,11 @@ start_section(struct loader *l, const char *section)
 		bp_strlcpy(n->network, dot + 1, sizeof(n->network));
 		n->kind = BP_CHAIN_EVM;
 		n->archive_depth = 128;
+		n->index = 1;
+		n->index_batch = 100;
+		n->index_logs_range = 100;
+		n->index_retention_blocks = 100000;
+		n->index_receipts = 1;
 		n->chain_id = -1;
 		l->cursec_kind = SEC_CHAIN;
 		l->cursec_obj = n;
@@ -337,10 +358,22 @@ handler(void *user, const char *section, const char *name, const char *value)
 
 	if (l->failed)
 		return 0;
-	if (name == NULL)	/* inih >= 50 reports a section start with a NULL name */
+	if (name == NULL) {	/* inih >= 50 may report a section start with a NULL name */
+		l->section_line = 0;
 		return start_section(l, section) == 0;
-	if (strcmp(section, l->cursec) != 0 && start_section(l, section) == -1)
-		return 0;
+	}
+	if (l->section_line != 0 || strcmp(section, l->cursec) != 0) {
+		int line = l->line, rc;
+
+		/* Errors about the section name the line of its header. */
+		if (l->section_line != 0)
+			l->line = l->section_line;
+		l->section_line = 0;
+		rc = start_section(l, section);
+		l->line = line;
+		if (rc == -1)
+			return 0;
+	}
 	if (l->cursec_obj == NULL) {
 		fail(l, name, "key outside any section%s", "");
 		return 0;

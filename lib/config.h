@@ -50,6 +50,12 @@ struct bp_network {
 	char		account_implementation[BP_ADDR_STRLEN];
 	char		paymaster[BP_ADDR_STRLEN];
 	char		paymaster_signer[BP_ADDR_STRLEN];
+	/* The chain indexer (cron/indexer.c, docs/indexer.md). */
+	int		index;			/* index this network (evm only; default true) */
+	int64_t		index_batch;		/* blocks per batch and transaction (100) */
+	int64_t		index_logs_range;	/* blocks per eth_getLogs call (100) */
+	int64_t		index_retention_blocks;	/* raw blocks/transactions kept; 0 = all */
+	int		index_receipts;		/* fetch receipts: status, contract created */
 };
 
 struct bp_config {

@@ -153,18 +153,31 @@ admit(struct bp_req *r, unsigned nday, unsigned cu)
 	return 0;
 }
 
+/*
+ * The announced body length: 0 when there is none, else 400 for a bad Content-Length and 413
+ * past max_body, with the error set in r. The web server has the whole body by then (lighttpd and
+ * mod_fcgid both buffer it) and sets CONTENT_LENGTH to its size, chunked uploads included.
+ */
 static int
-read_body(struct bp_req *r, FCGX_Request *fr)
+body_length(struct bp_req *r, int64_t *len)
 {
 	const char *cl = bp_req_env(r, "CONTENT_LENGTH");
-	int64_t len = 0;
-	int got;
 
-	if (cl != NULL && *cl != '\0' && bp_parse_int64(cl, 0, INT64_MAX, &len) == -1)
+	*len = 0;
+	if (cl != NULL && *cl != '\0' && bp_parse_int64(cl, 0, INT64_MAX, len) == -1)
 		return bp_error(r, 400, "invalid_request", "bad Content-Length");
-	if (len > r->cfg->max_body)
+	if (*len > r->cfg->max_body)
 		return bp_error(r, 413, "payload_too_large",
 		    "request body larger than %lld bytes", (long long)r->cfg->max_body);
+	return 0;
+}
+
+/* Reads the body of len bytes (checked by body_length) into r; 0, or the status set in r. */
+static int
+read_body(struct bp_req *r, FCGX_Request *fr, int64_t len)
+{
+	int got;
+
 	r->bodybuf.cap = (size_t)r->cfg->max_body;
 	if (len == 0) {
 		r->body = (char *)"";
@@ -196,6 +209,7 @@ dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
 {
 	const struct bp_route *route = NULL;
 	int perr, matched = 0;
+	int64_t len;
 
 	perr = bp_req_parse(r, bp_req_env(r, "REQUEST_METHOD"), bp_req_env(r, "REQUEST_URI"));
 	if (perr == 0)
@@ -205,6 +219,12 @@ dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
 		return;
 	if (perr != 0)
 		return;		/* the error body bp_req_parse set */
+	/*
+	 * The body cap is the service's, not a route's: 413 comes before 404 and 405, so a client
+	 * learns it at once whatever the path (docs/decisions-apache.md).
+	 */
+	if (body_length(r, &len) != 0)
+		return;
 	if (route == NULL) {
 		if (matched) {
 			bp_error(r, 405, "method_not_allowed", "method %s is not allowed on %s",
@@ -219,7 +239,7 @@ dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
 	r->route = route;
 	if (route->scope != BP_SCOPE_NONE && bp_req_need_scope(r, route->scope) != 0)
 		return;
-	if (read_body(r, fr) != 0)
+	if (read_body(r, fr, len) != 0)
 		return;
 	r->status = route->handler(r);
 	if (r->status == 0)

@@ -142,6 +142,7 @@ bp_req_parse(struct bp_req *r, const char *method, const char *target)
 
 			if (n > 0) {
 				struct bp_kv *kv;
+				char *start = dst;
 				size_t nlen;
 
 				eq = memchr(p, '=', n);
@@ -160,8 +161,15 @@ bp_req_parse(struct bp_req *r, const char *method, const char *target)
 					    "bad percent-encoding in query");
 				kv->value = dst;
 				dst += strlen(dst) + 1;
+				/*
+				 * A pair without a name, or with a name seen before, is dropped and its
+				 * space reused, so only kept pairs use querybuf: each decodes to at most
+				 * its raw length plus two NULs ("a&" is "a\0\0"), which sizes the buffer.
+				 */
 				if (kv->name[0] != '\0' && bp_req_query(r, kv->name) == NULL)
 					r->nquery++;
+				else
+					dst = start;
 			}
 			if (amp == NULL)
 				break;

@@ -65,7 +65,7 @@ struct bp_req {
 
 	/* Storage the pointers above point into. */
 	char		 segbuf[BP_TARGET_MAX];
-	char		 querybuf[BP_TARGET_MAX];
+	char		 querybuf[BP_TARGET_MAX + 2 * BP_MAX_QUERY];	/* see bp_req_parse */
 	struct bp_buf	 bodybuf;
 };
 

@@ -119,9 +119,26 @@ bp_limits_addr_id(const char *addr)
 }
 
 /*
- * Finds or claims the slot of who. A slot whose counters are all from before yesterday may be
- * taken over; if two processes race for it, both count in it for a moment, which only errs on
- * the strict side. NULL when the probe sequence is full (the caller fails open).
+ * Whether nothing has counted in s since before yesterday. All three counters are looked at: a
+ * client address, for one, counts only requests per second, never a day, and its slot must not
+ * look idle while it is in use.
+ */
+static int
+slot_idle(struct slot *s, uint64_t day)
+{
+	uint64_t sec = __atomic_load_n(&s->sec_req, __ATOMIC_RELAXED) >> 32;
+	uint64_t cu = __atomic_load_n(&s->sec_cu, __ATOMIC_RELAXED) >> 32;
+	uint64_t d = __atomic_load_n(&s->day_req, __ATOMIC_RELAXED) >> 40;
+
+	if (cu > sec)
+		sec = cu;
+	return d + 1 < day && sec / 86400 + 1 < day;
+}
+
+/*
+ * Finds or claims the slot of who. A slot idle since before yesterday may be taken over; if two
+ * processes race for it, both count in it for a moment, which only errs on the strict side.
+ * NULL when the probe sequence is full (the caller fails open).
  */
 static struct slot *
 find_slot(struct bp_limits *l, uint64_t who, uint64_t day)
@@ -140,9 +157,8 @@ find_slot(struct bp_limits *l, uint64_t who, uint64_t day)
 				return s;
 			continue;
 		}
-		if ((__atomic_load_n(&s->day_req, __ATOMIC_RELAXED) >> 40) + 1 < day &&
-		    __atomic_compare_exchange_n(&s->who, &cur, who, 0, __ATOMIC_ACQ_REL,
-		    __ATOMIC_ACQUIRE))
+		if (slot_idle(s, day) && __atomic_compare_exchange_n(&s->who, &cur, who, 0,
+		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return s;
 	}
 	return NULL;

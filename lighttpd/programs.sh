@@ -25,7 +25,7 @@ for f in "$bin"/*.fcgi; do
 done
 [ -x "$bin/v1.fcgi" ] && entry "/" v1
 echo ')'
-if [ -n "${BLOCKPORT_WS_PORT:-}" ]; then
+if [ "${BLOCKPORT_WS_PORT:-0}" != 0 ]; then	# 0 or unset: no WebSocket proxy
 	cat <<EOT
 \$HTTP["url"] =~ "^/v1/ws/" {
 	proxy.server = ( "" => (( "host" => "127.0.0.1", "port" => ${BLOCKPORT_WS_PORT} )) )

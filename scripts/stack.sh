@@ -32,8 +32,8 @@ wait_http() {	# URL [tries]: waits until something answers on URL
 	return 1
 }
 
-write_config() {	# DIR CHAIN_PORT TEST
-	local dir=$1 cport=$2 test=$3
+write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT]
+	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-}
 	{
 		echo "# Written by scripts/stack.sh for this run."
 		echo "[server]"
@@ -72,6 +72,44 @@ write_config() {	# DIR CHAIN_PORT TEST
 			echo "chain_id = 31337"
 			echo "testnet = false"
 			echo "upstream = http://127.0.0.1:$cport"
+			echo
+			echo "# JSON-RPC failover (tests/e2e/rpc.test.mjs): a dead port, then the devchain;"
+			echo "# archive_depth 2 makes old blocks archive reads on a short chain."
+			echo "[chain ethereum.failover]"
+			echo "kind = evm"
+			echo "chain_id = 31337"
+			echo "testnet = true"
+			echo "archive_depth = 2"
+			echo "index = false"
+			echo "upstream = http://127.0.0.1:$dport"
+			echo "upstream = http://127.0.0.1:$cport"
+			echo "# An upstream answering 503 without a JSON-RPC body, then the devchain."
+			echo "[chain ethereum.failover503]"
+			echo "kind = evm"
+			echo "chain_id = 31337"
+			echo "testnet = true"
+			echo "index = false"
+			echo "upstream = http://127.0.0.1:$sport/status/503"
+			echo "upstream = http://127.0.0.1:$cport"
+			echo
+			echo "# Solana: tests/e2e/solana-stub.mjs, a scripted stub (no validator exists here)."
+			echo "[chain solana.devnet]"
+			echo "kind = solana"
+			echo "testnet = true"
+			echo "default = true"
+			echo "upstream = http://127.0.0.1:$sport"
+			echo "# A JSON-RPC error in an HTTP 500 first: it must reach the client, not fail over."
+			echo "[chain solana.flaky]"
+			echo "kind = solana"
+			echo "testnet = true"
+			echo "upstream = http://127.0.0.1:$sport/rpc-error-500"
+			echo "upstream = http://127.0.0.1:$sport"
+			echo "# Every upstream down."
+			echo "[chain solana.down]"
+			echo "kind = solana"
+			echo "testnet = true"
+			echo "upstream = http://127.0.0.1:$dport"
+			echo "upstream = http://127.0.0.1:$sport/status/429"
 		fi
 	} > "$dir/blockport.ini"
 }
@@ -87,6 +125,13 @@ start_devchain() {	# DIR PORT
 	wait_http "http://127.0.0.1:$port" 100
 	node "$top/devchain/deploy.mjs" --rpc "http://127.0.0.1:$port" --out "$dir/devchain.json" \
 		--ini "$dir/devchain.ini" 2>> "$dir/devchain.log"
+}
+
+start_solana_stub() {	# DIR PORT: the scripted Solana upstream of the tests
+	local dir=$1 port=$2
+	node "$top/tests/e2e/solana-stub.mjs" "$port" > "$dir/solana-stub.log" 2>&1 &
+	echo $! > "$dir/solana-stub.pid"
+	wait_http "http://127.0.0.1:$port/count" 100
 }
 
 start_lighttpd() {	# DIR PORT BUILD
@@ -106,8 +151,19 @@ start_apache() {	# DIR PORT BUILD
 	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
 	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
 	BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-0} \
+	ASAN_OPTIONS=${ASAN_OPTIONS:-} UBSAN_OPTIONS=${UBSAN_OPTIONS:-} LSAN_OPTIONS=${LSAN_OPTIONS:-} \
 		apache2 -f "$top/apache/blockport.conf" -DFOREGROUND >> "$dir/apache.out" 2>&1 &
 	echo $! > "$dir/web.pid"
+}
+
+start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in DIR/workers.pid
+	local dir=$1 build=$2
+	# The chain indexer (docs/indexer.md); a short interval so the tests see blocks quickly.
+	if [ -x "$build/cron/indexer" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini "$build/cron/indexer" --loop --interval 200 \
+			>> "$dir/indexer.log" 2>&1 &
+		echo $! >> "$dir/workers.pid"
+	fi
 }
 
 cmd_start() {
@@ -129,7 +185,13 @@ cmd_start() {
 	dir=$(cd "$dir" && pwd)
 	rm -f "$dir"/blockport.db* "$dir"/*.sock* "$dir"/devchain.ini
 	start_devchain "$dir" "$cport"
-	write_config "$dir" "$cport" "$test"
+	local sport="" dport=""
+	if [ "$test" = 1 ]; then
+		sport=$(free_port)
+		dport=$(free_port)	# nothing listens there: the dead upstream of the failover tests
+		start_solana_stub "$dir" "$sport"
+	fi
+	write_config "$dir" "$cport" "$test" "$sport" "$dport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	"$build/blockport" migrate > /dev/null
 	"$build/blockport" account create --email dev@localhost > /dev/null
@@ -141,6 +203,7 @@ cmd_start() {
 	*) echo "stack: unknown server $server" >&2; exit 2 ;;
 	esac
 	wait_http "http://127.0.0.1:$port/v1/" 100
+	start_workers "$dir" "$build"
 	cat > "$dir/env" <<EOT
 BASE_URL=http://127.0.0.1:$port
 CHAIN_URL=http://127.0.0.1:$cport
@@ -150,11 +213,12 @@ BLOCKPORT_CONFIG=$dir/blockport.ini
 BLOCKPORT_BUILD=$build
 WEB_SERVER=$server
 EOT
+	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 }
 
 cmd_stop() {
 	local dir=$1 f pid
-	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid; do
+	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid; do
 		[ -f "$f" ] || continue
 		for pid in $(cat "$f"); do
 			kill "$pid" 2>/dev/null || true
@@ -163,13 +227,16 @@ cmd_stop() {
 	# Give the web server a moment to stop its FastCGI children cleanly.
 	for _ in $(seq 50); do
 		local alive=0
-		for f in "$dir"/web.pid "$dir"/devchain.pid; do
-			[ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && alive=1
+		for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid; do
+			[ -f "$f" ] || continue
+			for pid in $(cat "$f"); do
+				kill -0 "$pid" 2>/dev/null && alive=1
+			done
 		done
 		[ $alive = 0 ] && break
 		sleep 0.1
 	done
-	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid
+	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid
 }
 
 cmd_run() {

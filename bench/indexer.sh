@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The chain indexer (cron/indexer.c) against the raw fetch rate of the same data. Starts its own
+# anvil (devchain/start.sh) on a free port, fills it with BLOCKS blocks of PER_BLOCK ERC-20
+# transfers (bench/indexer-fill.mjs), then in one run measures:
+#   baseline: bench/indexer_fetch.c, a plain C loop sending the indexer's JSON-RPC batches
+#             (eth_getBlockByNumber(n, true) + eth_getLogs [+ eth_getBlockReceipts]) through the
+#             same client, throwing the answers away;
+#   indexer:  `cron/indexer --once` on a fresh database until caught up (checks, decoding,
+#             SQLite writes, one transaction per batch).
+# Both with receipts (the default) and without (index_receipts = false); each figure is the
+# best of RUNS runs. Goal (issue "EVM primitives ... chain indexer"): indexer >= 80% of the
+# raw fetch rate.
+#
+#   bench/indexer.sh          BLOCKS=1000 PER_BLOCK=20 BATCH=100 RUNS=3 by default
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+. bench/lib.sh
+BLOCKS=${BLOCKS:-1000}
+PER_BLOCK=${PER_BLOCK:-20}
+BATCH=${BATCH:-100}
+RUNS=${RUNS:-3}
+
+make -s -j2 all bench-bin >/dev/null
+[ -d devchain/node_modules ] || (cd devchain && npm ci --no-audit --no-fund --loglevel=error)
+
+dir=$(mktemp -d /tmp/blockport-bench-indexer.XXXXXX)
+anvil_pid=""
+cleanup() {
+	[ -n "$anvil_pid" ] && kill "$anvil_pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+while :; do
+	port=$((20000 + RANDOM % 30000))
+	ss -Htln "sport = :$port" 2>/dev/null | grep -q . || break
+done
+devchain/start.sh "$port" --gas-limit 100000000 > "$dir/anvil.log" 2>&1 &
+anvil_pid=$!
+for _ in $(seq 100); do
+	curl -s -o /dev/null -m 1 "http://127.0.0.1:$port" && break
+	sleep 0.1
+done
+kill -0 "$anvil_pid" 2>/dev/null || { cat "$dir/anvil.log" >&2; exit 1; }
+
+fill=$(node bench/indexer-fill.mjs --rpc "http://127.0.0.1:$port" --blocks "$BLOCKS" \
+	--per-block "$PER_BLOCK")
+last=$(sed -E 's/.*"last":([0-9]+).*/\1/' <<<"$fill")
+fill_s=$(sed -E 's/.*"seconds":([0-9.]+).*/\1/' <<<"$fill")
+
+# config RECEIPTS: a config with a fresh database for one run.
+config() {
+	local db=$dir/bench.db
+	rm -f "$db" "$db"-* "$db".*
+	cat > "$dir/bench.ini" <<EOT
+[server]
+database = $db
+max_response = 268435456
+
+[chain ethereum.devnet]
+kind = evm
+chain_id = 31337
+upstream = http://127.0.0.1:$port
+index_batch = $BATCH
+index_logs_range = $BATCH
+index_receipts = $1
+EOT
+	BLOCKPORT_CONFIG=$dir/bench.ini build/blockport migrate >/dev/null 2>&1
+}
+
+# measure RECEIPTS: prints "base_s idx_s blocks logs" (best of RUNS each, same data).
+measure() {
+	local r=$1 best_b="" best_i="" out blocks logs s t0 t1 i
+	for ((i = 0; i < RUNS; i++)); do
+		config "$([ "$r" = 1 ] && echo true || echo false)"
+		out=$(build/bench/indexer_fetch.fcgi "$dir/bench.ini" 0 "$last" "$BATCH" "$BATCH" "$r")
+		read -r _ blocks _ logs _ s <<<"$out"
+		best_b=$(awk -v a="$s" -v b="$best_b" 'BEGIN { print (b == "" || a < b) ? a : b }')
+		t0=$(date +%s.%N)
+		BLOCKPORT_CONFIG=$dir/bench.ini build/cron/indexer --once
+		t1=$(date +%s.%N)
+		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+		best_i=$(awk -v a="$s" -v b="$best_i" 'BEGIN { print (b == "" || a < b) ? a : b }')
+		# The indexer must have stored every block and every transfer.
+		local got
+		got=$(sqlite3 "$dir/bench.db" "SELECT (SELECT count(*) FROM index_blocks) || ' ' ||
+			(SELECT count(*) FROM index_transfers)")
+		[ "${got%% *}" = "$blocks" ] || { echo "indexer stored ${got%% *} of $blocks blocks" >&2; exit 1; }
+	done
+	echo "$best_b $best_i $blocks $logs"
+}
+
+rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
+
+echo "indexer: anvil, $(nproc) cores, blocks 0-$last ($BLOCKS filled with $PER_BLOCK ERC-20" \
+	"transfers each, in ${fill_s}s), batches of $BATCH blocks, best of $RUNS runs"
+printf '%-44s %9s %10s %10s\n' "run" "seconds" "blocks/s" "logs/s"
+for r in 1 0; do
+	read -r base idx blocks logs < <(measure "$r")
+	label=$([ "$r" = 1 ] && echo "with receipts" || echo "without receipts")
+	printf '%-44s %9s %10s %10s\n' "raw fetch, same batches ($label)" "$base" \
+		"$(rate "$blocks" "$base")" "$(rate "$logs" "$base")"
+	printf '%-44s %9s %10s %10s\n' "indexer --once, fresh db ($label)" "$idx" \
+		"$(rate "$blocks" "$idx")" "$(rate "$logs" "$idx")"
+	echo "indexer / raw fetch ($label): $(ratio "$(rate "$blocks" "$idx")" \
+		"$(rate "$blocks" "$base")")  (goal >= 80%)"
+done

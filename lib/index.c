@@ -1,0 +1,394 @@
+/*
+ * The chain index: log decoding and the read side of the indexer's tables (index.h).
+ *
+ * Event layouts (Solidity ABI; indexed arguments are topics, the rest ABI-encoded data):
+ *   ERC-20   Transfer(address indexed from, address indexed to, uint256 value)
+ *   ERC-721  Transfer(address indexed from, address indexed to, uint256 indexed tokenId)
+ *            Same topic 0 as ERC-20; the topic count tells them apart (Blockscout does the
+ *            same). A Transfer with any other count (CryptoKitties' unindexed one) is not kept.
+ *   ERC-1155 TransferSingle(address indexed operator, address indexed from, address indexed to,
+ *            uint256 id, uint256 value)
+ *            TransferBatch(address indexed operator, address indexed from, address indexed to,
+ *            uint256[] ids, uint256[] values)
+ *   EntryPoint v0.6
+ *            UserOperationEvent(bytes32 indexed userOpHash, address indexed sender,
+ *            address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost,
+ *            uint256 actualGasUsed)
+ *            AccountDeployed(bytes32 indexed userOpHash, address indexed sender,
+ *            address factory, address paymaster)
+ */
+#include <string.h>
+
+#include "db.h"
+#include "evm/abi.h"
+#include "index.h"
+#include "log.h"
+#include "util.h"
+
+enum topic {
+	TOPIC_TRANSFER,		/* 0 */
+	TOPIC_TRANSFER_SINGLE,	/* 1 */
+	TOPIC_TRANSFER_BATCH,	/* 2 */
+	TOPIC_USER_OP,		/* 3 */
+	TOPIC_ACCOUNT_DEPLOYED,	/* 4 */
+	TOPIC__MAX
+};
+
+static const char *const topic_sigs[TOPIC__MAX] = {
+	"Transfer(address,address,uint256)",				/* TOPIC_TRANSFER */
+	"TransferSingle(address,address,address,uint256,uint256)",	/* TOPIC_TRANSFER_SINGLE */
+	"TransferBatch(address,address,address,uint256[],uint256[])",	/* TOPIC_TRANSFER_BATCH */
+	"UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)", /* USER_OP */
+	"AccountDeployed(bytes32,address,address,address)",		/* ACCOUNT_DEPLOYED */
+};
+
+static uint8_t topics[TOPIC__MAX][32];
+static int topics_ready;
+
+static void
+topics_init(void)
+{
+	size_t i;
+
+	if (topics_ready)
+		return;
+	for (i = 0; i < TOPIC__MAX; i++)
+		bp_abi_event_topic(topic_sigs[i], topics[i]);
+	topics_ready = 1;
+}
+
+/* An address topic: 12 zero bytes, then the address. 0, or -1 when the high bytes are not 0. */
+static int
+topic_address(const uint8_t t[32], uint8_t out[20])
+{
+	size_t i;
+
+	for (i = 0; i < 12; i++)
+		if (t[i] != 0)
+			return -1;
+	memcpy(out, t + 12, 20);
+	return 0;
+}
+
+static enum bp_index_kind
+decode_transfer(const struct bp_index_log *l, struct bp_index_event *ev)
+{
+	if (l->ntopics != 3 && l->ntopics != 4)
+		return BP_INDEX_MALFORMED;
+	if (topic_address(l->topics[1], ev->from) == -1 ||
+	    topic_address(l->topics[2], ev->to) == -1)
+		return BP_INDEX_MALFORMED;
+	if (l->ntopics == 3) {
+		/* ERC-20: the value is the only data word. */
+		if (l->datalen != 32 || bp_abi_read_u256(l->data, l->datalen, 0, &ev->value) == -1)
+			return BP_INDEX_MALFORMED;
+		return BP_INDEX_ERC20;
+	}
+	/* ERC-721: all three arguments are indexed, so there is no data. */
+	if (l->datalen != 0)
+		return BP_INDEX_MALFORMED;
+	bp_u256_from_be32(&ev->id, l->topics[3]);
+	bp_u256_from_u64(&ev->value, 1);
+	return BP_INDEX_ERC721;
+}
+
+static enum bp_index_kind
+decode_1155(const struct bp_index_log *l, int batch, struct bp_index_event *ev)
+{
+	const uint8_t *ids, *values;
+	size_t idslen, valueslen, nids, nvalues;
+
+	if (l->ntopics != 4 || topic_address(l->topics[1], ev->operator_) == -1 ||
+	    topic_address(l->topics[2], ev->from) == -1 ||
+	    topic_address(l->topics[3], ev->to) == -1)
+		return BP_INDEX_MALFORMED;
+	if (!batch) {
+		if (l->datalen != 64 ||
+		    bp_abi_read_u256(l->data, l->datalen, 0, &ev->id) == -1 ||
+		    bp_abi_read_u256(l->data, l->datalen, 1, &ev->value) == -1)
+			return BP_INDEX_MALFORMED;
+		return BP_INDEX_ERC1155_SINGLE;
+	}
+	if (bp_abi_read_array(l->data, l->datalen, 0, 1, &ids, &idslen, &nids) == -1 ||
+	    bp_abi_read_array(l->data, l->datalen, 1, 1, &values, &valueslen, &nvalues) == -1 ||
+	    nids != nvalues)
+		return BP_INDEX_MALFORMED;
+	ev->ids = ids;
+	ev->values = values;
+	ev->count = nids;
+	return BP_INDEX_ERC1155_BATCH;
+}
+
+static enum bp_index_kind
+decode_user_op(const struct bp_index_log *l, struct bp_index_event *ev)
+{
+	if (l->ntopics != 4 || l->datalen != 128 ||
+	    topic_address(l->topics[2], ev->sender) == -1 ||
+	    topic_address(l->topics[3], ev->paymaster) == -1 ||
+	    bp_abi_read_u256(l->data, l->datalen, 0, &ev->nonce) == -1 ||
+	    bp_abi_read_bool(l->data, l->datalen, 1, &ev->success) == -1 ||
+	    bp_abi_read_u256(l->data, l->datalen, 2, &ev->gas_cost) == -1 ||
+	    bp_abi_read_u256(l->data, l->datalen, 3, &ev->gas_used) == -1)
+		return BP_INDEX_MALFORMED;
+	memcpy(ev->user_op_hash, l->topics[1], 32);
+	return BP_INDEX_USER_OP;
+}
+
+static enum bp_index_kind
+decode_account_deployed(const struct bp_index_log *l, struct bp_index_event *ev)
+{
+	if (l->ntopics != 3 || l->datalen != 64 ||
+	    topic_address(l->topics[2], ev->sender) == -1 ||
+	    bp_abi_read_address(l->data, l->datalen, 0, ev->factory) == -1 ||
+	    bp_abi_read_address(l->data, l->datalen, 1, ev->paymaster) == -1)
+		return BP_INDEX_MALFORMED;
+	memcpy(ev->user_op_hash, l->topics[1], 32);
+	return BP_INDEX_ACCOUNT_DEPLOYED;
+}
+
+enum bp_index_kind
+bp_index_decode_log(const struct bp_index_log *l, const uint8_t *entry_point,
+    struct bp_index_event *ev)
+{
+	const uint8_t *t0;
+
+	topics_init();
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = BP_INDEX_OTHER;
+	if (l->ntopics == 0 || l->ntopics > BP_INDEX_MAX_TOPICS ||
+	    (l->data == NULL && l->datalen != 0))
+		return ev->kind;
+	t0 = l->topics[0];
+	if (memcmp(t0, topics[TOPIC_TRANSFER], 32) == 0)
+		ev->kind = decode_transfer(l, ev);
+	else if (memcmp(t0, topics[TOPIC_TRANSFER_SINGLE], 32) == 0)
+		ev->kind = decode_1155(l, 0, ev);
+	else if (memcmp(t0, topics[TOPIC_TRANSFER_BATCH], 32) == 0)
+		ev->kind = decode_1155(l, 1, ev);
+	else if (entry_point != NULL && memcmp(l->address, entry_point, 20) == 0) {
+		if (memcmp(t0, topics[TOPIC_USER_OP], 32) == 0)
+			ev->kind = decode_user_op(l, ev);
+		else if (memcmp(t0, topics[TOPIC_ACCOUNT_DEPLOYED], 32) == 0)
+			ev->kind = decode_account_deployed(l, ev);
+	}
+	if (ev->kind == BP_INDEX_MALFORMED) {
+		/* Nothing half-decoded leaks out of a malformed log. */
+		memset(ev, 0, sizeof(*ev));
+		ev->kind = BP_INDEX_MALFORMED;
+	}
+	return ev->kind;
+}
+
+void
+bp_index_batch_item(const struct bp_index_event *ev, size_t i, struct bp_u256 *id,
+    struct bp_u256 *value)
+{
+	/* decode_1155 checked that count words of each array lie inside the data. */
+	bp_u256_from_be32(id, ev->ids + 32 * i);
+	bp_u256_from_be32(value, ev->values + 32 * i);
+}
+
+int
+bp_index_get_head(struct bp_db *db, const char *chain, struct bp_index_head *out)
+{
+	static const char sql[] = "SELECT head, confirmed, chain_head, checked_at, reorgs,"
+	    " head_hash FROM index_cursors WHERE chain = ?";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	switch (bp_stmt_step(st)) {
+	case BP_DB_ROW:
+		out->head = bp_col_int(st, 0);
+		out->confirmed = bp_col_int(st, 1);
+		out->chain_head = bp_col_int(st, 2);
+		out->checked_at = bp_col_int(st, 3);
+		out->reorgs = bp_col_int(st, 4);
+		bp_strlcpy(out->head_hash, bp_col_text(st, 5), sizeof(out->head_hash));
+		rc = 1;
+		break;
+	case BP_DB_DONE:
+		memset(out, 0, sizeof(*out));
+		out->head = out->confirmed = out->chain_head = -1;
+		rc = 0;
+		break;
+	default:
+		break;
+	}
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
+bp_index_nft_owner(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, char *owner, size_t ownerlen)
+{
+	static const char sql[] = "SELECT owner FROM index_nft_owners WHERE chain = ?"
+	    " AND contract = ? AND token_id = ? AND standard = 'erc721'";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, contract);
+	bp_stmt_text(st, 3, token_id);
+	switch (bp_stmt_step(st)) {
+	case BP_DB_ROW:
+		rc = bp_strlcpy(owner, bp_col_text(st, 0), ownerlen) == 0 ? 1 : -1;
+		break;
+	case BP_DB_DONE:
+		rc = 0;
+		break;
+	default:
+		break;
+	}
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
+bp_index_nft_balance(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, const char *owner, char *out, size_t outlen)
+{
+	static const char sql[] = "SELECT quantity FROM index_nft_owners WHERE chain = ?"
+	    " AND contract = ? AND token_id = ? AND owner = ?";
+	struct bp_stmt *st;
+	enum bp_db_step r;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, contract);
+	bp_stmt_text(st, 3, token_id);
+	bp_stmt_text(st, 4, owner);
+	r = bp_stmt_step(st);
+	if (r == BP_DB_ROW)
+		rc = bp_strlcpy(out, bp_col_text(st, 0), outlen);
+	else if (r == BP_DB_DONE)
+		rc = bp_strlcpy(out, "0", outlen);
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
+bp_index_each_nft(struct bp_db *db, const char *chain, const char *owner,
+    int (*fn)(const struct bp_index_nft *, void *), void *arg)
+{
+	static const char sql[] = "SELECT contract, token_id, standard, quantity, block_number"
+	    " FROM index_nft_owners WHERE chain = ? AND owner = ? ORDER BY contract, token_id";
+	struct bp_index_nft n;
+	struct bp_stmt *st;
+	enum bp_db_step r;
+	int count = 0;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, owner);
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
+		n.contract = bp_col_text(st, 0);
+		n.token_id = bp_col_text(st, 1);
+		n.standard = bp_col_text(st, 2);
+		n.quantity = bp_col_text(st, 3);
+		n.block_number = bp_col_int(st, 4);
+		count++;
+		if (fn(&n, arg) != 0)
+			break;
+	}
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : count;
+}
+
+int
+bp_index_each_erc20(struct bp_db *db, const char *chain, const char *owner,
+    int (*fn)(const char *, int64_t, void *), void *arg)
+{
+	static const char sql[] = "SELECT contract, first_block FROM index_erc20_holdings"
+	    " WHERE chain = ? AND owner = ? ORDER BY contract";
+	struct bp_stmt *st;
+	enum bp_db_step r;
+	int count = 0;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, owner);
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
+		count++;
+		if (fn(bp_col_text(st, 0), bp_col_int(st, 1), arg) != 0)
+			break;
+	}
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : count;
+}
+
+int
+bp_index_account_deployed(struct bp_db *db, const char *chain, const char *sender,
+    struct bp_index_deployment *out)
+{
+	static const char sql[] = "SELECT factory, paymaster, user_op_hash, tx_hash,"
+	    " block_number FROM index_account_deployments WHERE chain = ? AND sender = ?"
+	    " ORDER BY block_number, log_index LIMIT 1";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, sender);
+	switch (bp_stmt_step(st)) {
+	case BP_DB_ROW:
+		bp_strlcpy(out->factory, bp_col_text(st, 0), sizeof(out->factory));
+		bp_strlcpy(out->paymaster, bp_col_text(st, 1), sizeof(out->paymaster));
+		bp_strlcpy(out->user_op_hash, bp_col_text(st, 2), sizeof(out->user_op_hash));
+		bp_strlcpy(out->tx_hash, bp_col_text(st, 3), sizeof(out->tx_hash));
+		out->block_number = bp_col_int(st, 4);
+		rc = 1;
+		break;
+	case BP_DB_DONE:
+		rc = 0;
+		break;
+	default:
+		break;
+	}
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
+bp_index_get_tx(struct bp_db *db, const char *chain, const char *hash, struct bp_index_tx *out)
+{
+	static const char sql[] = "SELECT block_number, tx_index, from_addr, to_addr, value,"
+	    " status, contract_created FROM index_transactions WHERE chain = ? AND hash = ?";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, hash);
+	switch (bp_stmt_step(st)) {
+	case BP_DB_ROW:
+		out->block_number = bp_col_int(st, 0);
+		out->tx_index = bp_col_int(st, 1);
+		bp_strlcpy(out->from, bp_col_text(st, 2), sizeof(out->from));
+		bp_strlcpy(out->to, bp_col_text(st, 3), sizeof(out->to));
+		bp_strlcpy(out->value, bp_col_text(st, 4), sizeof(out->value));
+		out->status = bp_col_is_null(st, 5) ? -1 : (int)bp_col_int(st, 5);
+		bp_strlcpy(out->contract_created, bp_col_text(st, 6),
+		    sizeof(out->contract_created));
+		rc = 1;
+		break;
+	case BP_DB_DONE:
+		rc = 0;
+		break;
+	default:
+		break;
+	}
+	bp_stmt_reset(st);
+	return rc;
+}

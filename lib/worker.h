@@ -1,0 +1,78 @@
+/*
+ * The skeleton every cron/ program shares (docs/indexer.md, "Running"): command line, config,
+ * database, locking, the loop of passes, signals, and the worker_runs record of each pass.
+ *
+ *   NAME --once [--wait SECONDS]        work until there is nothing left to do, then exit
+ *   NAME --for SECONDS [--interval MS]  the cron mode: passes until SECONDS have gone by
+ *   NAME --loop [--interval MS]         development: passes until SIGTERM or SIGINT
+ *   common: [-c CONFIG] [-v]            (CONFIG defaults to $BLOCKPORT_CONFIG)
+ *
+ * Two flock(2) locks next to the database keep copies apart:
+ *   DATABASE.NAME.lock      held during each pass, so passes of two copies never overlap;
+ *   DATABASE.NAME.run.lock  held by --for and --loop for their whole run, so a second cron
+ *                           copy (or a cron copy beside a --loop) exits at once, reporting
+ *                           "busy", with status 0.
+ * --once takes only the pass lock, waiting up to --wait seconds (default 30) for a running
+ * copy to finish its pass; when it cannot get it, it says "busy" and exits with status 75
+ * (EX_TEMPFAIL), so a script may retry. This is how a test runs a pass of its own while the
+ * --loop copy of the stack keeps running.
+ *
+ * SIGTERM and SIGINT stop the program between passes: a pass that started finishes (its work is
+ * bounded) and the program exits 0.
+ */
+#ifndef BP_WORKER_H
+#define BP_WORKER_H
+
+#include <stddef.h>
+
+struct bp_config;
+struct bp_db;
+
+/* What a pass function returns. */
+enum bp_worker_result {
+	BP_WORKER_FAILED = -1,	/* the pass failed; message says why */
+	BP_WORKER_IDLE = 0,	/* done: nothing more to do right now */
+	BP_WORKER_MORE = 1,	/* more work is ready: run the next pass without waiting */
+};
+
+/* What a pass sees. The config and the database belong to the skeleton. */
+struct bp_worker_ctx {
+	const char		*name;		/* the worker's name, e.g. "indexer" */
+	const struct bp_config	*cfg;
+	struct bp_db		*db;
+	void			*state;		/* the program's own, set by its init */
+	/*
+	 * Set by a pass that failed in part (one network of several): the pass is recorded as
+	 * failed and --once exits 1 at the end, but the result it returns still decides when the
+	 * next pass runs, so the healthy part does not wait behind the failing one. Cleared
+	 * before each pass.
+	 */
+	int			 failed;
+};
+
+/* A worker program: its name and its three functions. */
+struct bp_worker_def {
+	const char	*name;
+	/* Optional: sets up ctx->state once the config and database are open; 0 or -1. */
+	int		(*init)(struct bp_worker_ctx *);
+	/*
+	 * One bounded unit of work. Writes a short summary (for worker_runs and `blockport
+	 * status`) into msg, which holds msglen bytes. Returns an enum bp_worker_result.
+	 */
+	int		(*pass)(struct bp_worker_ctx *, char *msg, size_t msglen);
+	/* Optional: frees ctx->state. */
+	void		(*fini)(struct bp_worker_ctx *);
+};
+
+/* Whether SIGTERM or SIGINT arrived: long passes may check it to stop early at a safe point. */
+int	bp_worker_stopping(void);
+
+/*
+ * The whole program: parses argv, loads the config, opens the database (which must be migrated),
+ * runs passes as the mode says, records each in worker_runs, and returns the exit status for
+ * main: 0 when the last pass did not fail (or the worker was busy in --for/--loop mode), 1 on a
+ * failure, 2 on a usage error, 75 when --once found the worker busy.
+ */
+int	bp_worker_main(const struct bp_worker_def *, int argc, char *argv[]);
+
+#endif
