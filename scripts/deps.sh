@@ -5,12 +5,15 @@ set -eu
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libfcgi-dev libcjson-dev
 libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libinih-dev libsecp256k1-dev
 libcunit1-dev websocketd lighttpd apache2 libapache2-mod-fcgid wrk nginx-light curl jq
-nodejs npm valgrind procps iproute2 ca-certificates"
+valgrind procps iproute2 ca-certificates"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
+# Node.js may come from elsewhere than Debian (with npm inside): only install it when absent.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 if [ -n "$missing" ]; then
 	echo "deps: installing$missing"
 	SUDO=""
