@@ -40,6 +40,10 @@ ADMIN_OBJ := $(ADMIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 SCHEMA    := $(sort $(wildcard schema/*.sql))
+TOOLS_SRC := $(wildcard tests/tools/*.c)
+TOOLS_BIN := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.fcgi)
 HDRS      := $(wildcard lib/*.h lib/evm/*.h tests/unit/*.h)
 
 .PHONY: all deps run test unit e2e bench bench-bin fuzz valgrind lint install clean devchain
@@ -71,15 +75,11 @@ $(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libblockport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcunit
 
 # Test tools (tests/tools/*.c): small programs the end-to-end tests drive.
-TOOLS_SRC := $(wildcard tests/tools/*.c)
-TOOLS_BIN := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(BUILD)/libblockport.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Benchmark baselines (bench/*.c): each a standalone program, linked like the others.
-BENCH_SRC := $(wildcard bench/*.c)
-BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.fcgi)
 bench-bin: $(BENCH_BIN)
 $(BUILD)/bench/%.fcgi: bench/%.c $(BUILD)/libblockport.a
 	@mkdir -p $(dir $@)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Prints lighttpd's fastcgi.server for every Blockport program in $BLOCKPORT_BIN: NAME.fcgi
-# serves /v1/NAME/, and v1.fcgi (the fallback that answers 404) serves everything else.
+# serves /v1/NAME and /v1/NAME/..., and v1.fcgi (the fallback that answers 404) serves
+# everything else.
 # lighttpd runs this through include_shell when it reads lighttpd/blockport.conf.
 set -eu
 bin=${BLOCKPORT_BIN:?}
@@ -21,7 +22,9 @@ EOT
 echo 'fastcgi.server = ('
 for f in "$bin"/*.fcgi; do
 	name=$(basename "$f" .fcgi)
-	[ "$name" = v1 ] || entry "/v1/$name/" "$name"
+	# A prefix: /v1/NAME (the collection) and /v1/NAME/... alike; NAME's own route table
+	# answers 404 for anything else that starts so, such as /v1/NAMEx.
+	[ "$name" = v1 ] || entry "/v1/$name" "$name"
 done
 [ -x "$bin/v1.fcgi" ] && entry "/" v1
 echo ')'
@@ -33,12 +36,14 @@ if [ "${BLOCKPORT_WS_PORT:-0}" != 0 ]; then	# 0 or unset: no WebSocket proxy
 }
 EOT
 fi
-# Benchmarks only: programs in BLOCKPORT_BENCH_BIN at /bench/NAME/, and static files at /static/.
+# Benchmarks only: the FastCGI baselines (BLOCKPORT_BENCH_PROGRAMS, default bare and relay) in
+# BLOCKPORT_BENCH_BIN at /bench/NAME/, and static files at /static/.
 if [ -n "${BLOCKPORT_BENCH_BIN:-}" ]; then
 	echo '$HTTP["url"] =~ "^/bench/" {'
 	echo 'fastcgi.server = ('
-	for f in "$BLOCKPORT_BENCH_BIN"/*.fcgi; do
-		name=$(basename "$f" .fcgi)
+	for name in ${BLOCKPORT_BENCH_PROGRAMS:-bare relay}; do
+		f=$BLOCKPORT_BENCH_BIN/$name.fcgi
+		[ -x "$f" ] || continue
 		cat <<EOT
 	"/bench/$name/" => ((
 		"socket" => "$run/bench-$name.sock",
