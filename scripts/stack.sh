@@ -71,6 +71,15 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT]
 			echo "kind = evm"
 			echo "chain_id = 31337"
 			echo "testnet = false"
+			echo "index = false"
+			echo "upstream = http://127.0.0.1:$cport"
+			echo
+			echo "# A chain with only a mainnet: a test key has no network for it on REST paths."
+			echo "[chain polygon.mainnet]"
+			echo "kind = evm"
+			echo "chain_id = 31337"
+			echo "testnet = false"
+			echo "index = false"
 			echo "upstream = http://127.0.0.1:$cport"
 			echo
 			echo "# JSON-RPC failover (tests/e2e/rpc.test.mjs): a dead port, then the devchain;"
@@ -145,7 +154,6 @@ start_lighttpd() {	# DIR PORT BUILD
 
 start_apache() {	# DIR PORT BUILD
 	local dir=$1
-	mkdir -p "$dir/apache"
 	# Apache runs its workers and FastCGI programs as www-data: they must write the state.
 	chown -R www-data:www-data "$dir" 2>/dev/null || true
 	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \

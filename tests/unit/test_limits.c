@@ -1,0 +1,367 @@
+/*
+ * lib/limits.c against a temporary counters file: the per-second, per-day and compute-unit
+ * limits to the exact count, unlimited plans, two handles (two processes' mappings) on one file,
+ * two forked processes hammering one key without losing an increment, and a client address's
+ * slot that a colliding key must not steal.
+ */
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "limits.h"
+#include "unit.h"
+#include "util.h"
+
+static char dir[] = "/tmp/bp-unit-limits.XXXXXX";
+static char path[sizeof(dir) + 32];
+static struct bp_limits *lim;
+static uint64_t next_who = 1000;
+
+static int
+setup(void)
+{
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	snprintf(path, sizeof(path), "%s/counters", dir);
+	return (lim = bp_limits_open(path)) == NULL;
+}
+
+static int
+teardown(void)
+{
+	bp_limits_close(lim);
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
+
+/* A key id no other test used. */
+static uint64_t
+fresh_who(void)
+{
+	return next_who++;
+}
+
+/*
+ * Waits, when less than 200 ms of the current second are left, for the next one: a sequence of
+ * takes that must fall in one second then does (each take is a few atomic operations).
+ */
+static void
+fresh_second(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (ts.tv_nsec > 800000000L)
+		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 5000));
+}
+
+static enum bp_limit_verdict
+take(uint64_t who, int64_t rps, int64_t rpd, int64_t cups, unsigned nreq, unsigned nday,
+    unsigned cu, struct bp_limit_state *st)
+{
+	struct bp_limit_plan p = { rps, rpd, cups };
+
+	return bp_limits_take(lim, who, &p, nreq, nday, cu, st);
+}
+
+static void
+test_rps(void)
+{
+	struct bp_limit_state st;
+	uint64_t who = fresh_who(), other = fresh_who();
+	int64_t now;
+	int i;
+
+	fresh_second();
+	now = (int64_t)time(NULL);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(take(who, 5, 0, 0, 1, 1, 0, &st), BP_LIMIT_OK);
+		CU_ASSERT_EQUAL(st.limit, 5);
+		CU_ASSERT_EQUAL(st.remaining, 4 - i);
+		CU_ASSERT_EQUAL(st.reset, now + 1);
+		CU_ASSERT_EQUAL(st.retry_after, 0);
+	}
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(take(who, 5, 0, 0, 1, 1, 0, &st), BP_LIMIT_RPS);
+		CU_ASSERT_EQUAL(st.remaining, 0);
+		CU_ASSERT_EQUAL(st.retry_after, 1);
+	}
+	/* Another key has its own count. */
+	CU_ASSERT_EQUAL(take(other, 5, 0, 0, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 4);
+
+	/* Several requests at once: all or nothing. */
+	who = fresh_who();
+	CU_ASSERT_EQUAL(take(who, 5, 0, 0, 3, 0, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 2);
+	CU_ASSERT_EQUAL(take(who, 5, 0, 0, 3, 0, 0, &st), BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(take(who, 5, 0, 0, 2, 0, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	/* Counting nothing (a self-limiting route's first pass) never refuses. */
+	CU_ASSERT_EQUAL(take(who, 5, 0, 0, 0, 0, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 5);
+}
+
+static void
+test_cups(void)
+{
+	struct bp_limit_state st;
+	uint64_t who = fresh_who();
+
+	fresh_second();
+	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 4, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 4, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 4, &st), BP_LIMIT_CUPS);	/* 12 > 10 */
+	CU_ASSERT_EQUAL(st.retry_after, 1);
+	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 2, &st), BP_LIMIT_OK);	/* exactly 10 */
+	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 1, &st), BP_LIMIT_CUPS);
+	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 0, &st), BP_LIMIT_OK);	/* free calls pass */
+	/* One call dearer than the whole budget. */
+	CU_ASSERT_EQUAL(take(fresh_who(), 0, 0, 10, 1, 1, 11, &st), BP_LIMIT_CUPS);
+	/* Compute units counted later in the request (bp_req_charge). */
+	who = fresh_who();
+	CU_ASSERT_EQUAL(take(who, 100, 0, 10, 1, 0, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(who, 100, 0, 10, 0, 1, 10, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(who, 100, 0, 10, 0, 1, 1, &st), BP_LIMIT_CUPS);
+}
+
+static void
+test_day(void)
+{
+	struct bp_limit_state st;
+	uint64_t who = fresh_who();
+	int64_t before, after;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(take(who, 0, 3, 0, 1, 1, 0, &st), BP_LIMIT_OK);
+	before = (int64_t)time(NULL);
+	CU_ASSERT_EQUAL(take(who, 0, 3, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
+	after = (int64_t)time(NULL);
+	/* Until the next UTC midnight. */
+	CU_ASSERT(st.retry_after <= 86400 - before % 86400 && st.retry_after >= 86400 -
+	    after % 86400);
+	CU_ASSERT(st.retry_after >= 1 && st.retry_after <= 86400);
+	CU_ASSERT_EQUAL(take(who, 0, 3, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
+	/* A request that does not count for the day still passes. */
+	CU_ASSERT_EQUAL(take(who, 0, 3, 0, 1, 0, 0, &st), BP_LIMIT_OK);
+	/* Several at once: all or nothing. */
+	who = fresh_who();
+	CU_ASSERT_EQUAL(take(who, 0, 3, 0, 1, 2, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(who, 0, 3, 0, 1, 2, 0, &st), BP_LIMIT_RPD);
+	CU_ASSERT_EQUAL(take(who, 0, 3, 0, 1, 1, 0, &st), BP_LIMIT_OK);
+}
+
+static void
+test_unlimited(void)
+{
+	struct bp_limit_state st;
+	uint64_t who = fresh_who();
+	int i, ok = 0;
+
+	for (i = 0; i < 100000; i++)
+		ok += take(who, 0, 0, 0, 1, 1, 1000, &st) == BP_LIMIT_OK;
+	CU_ASSERT_EQUAL(ok, 100000);
+	CU_ASSERT_EQUAL(st.limit, 0);
+	CU_ASSERT_EQUAL(st.retry_after, 0);
+	/* Counters saturate instead of wrapping: a huge count is still no refusal. */
+	CU_ASSERT_EQUAL(take(who, 0, 0, 0, UINT32_MAX, UINT32_MAX, UINT32_MAX, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(who, 0, 0, 0, UINT32_MAX, UINT32_MAX, UINT32_MAX, &st), BP_LIMIT_OK);
+	/* A limit on one axis only. */
+	who = fresh_who();
+	fresh_second();
+	for (i = 0; i < 10; i++)
+		CU_ASSERT_EQUAL(take(who, 10, 0, 0, 1, 1, 500, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(who, 10, 0, 0, 1, 1, 500, &st), BP_LIMIT_RPS);
+}
+
+static void
+test_two_handles(void)
+{
+	struct bp_limits *other = bp_limits_open(path);
+	struct bp_limit_plan p = { 4, 0, 0 };
+	struct bp_limit_state st;
+	uint64_t who = fresh_who(), g;
+
+	CU_ASSERT_FATAL(other != NULL);
+	fresh_second();
+	CU_ASSERT_EQUAL(bp_limits_take(lim, who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take(other, who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 2);
+	CU_ASSERT_EQUAL(bp_limits_take(lim, who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take(other, who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	CU_ASSERT_EQUAL(bp_limits_take(lim, who, &p, 1, 1, 0, &st), BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(bp_limits_take(other, who, &p, 1, 1, 0, &st), BP_LIMIT_RPS);
+
+	/* The key generation is shared too. */
+	g = bp_limits_generation(other);
+	bp_limits_bump_generation(lim);
+	CU_ASSERT_EQUAL(bp_limits_generation(other), g + 1);
+	bp_limits_bump_generation(other);
+	CU_ASSERT_EQUAL(bp_limits_generation(lim), g + 2);
+	bp_limits_close(other);
+	bp_limits_close(NULL);
+}
+
+/*
+ * In a child: waits for the start signal on go, takes one day request for who n times, and
+ * writes how many passed to fd.
+ */
+static void
+hammer(int go, int fd, uint64_t who, int64_t rpd, int n)
+{
+	struct bp_limits *l = bp_limits_open(path);
+	struct bp_limit_plan p = { 0, rpd, 0 };
+	struct bp_limit_state st;
+	int i, ok = 0;
+	char c;
+
+	if (l == NULL || read(go, &c, 1) != 1)
+		_exit(2);
+	for (i = 0; i < n; i++)
+		ok += bp_limits_take(l, who, &p, 1, 1, 0, &st) == BP_LIMIT_OK;
+	if (write(fd, &ok, sizeof(ok)) != (ssize_t)sizeof(ok))
+		_exit(3);
+	bp_limits_close(l);
+	_exit(0);
+}
+
+/* Two processes, n takes each against rpd; returns how many passed in all, or -1. */
+static int
+race(uint64_t who, int64_t rpd, int n)
+{
+	int fds[2], go[2], total = 0, k;
+	pid_t pid[2];
+
+	CU_ASSERT_FATAL(pipe(fds) == 0 && pipe(go) == 0);
+	for (k = 0; k < 2; k++) {
+		pid[k] = fork();
+		CU_ASSERT_FATAL(pid[k] != -1);
+		if (pid[k] == 0) {
+			close(fds[0]);
+			close(go[1]);
+			hammer(go[0], fds[1], who, rpd, n);
+		}
+	}
+	close(fds[1]);
+	close(go[0]);
+	/* Both are mapped and waiting: start them together, so their takes interleave. */
+	CU_ASSERT(write(go[1], "gg", 2) == 2);
+	close(go[1]);
+	for (k = 0; k < 2; k++) {
+		int status, ok = 0;
+
+		if (read(fds[0], &ok, sizeof(ok)) != (ssize_t)sizeof(ok))
+			total = -1;
+		else if (total >= 0)
+			total += ok;
+		CU_ASSERT(waitpid(pid[k], &status, 0) == pid[k] && WIFEXITED(status) &&
+		    WEXITSTATUS(status) == 0);
+	}
+	close(fds[0]);
+	return total;
+}
+
+static void
+test_fork_no_lost_increments(void)
+{
+	struct bp_limit_state st;
+	uint64_t who = fresh_who();
+
+	/* 40000 takes against a limit of 40000: all pass, and the next one is refused. */
+	CU_ASSERT_EQUAL(race(who, 40000, 20000), 40000);
+	CU_ASSERT_EQUAL(take(who, 0, 40000, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
+	/* 40000 takes against 30000: exactly 30000 pass, none more, none fewer. */
+	who = fresh_who();
+	CU_ASSERT_EQUAL(race(who, 30000, 20000), 30000);
+	CU_ASSERT_EQUAL(take(who, 0, 30000, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
+}
+
+/* The slot index of who: the same finalizer as lib/limits.c (MurmurHash3's fmix64). */
+static size_t
+home(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return (size_t)(x & 65535);
+}
+
+static void
+test_addresses(void)
+{
+	struct bp_limit_state st;
+	uint64_t a = bp_limits_addr_id("198.51.100.7"), key;
+
+	CU_ASSERT(a >> 63 == 1);			/* never a key id */
+	CU_ASSERT(bp_limits_addr_id("") >> 63 == 1);
+	CU_ASSERT_EQUAL(bp_limits_addr_id("198.51.100.7"), a);
+	CU_ASSERT_NOT_EQUAL(bp_limits_addr_id("198.51.100.8"), a);
+	CU_ASSERT_NOT_EQUAL(bp_limits_addr_id("::1"), bp_limits_addr_id("::2"));
+
+	/*
+	 * An address counts requests per second only (no day): its slot is in use all the same,
+	 * and a key whose slot search starts at the same place must not take it over.
+	 */
+	for (key = 1000000; home(key) != home(a); key++)
+		;
+	fresh_second();
+	CU_ASSERT_EQUAL(take(a, 1, 0, 0, 1, 0, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(key, 10, 100, 0, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(take(a, 1, 0, 0, 1, 0, 0, &st), BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(take(key, 10, 100, 0, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 8);
+}
+
+static void
+test_open(void)
+{
+	char other[sizeof(path) + 16];
+	struct bp_limits *l;
+	int fd;
+
+	/* A file that is something else is refused, and left as it was in its first bytes. */
+	snprintf(other, sizeof(other), "%s/not-limits", dir);
+	fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd != -1);
+	CU_ASSERT(write(fd, "not a counters file", 19) == 19);
+	close(fd);
+	CU_ASSERT_PTR_NULL(bp_limits_open(other));
+	unlink(other);
+	/* A directory that is not there. */
+	snprintf(other, sizeof(other), "%s/missing/counters", dir);
+	CU_ASSERT_PTR_NULL(bp_limits_open(other));
+	/* An empty file is a new counters file. */
+	snprintf(other, sizeof(other), "%s/empty", dir);
+	fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd != -1);
+	close(fd);
+	l = bp_limits_open(other);
+	CU_ASSERT(l != NULL);
+	bp_limits_close(l);
+	/* Reopened, it is recognised. */
+	l = bp_limits_open(other);
+	CU_ASSERT(l != NULL);
+	bp_limits_close(l);
+	unlink(other);
+}
+
+BP_UNIT_SUITE(limits, setup, teardown,
+	{ "requests per second, exact count", test_rps },
+	{ "compute units per second", test_cups },
+	{ "requests per day and Retry-After to midnight", test_day },
+	{ "unlimited plans and saturation", test_unlimited },
+	{ "two handles on one file", test_two_handles },
+	{ "two processes, 20000 each: no lost increments", test_fork_no_lost_increments },
+	{ "client addresses and a colliding key", test_addresses },
+	{ "opening odd files", test_open })
