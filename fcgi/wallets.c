@@ -741,7 +741,7 @@ reply_wallet(struct bp_req *r, int status, const struct wallet *w, enum wallet_v
 static int
 upstream_down(struct bp_req *r, const struct bp_network *net)
 {
-	return bp_error(r, 502, "upstream_unavailable",
+	return bp_error(r, 500, "internal_error",
 	    "the %s %s node did not answer; retry with exponential backoff", net->chain,
 	    net->network);
 }
@@ -941,7 +941,7 @@ wallet_create(struct bp_req *r)
 		    nulname[0] != '\0' ? nulname : "the request body");
 		goto out;
 	}
-	/* Unknown members are ignored (docs/decisions-wallets.md). */
+	/* Unknown members are ignored (docs/decisions.md). */
 	if ((rc = body_string(r, body, "owner", 1, 64, &owner_s)) != 0 ||
 	    (rc = body_string(r, body, "chain", 1, BP_NAME_MAX - 1, &chain_s)) != 0 ||
 	    (rc = body_string(r, body, "network", 0, BP_NAME_MAX - 1, &network_s)) != 0)

@@ -221,7 +221,7 @@ dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
 		return;		/* the error body bp_req_parse set */
 	/*
 	 * The body cap is the service's, not a route's: 413 comes before 404 and 405, so a client
-	 * learns it at once whatever the path (docs/decisions-apache.md).
+	 * learns it at once whatever the path (docs/decisions.md).
 	 */
 	if (body_length(r, &len) != 0)
 		return;
