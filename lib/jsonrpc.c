@@ -394,14 +394,19 @@ static const char *const key_names[K__MAX] = { "jsonrpc", "method", "params", "i
 static int
 which_key(const unsigned char *s, size_t len)
 {
+	const char *key = (const char *)s + 1;
 	char buf[8];
-	size_t n;
+	size_t n = len - 2;
 	int k;
 
-	if (decode_string(s, len, buf, sizeof(buf), &n) == -1)
-		return -1;
+	/* Keys with escapes are decoded first, so "m\u0065thod" is method too. */
+	if (memchr(key, '\\', n) != NULL) {
+		if (decode_string(s, len, buf, sizeof(buf), &n) == -1)
+			return -1;
+		key = buf;
+	}
 	for (k = 0; k < K__MAX; k++)
-		if (n == strlen(key_names[k]) && memcmp(buf, key_names[k], n) == 0)
+		if (n == strlen(key_names[k]) && memcmp(key, key_names[k], n) == 0)
 			return k;
 	return -1;
 }

@@ -48,10 +48,13 @@ bp_upstream_new(const struct bp_config *cfg)
 		goto out;
 	}
 	u->cfg = cfg;
-	/* "Expect:" stops curl's 100-continue round trip on bodies over 1 KiB. */
+	/*
+	 * "Expect:" stops curl's 100-continue round trip on bodies over 1 KiB. Nothing else is
+	 * added: every custom header costs curl work on each request (it is matched against the
+	 * headers curl writes itself), and nodes need no more than the content type.
+	 */
 	if ((h = curl_slist_append(NULL, "Content-Type: application/json")) == NULL ||
-	    (u->headers = h, curl_slist_append(h, "Accept: application/json")) == NULL ||
-	    curl_slist_append(h, "Expect:") == NULL) {
+	    (u->headers = h, curl_slist_append(h, "Expect:")) == NULL) {
 		bp_err("%s: out of memory", __func__);
 		goto out;
 	}
@@ -160,7 +163,6 @@ entry_for(struct bp_upstream *u, const char *url)
 	    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max_response) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_HTTPHEADER, u->headers) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_USERAGENT, "blockport") != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_POST, 1L) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK) {
 		bp_err("%s: %s: curl_easy_setopt failed", __func__, e->safe);
