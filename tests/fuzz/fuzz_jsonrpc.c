@@ -1,0 +1,136 @@
+/*
+ * libFuzzer harness for the JSON-RPC envelope and batch scanner (lib/jsonrpc.c), and for the
+ * scanners that read upstream answers and block arguments. Beyond memory safety it checks what
+ * the proxy relies on, aborting on a violation:
+ *
+ *  - every span (item, id, params) lies inside the body, and ids and params start as their
+ *    types do; the method name is NUL-terminated within its buffer;
+ *  - whatever the scanner accepts, cJSON parses too, with the same number of batch items (the
+ *    scanner is never looser than a real JSON parser, so nothing it forwards reads two ways);
+ *  - a valid item's method is found by the table under its decoded name, or not at all;
+ *  - splicing another id into an item leaves a body the scanner still accepts.
+ *
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib lib/jsonrpc.c \
+ *       lib/upstream.c lib/buf.c lib/log.c lib/util.c tests/fuzz/fuzz_jsonrpc.c \
+ *       -lcjson -lcurl -lssl -lcrypto -o build/fuzz_jsonrpc
+ *   build/fuzz_jsonrpc -max_len=4096 -max_total_time=60
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "jsonrpc.h"
+
+#define CAP		16
+#define MAX_BATCH	10
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static void
+check_span(struct bp_jsonrpc_span s, size_t len)
+{
+	if (s.off > len || s.len > len - s.off)
+		abort();
+}
+
+/* The scanner said yes: so must cJSON, with the same shape. */
+static void
+agree_with_cjson(const char *body, size_t len, const struct bp_jsonrpc_body *b)
+{
+	cJSON *j;
+
+	/* cJSON stops at a NUL and allows what RFC 8259 does not in a few places; only check
+	 * the direction that matters: accepted by us implies parsed by cJSON. */
+	if (memchr(body, '\0', len) != NULL)
+		abort();	/* a NUL is never valid JSON outside a string, nor raw inside one */
+	if ((j = cJSON_ParseWithLength(body, len)) == NULL)
+		abort();
+	if (b->batch && (!cJSON_IsArray(j) || (size_t)cJSON_GetArraySize(j) != b->n))
+		abort();
+	if (!b->batch && !cJSON_IsObject(j))
+		abort();
+	cJSON_Delete(j);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bp_jsonrpc_item items[CAP];
+	struct bp_jsonrpc_body b;
+	struct bp_jsonrpc_iter it;
+	struct bp_jsonrpc_span e, v;
+	const char *body = (const char *)data;
+	int64_t number;
+	size_t i;
+
+	if (bp_jsonrpc_parse(body, size, MAX_BATCH, items, CAP, &b) == 0) {
+		if (b.code != 0 || b.n == 0 || b.n > CAP || (b.batch && b.n > MAX_BATCH))
+			abort();
+		agree_with_cjson(body, size, &b);
+		for (i = 0; i < b.n; i++) {
+			const struct bp_jsonrpc_item *x = &items[i];
+			const struct bp_jsonrpc_method *m;
+
+			check_span(x->raw, size);
+			check_span(x->id, size);
+			check_span(x->params, size);
+			if (memchr(x->method, '\0', sizeof(x->method)) == NULL)
+				abort();
+			if (x->code != 0) {
+				if (x->code != BP_JSONRPC_INVALID_REQUEST || x->why == NULL)
+					abort();
+				continue;
+			}
+			if (x->id.len == 0 || x->method_len == 0)
+				abort();
+			if (x->params.len != 0 && body[x->params.off] != '[' &&
+			    body[x->params.off] != '{')
+				abort();
+			m = bp_jsonrpc_method(BP_CHAIN_EVM, x->method, x->method_len);
+			if (m != NULL && strncmp(m->name, x->method, strlen(m->name)) != 0)
+				abort();
+			if (m != NULL && m->block_arg >= 0 && x->params.len != 0)
+				bp_jsonrpc_block_arg(body + x->params.off, x->params.len, m->block_arg,
+				    &number);
+			(void)bp_jsonrpc_id_simple(body + x->id.off, x->id.len);
+			/* Our own id in its place is still a valid request. */
+			if (!b.batch) {
+				char *copy = malloc(size + 8);
+				struct bp_jsonrpc_item again[1];
+				struct bp_jsonrpc_body b2;
+				size_t n = 0;
+
+				if (copy == NULL)
+					abort();
+				memcpy(copy, body, x->id.off);
+				n = x->id.off;
+				memcpy(copy + n, "7", 1);
+				n += 1;
+				memcpy(copy + n, body + x->id.off + x->id.len,
+				    size - x->id.off - x->id.len);
+				n += size - x->id.off - x->id.len;
+				if (bp_jsonrpc_parse(copy, n, MAX_BATCH, again, 1, &b2) != 0 ||
+				    again[0].code != 0 || again[0].id.len != 1)
+					abort();
+				free(copy);
+			}
+		}
+	} else if (b.code != BP_JSONRPC_PARSE_ERROR && b.code != BP_JSONRPC_INVALID_REQUEST &&
+	    b.code != BP_JSONRPC_INTERNAL_ERROR)
+		abort();
+
+	/* The answer scanners take anything an upstream might send. */
+	if (bp_jsonrpc_member(body, size, "id", &v) == 1)
+		check_span(v, size);
+	bp_jsonrpc_iter_init(&it, body, size);
+	for (i = 0; i < 1000 && bp_jsonrpc_iter_next(&it, &e) == 1; i++) {
+		check_span(e, size);
+		if (bp_jsonrpc_member(body + e.off, e.len, "id", &v) == 1)
+			check_span(v, e.len);
+	}
+	bp_jsonrpc_block_arg(body, size, 1, &number);
+	return 0;
+}
