@@ -280,6 +280,7 @@ bp_fcgi_main(const struct bp_app *app)
 	struct sigaction sa;
 	FCGX_Request fr;
 	unsigned long long seq = 0;
+	unsigned pid = (unsigned)getpid();	/* programs are exec'd, never forked after start */
 	char err[512];
 	int rc = 1;
 
@@ -314,7 +315,7 @@ bp_fcgi_main(const struct bp_app *app)
 		bp_req_reset(r);
 		r->envp = fr.envp;
 		r->remote_addr = bp_req_env(r, "REMOTE_ADDR");
-		snprintf(r->id, sizeof(r->id), "%x-%llx", (unsigned)getpid(), ++seq);
+		snprintf(r->id, sizeof(r->id), "%x-%llx", pid, ++seq);
 		bp_log_set_request(r->id);
 		dispatch(app, r, &fr);
 		if (r->status >= 500)
