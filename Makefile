@@ -3,7 +3,7 @@
 #
 #   make            release build into build/
 #   make test       deps, sanitizer build (ASan+UBSan), unit tests, e2e on lighttpd and Apache
-#   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=...)
+#   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=..., SERVER=apache)
 #   make bench      benchmarks (ratios against baselines measured in the same run)
 #   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make valgrind   1,000 requests to each FastCGI program under valgrind: no leak, no error
@@ -15,6 +15,7 @@ BUILD   ?= build
 SAN     ?=
 CC      ?= cc
 PORT    ?= 8080
+SERVER  ?= lighttpd
 FUZZ_SECONDS ?= 20
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
@@ -99,7 +100,7 @@ test: deps
 	@bash scripts/test.sh
 
 run: deps all
-	@bash scripts/stack.sh run --port $(PORT)
+	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER)
 
 bench: deps all bench-bin
 	@bash bench/run.sh
