@@ -27,20 +27,34 @@ for u in "$BASE_URL/static/404.json" "$BASE_URL/bench/bare/x" "$BASE_URL/v1/nope
 		[ "$(curl -s -o /dev/null -w '%{http_code}' -H "X-API-Key: $key" "$u")" = 404 ] ||
 		{ echo "bench: $u does not answer" >&2; exit 1; }
 done
-echo "platform: lighttpd, $(nproc) cores, ${SECS}s per run, wrk on the same machine"
-printf '%-34s %10s %9s %9s\n' "run" "req/s" "p50(us)" "p99(us)"
-res=()
+ROUNDS=${BENCH_ROUNDS:-3}
+echo "platform: lighttpd, $(nproc) cores, ${SECS}s per run, $ROUNDS interleaved rounds (medians),"
+echo "          4 FastCGI processes per program, wrk on the same machine"
+names=("static file" "bare FastCGI" "Blockport authed 404")
+urls=("$BASE_URL/static/404.json" "$BASE_URL/bench/bare/x" "$BASE_URL/v1/nope")
+declare -A rps p50 p99
 for c in 32 1; do
-	for t in "static file|$BASE_URL/static/404.json" "bare FastCGI|$BASE_URL/bench/bare/x" \
-	    "Blockport authed 404|$BASE_URL/v1/nope"; do
-		name=${t%%|*}
-		url=${t#*|}
-		read -r _ rps p50 p99 < <(wrk_run x "$url" "$c" "$SECS" -H "X-API-Key: $key")
-		printf '%-34s %10s %9s %9s\n' "$name (c=$c)" "$rps" "$p50" "$p99"
-		res+=("$rps")
+	for ((round = 0; round < ROUNDS; round++)); do
+		for i in 0 1 2; do
+			read -r _ a b d < <(wrk_run x "${urls[$i]}" "$c" "$SECS" -H "X-API-Key: $key")
+			rps[$c,$i]+="$a "
+			p50[$c,$i]+="$b "
+			p99[$c,$i]+="$d "
+		done
 	done
 done
-echo "Blockport / bare FastCGI (c=32): $(ratio "${res[2]}" "${res[1]}")  (goal >= 70%)"
-echo "Blockport / static file  (c=32): $(ratio "${res[2]}" "${res[0]}")"
-echo "bare FastCGI / static    (c=32): $(ratio "${res[1]}" "${res[0]}")"
-echo "Blockport / bare FastCGI (c=1):  $(ratio "${res[5]}" "${res[4]}")"
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+printf '%-34s %10s %9s %9s   %s\n' "run" "req/s" "p50(us)" "p99(us)" "req/s of each round"
+declare -A med
+for c in 32 1; do
+	for i in 0 1 2; do
+		med[$c,$i]=$(median "${rps[$c,$i]}")
+		printf '%-34s %10s %9s %9s   %s\n' "${names[$i]} (c=$c)" "${med[$c,$i]}" \
+		    "$(median "${p50[$c,$i]}")" "$(median "${p99[$c,$i]}")" "${rps[$c,$i]}"
+	done
+done
+echo "Blockport / bare FastCGI (c=32): $(ratio "${med[32,2]}" "${med[32,1]}")  (goal >= 70%)"
+echo "Blockport / static file  (c=32): $(ratio "${med[32,2]}" "${med[32,0]}")"
+echo "bare FastCGI / static    (c=32): $(ratio "${med[32,1]}" "${med[32,0]}")"
+echo "Blockport / bare FastCGI (c=1):  $(ratio "${med[1,2]}" "${med[1,1]}")"
+echo "Blockport p50 - bare p50 (c=1):  $(( $(median "${p50[1,2]}") - $(median "${p50[1,1]}") )) us"
