@@ -16,6 +16,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . bench/lib.sh
+. scripts/lib.sh
 BLOCKS=${BLOCKS:-1000}
 PER_BLOCK=${PER_BLOCK:-20}
 BATCH=${BATCH:-100}
@@ -32,16 +33,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-while :; do
-	port=$((20000 + RANDOM % 30000))
-	ss -Htln "sport = :$port" 2>/dev/null | grep -q . || break
-done
+port=$(free_port)
 devchain/start.sh "$port" --gas-limit 100000000 > "$dir/anvil.log" 2>&1 &
 anvil_pid=$!
-for _ in $(seq 100); do
-	curl -s -o /dev/null -m 1 "http://127.0.0.1:$port" && break
-	sleep 0.1
-done
+wait_http "http://127.0.0.1:$port" 100 || true	# only an anvil that died stops the run
 kill -0 "$anvil_pid" 2>/dev/null || { cat "$dir/anvil.log" >&2; exit 1; }
 
 fill=$(node bench/indexer-fill.mjs --rpc "http://127.0.0.1:$port" --blocks "$BLOCKS" \

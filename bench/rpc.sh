@@ -21,6 +21,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+. scripts/lib.sh
 secs=${BENCH_SECONDS:-3}
 rounds=${BENCH_ROUNDS:-3}
 procs=${BLOCKPORT_PROCS:-4}
@@ -31,17 +32,6 @@ jobs=$(nproc 2>/dev/null || echo 2)
 for tool in wrk nginx lighttpd cc curl; do
 	command -v "$tool" > /dev/null || { echo "rpc.sh: $tool is missing (make deps)" >&2; exit 1; }
 done
-
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 30000))
-		if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
-			echo "$p"
-			return
-		fi
-	done
-}
 
 wait_port() {	# PORT [NAME]: until something listens (30 s)
 	local i

@@ -170,6 +170,19 @@ u256_str(const struct bp_u256 *v, char out[BP_U256_DEC_MAX])
 	bp_u256_to_dec(v, out, BP_U256_DEC_MAX);
 }
 
+/*
+ * Steps st, a statement without rows (INSERT, DELETE), once and resets it for its next use.
+ * 0 when it ran, -1 when it failed (bp_stmt_step logged why).
+ */
+static int
+stmt_run(struct bp_stmt *st)
+{
+	int rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
+
+	bp_stmt_reset(st);
+	return rc;
+}
+
 /* ---- the cursor ---- */
 
 static int
@@ -218,7 +231,6 @@ cursor_save(struct bp_db *db, const struct chain *c, const struct cursor *cur,
 	    " ON CONFLICT(chain) DO UPDATE SET head = ?2, head_hash = ?3, chain_head = ?4,"
 	    " confirmed = ?5, checked_at = ?6, reorgs = reorgs + ?7";
 	struct bp_stmt *st;
-	int rc;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -229,9 +241,7 @@ cursor_save(struct bp_db *db, const struct chain *c, const struct cursor *cur,
 	bp_stmt_int(st, 5, confirmed_of(c, cur->head, chain_head));
 	bp_stmt_int(st, 6, (int64_t)time(NULL));
 	bp_stmt_int(st, 7, reorg ? 1 : 0);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return stmt_run(st);
 }
 
 /* ---- fetching ---- */
@@ -623,8 +633,7 @@ store_block(struct bp_db *db, const struct chain *c, const cJSON *blk, const cha
 	bp_stmt_int(st, 7, (int64_t)limit);
 	bp_stmt_text(st, 8, jdec(blk, "baseFeePerGas", basefee) == 0 ? basefee : NULL);
 	bp_stmt_int(st, 9, ntx);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
+	rc = stmt_run(st);
 	n->blocks++;
 	return rc;
 }
@@ -673,8 +682,7 @@ store_tx(struct bp_db *db, const struct chain *c, const cJSON *tx, const cJSON *
 	if (have_gas)
 		bp_stmt_int(st, 10, (int64_t)gas);
 	bp_stmt_text(st, 11, created[0] ? created : NULL);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
+	rc = stmt_run(st);
 	n->txs++;
 	return rc;
 }
@@ -696,7 +704,6 @@ insert_transfer(struct bp_db *db, const struct chain *c, const struct logpos *p,
 	    " log_index, batch_index, standard, contract, from_addr, to_addr, token_id, value,"
 	    " operator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	struct bp_stmt *st;
-	int rc;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -712,9 +719,7 @@ insert_transfer(struct bp_db *db, const struct chain *c, const struct logpos *p,
 	bp_stmt_text(st, 10, token_id);
 	bp_stmt_text(st, 11, value);
 	bp_stmt_text(st, 12, operator_);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return stmt_run(st);
 }
 
 static int
@@ -724,7 +729,6 @@ erc20_touch(struct bp_db *db, const struct chain *c, const char *owner, const ch
 	static const char sql[] = "INSERT OR IGNORE INTO index_erc20_holdings (chain, owner,"
 	    " contract, first_block) VALUES (?, ?, ?, ?)";
 	struct bp_stmt *st;
-	int rc;
 
 	if (strcmp(owner, zero_addr) == 0)
 		return 0;
@@ -734,9 +738,7 @@ erc20_touch(struct bp_db *db, const struct chain *c, const char *owner, const ch
 	bp_stmt_text(st, 2, owner);
 	bp_stmt_text(st, 3, contract);
 	bp_stmt_int(st, 4, block);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return stmt_run(st);
 }
 
 /* Removes every owner row of one token of a standard. */
@@ -747,7 +749,6 @@ owners_clear(struct bp_db *db, const struct chain *c, const char *contract, cons
 	static const char sql[] = "DELETE FROM index_nft_owners WHERE chain = ? AND contract = ?"
 	    " AND token_id = ? AND standard = ?";
 	struct bp_stmt *st;
-	int rc;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -755,9 +756,7 @@ owners_clear(struct bp_db *db, const struct chain *c, const char *contract, cons
 	bp_stmt_text(st, 2, contract);
 	bp_stmt_text(st, 3, id);
 	bp_stmt_text(st, 4, standard);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return stmt_run(st);
 }
 
 /* Sets owner's quantity of a token; "0" removes the row. */
@@ -771,7 +770,6 @@ owner_set(struct bp_db *db, const struct chain *c, const char *contract, const c
 	    " AND token_id = ? AND owner = ?";
 	int zero = strcmp(quantity, "0") == 0;
 	struct bp_stmt *st;
-	int rc;
 
 	if ((st = bp_db_stmt(db, zero ? del : put)) == NULL)
 		return -1;
@@ -784,9 +782,7 @@ owner_set(struct bp_db *db, const struct chain *c, const char *contract, const c
 		bp_stmt_text(st, 6, quantity);
 		bp_stmt_int(st, 7, block);
 	}
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return stmt_run(st);
 }
 
 /* owner's current ERC-1155 quantity of a token into *q (zero when none). 0 or -1. */
@@ -865,7 +861,6 @@ store_user_op(struct bp_db *db, const struct chain *c, const struct logpos *p,
 	char h[HASH_STR], s[ADDR_STR], pm[ADDR_STR], nonce[BP_U256_DEC_MAX];
 	char cost[BP_U256_DEC_MAX], used[BP_U256_DEC_MAX];
 	struct bp_stmt *st;
-	int rc;
 
 	bp_hex_encode(ev->user_op_hash, 32, h, sizeof(h));
 	addr_str(ev->sender, s);
@@ -886,9 +881,7 @@ store_user_op(struct bp_db *db, const struct chain *c, const struct logpos *p,
 	bp_stmt_text(st, 9, p->tx_hash);
 	bp_stmt_int(st, 10, p->block);
 	bp_stmt_int(st, 11, p->log_index);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return stmt_run(st);
 }
 
 static int
@@ -900,7 +893,6 @@ store_deployment(struct bp_db *db, const struct chain *c, const struct logpos *p
 	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 	char h[HASH_STR], s[ADDR_STR], f[ADDR_STR], pm[ADDR_STR];
 	struct bp_stmt *st;
-	int rc;
 
 	bp_hex_encode(ev->user_op_hash, 32, h, sizeof(h));
 	addr_str(ev->sender, s);
@@ -916,9 +908,7 @@ store_deployment(struct bp_db *db, const struct chain *c, const struct logpos *p
 	bp_stmt_text(st, 6, p->tx_hash);
 	bp_stmt_int(st, 7, p->block);
 	bp_stmt_int(st, 8, p->log_index);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return stmt_run(st);
 }
 
 /*
@@ -1271,9 +1261,7 @@ rollback_to(struct bp_db *db, const struct chain *c, int64_t ancestor, int64_t c
 			goto fail;
 		bp_stmt_text(st, 1, c->key);
 		bp_stmt_int(st, 2, ancestor);
-		r = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-		bp_stmt_reset(st);
-		if (r == -1)
+		if (stmt_run(st) == -1)
 			goto fail;
 	}
 	for (i = 0; i < naff; i++)

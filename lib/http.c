@@ -6,6 +6,7 @@
 
 #include <fcgiapp.h>
 
+#include "evm/hex.h"
 #include "http.h"
 #include "util.h"
 
@@ -51,18 +52,6 @@ bp_req_free(struct bp_req *r)
 	bp_buf_free(&r->bodybuf);
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * Percent-decodes [s, s+n) into dst (NUL-terminated, at most n + 1 bytes). plus turns '+' into a
  * space (query strings). Returns -1 for a bad escape or an encoded NUL.
@@ -76,8 +65,8 @@ pct_decode(char *dst, const char *s, size_t n, int plus)
 		if (s[i] == '%') {
 			int hi, lo;
 
-			if (i + 2 >= n || (hi = hexval(s[i + 1])) < 0 ||
-			    (lo = hexval(s[i + 2])) < 0 || (hi == 0 && lo == 0))
+			if (i + 2 >= n || (hi = bp_hex_digit((unsigned char)s[i + 1])) < 0 ||
+			    (lo = bp_hex_digit((unsigned char)s[i + 2])) < 0 || (hi == 0 && lo == 0))
 				return -1;
 			*dst++ = (char)(hi << 4 | lo);
 			i += 2;

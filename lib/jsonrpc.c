@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evm/hex.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "upstream.h"
@@ -38,18 +39,6 @@ ws(struct scan *sc)
 	}
 }
 
-static int
-hexdig(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The four hex digits at p (the caller checked they are there); -1 when one is not hex. */
 static long
 hex4(const unsigned char *p)
@@ -58,7 +47,7 @@ hex4(const unsigned char *p)
 	int i, d;
 
 	for (i = 0; i < 4; i++) {
-		if ((d = hexdig(p[i])) < 0)
+		if ((d = bp_hex_digit(p[i])) < 0)
 			return -1;
 		v = v << 4 | d;
 	}
@@ -192,21 +181,47 @@ skip_literal(struct scan *sc, const char *lit, size_t n)
 	return SCAN_OK;
 }
 
-/* A member's key and its colon, at sc->pos (white space already skipped). */
+/*
+ * A member's key and its colon, at sc->pos (white space already skipped). Unless klen is NULL,
+ * *klen gets the length of the key with its quotes, which starts where sc->pos was.
+ */
 static int
-member_key(struct scan *sc)
+member_key(struct scan *sc, size_t *klen)
 {
+	size_t start = sc->pos;
 	int rc;
 
 	if (sc->pos >= sc->len || sc->s[sc->pos] != '"')
 		return SCAN_SYNTAX;
 	if ((rc = skip_string(sc)) != SCAN_OK)
 		return rc;
+	if (klen != NULL)
+		*klen = sc->pos - start;
 	ws(sc);
 	if (sc->pos >= sc->len || sc->s[sc->pos] != ':')
 		return SCAN_SYNTAX;
 	sc->pos++;
 	return SCAN_OK;
+}
+
+/*
+ * After an array element or an object member: white space, then a comma or the closing bracket
+ * close, which is consumed. Returns 1 after a comma (another element follows), 0 after close (the
+ * container ends), SCAN_SYNTAX for anything else.
+ */
+static int
+next_or_close(struct scan *sc, unsigned char close)
+{
+	ws(sc);
+	if (sc->pos < sc->len && sc->s[sc->pos] == ',') {
+		sc->pos++;
+		return 1;
+	}
+	if (sc->pos < sc->len && sc->s[sc->pos] == close) {
+		sc->pos++;
+		return 0;
+	}
+	return SCAN_SYNTAX;
 }
 
 /*
@@ -237,7 +252,7 @@ skip_value(struct scan *sc, int depth)
 				sc->pos++;
 				top--;
 			} else if (c == '{') {
-				if ((rc = member_key(sc)) != SCAN_OK)
+				if ((rc = member_key(sc, NULL)) != SCAN_OK)
 					return rc;
 				continue;
 			} else
@@ -264,22 +279,17 @@ skip_value(struct scan *sc, int depth)
 		for (;;) {
 			if (top == 0)
 				return SCAN_OK;
-			ws(sc);
-			if (sc->pos >= sc->len)
-				return SCAN_SYNTAX;
-			c = sc->s[sc->pos];
-			if (c == ',') {
-				sc->pos++;
+			rc = next_or_close(sc, stack[top - 1] == '{' ? '}' : ']');
+			if (rc == SCAN_SYNTAX)
+				return rc;
+			if (rc == 1) {
 				if (stack[top - 1] == '{') {
 					ws(sc);
-					if ((rc = member_key(sc)) != SCAN_OK)
+					if ((rc = member_key(sc, NULL)) != SCAN_OK)
 						return rc;
 				}
 				break;
 			}
-			if (c != (stack[top - 1] == '{' ? '}' : ']'))
-				return SCAN_SYNTAX;
-			sc->pos++;
 			top--;
 		}
 	}
@@ -439,19 +449,13 @@ scan_request(struct scan *sc, int depth, struct bp_jsonrpc_item *it)
 	if (sc->pos < sc->len && sc->s[sc->pos] == '}')
 		sc->pos++;
 	else for (;;) {
-		size_t kstart, vstart;
+		size_t kstart, klen, vstart;
 
 		ws(sc);
-		if (sc->pos >= sc->len || sc->s[sc->pos] != '"')
-			return SCAN_SYNTAX;
 		kstart = sc->pos;
-		if ((rc = skip_string(sc)) != SCAN_OK)
+		if ((rc = member_key(sc, &klen)) != SCAN_OK)
 			return rc;
-		k = which_key(sc->s + kstart, sc->pos - kstart);
-		ws(sc);
-		if (sc->pos >= sc->len || sc->s[sc->pos] != ':')
-			return SCAN_SYNTAX;
-		sc->pos++;
+		k = which_key(sc->s + kstart, klen);
 		ws(sc);
 		vstart = sc->pos;
 		if ((rc = skip_value(sc, depth + 1)) != SCAN_OK)
@@ -464,17 +468,10 @@ scan_request(struct scan *sc, int depth, struct bp_jsonrpc_item *it)
 				v[k].len = sc->pos - vstart;
 			}
 		}
-		ws(sc);
-		if (sc->pos >= sc->len)
-			return SCAN_SYNTAX;
-		if (sc->s[sc->pos] == ',') {
-			sc->pos++;
-			continue;
-		}
-		if (sc->s[sc->pos] != '}')
-			return SCAN_SYNTAX;
-		sc->pos++;
-		break;
+		if ((rc = next_or_close(sc, '}')) == SCAN_SYNTAX)
+			return rc;
+		if (rc == 0)
+			break;
 	}
 	it->raw.off = start;
 	it->raw.len = sc->pos - start;
@@ -547,17 +544,9 @@ bp_jsonrpc_parse(const char *body, size_t len, size_t max_batch, struct bp_jsonr
 				invalid(it, "invalid request: a request must be a JSON object");
 			}
 			out->n++;
-			ws(&sc);
-			if (sc.pos < sc.len && sc.s[sc.pos] == ',') {
-				sc.pos++;
-				continue;
-			}
-			if (sc.pos < sc.len && sc.s[sc.pos] == ']') {
-				sc.pos++;
+			/* After a comma, go on; after ']', rc is SCAN_OK (0). */
+			if ((rc = next_or_close(&sc, ']')) != 1)
 				break;
-			}
-			rc = SCAN_SYNTAX;
-			break;
 		}
 	} else {
 		rc = skip_value(&sc, 0);
@@ -884,7 +873,7 @@ parse_quantity(const char *s, size_t n, int64_t *v)
 	if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
 		return -1;
 	for (i = 2; i < n; i++) {
-		if ((d = hexdig((unsigned char)s[i])) < 0)
+		if ((d = bp_hex_digit((unsigned char)s[i])) < 0)
 			return -1;
 		x = x << 4 | (uint64_t)d;
 	}
@@ -953,6 +942,7 @@ bp_jsonrpc_member(const char *text, size_t len, const char *name, struct bp_json
 	struct scan sc = { (const unsigned char *)text, len, 0 };
 	size_t nlen = strlen(name);
 	char buf[64];
+	int rc;
 
 	ws(&sc);
 	if (sc.pos >= sc.len || sc.s[sc.pos] != '{')
@@ -965,16 +955,9 @@ bp_jsonrpc_member(const char *text, size_t len, const char *name, struct bp_json
 		size_t kstart, klen, n;
 
 		ws(&sc);
-		if (sc.pos >= sc.len || sc.s[sc.pos] != '"')
-			return -1;
 		kstart = sc.pos;
-		if (skip_string(&sc) != SCAN_OK)
+		if (member_key(&sc, &klen) != SCAN_OK)
 			return -1;
-		klen = sc.pos - kstart;
-		ws(&sc);
-		if (sc.pos >= sc.len || sc.s[sc.pos] != ':')
-			return -1;
-		sc.pos++;
 		ws(&sc);
 		if (decode_string(sc.s + kstart, klen, buf, sizeof(buf), &n) == 0 && n == nlen &&
 		    memcmp(buf, name, n) == 0) {
@@ -987,14 +970,8 @@ bp_jsonrpc_member(const char *text, size_t len, const char *name, struct bp_json
 		}
 		if (skip_value(&sc, 1) != SCAN_OK)
 			return -1;
-		ws(&sc);
-		if (sc.pos < sc.len && sc.s[sc.pos] == ',') {
-			sc.pos++;
-			continue;
-		}
-		if (sc.pos < sc.len && sc.s[sc.pos] == '}')
-			return 0;
-		return -1;
+		if ((rc = next_or_close(&sc, '}')) != 1)
+			return rc == 0 ? 0 : -1;
 	}
 }
 
@@ -1027,14 +1004,16 @@ bp_jsonrpc_iter_next(struct bp_jsonrpc_iter *it, struct bp_jsonrpc_span *elem)
 			return 0;
 		}
 	} else {
-		if (sc.pos < sc.len && sc.s[sc.pos] == ']') {
+		switch (next_or_close(&sc, ']')) {
+		case 0:
 			it->state = 2;
 			return 0;
-		}
-		if (sc.pos >= sc.len || sc.s[sc.pos] != ',')
+		case 1:
+			ws(&sc);
+			break;
+		default:
 			goto bad;
-		sc.pos++;
-		ws(&sc);
+		}
 	}
 	elem->off = sc.pos;
 	if (skip_value(&sc, 1) != SCAN_OK)

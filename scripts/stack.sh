@@ -11,29 +11,21 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 30000))
-		if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
-			echo "$p"
-			return
-		fi
-	done
-}
+. "$top/scripts/lib.sh"
 
-wait_http() {	# URL [tries]: waits until something answers on URL
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		curl -s -o /dev/null -m 1 "$1" && return 0
-		sleep 0.1
-	done
-	echo "stack: nothing answers at $1" >&2
-	return 1
+chain_section() {	# NAME.NET KIND CHAIN_ID TESTNET [LINE...]: one [chain] block of the config
+	local id=$3
+	echo "[chain $1]"
+	echo "kind = $2"
+	[ -z "$id" ] || echo "chain_id = $id"	# none for Solana
+	echo "testnet = $4"
+	shift 4
+	[ $# = 0 ] || printf '%s\n' "$@"
 }
 
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-}
+	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
 	{
 		echo "# Written by scripts/stack.sh for this run."
 		echo "[server]"
@@ -55,70 +47,34 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT]
 			echo "cups = 60"
 		fi
 		echo
-		echo "[chain ethereum.devnet]"
-		echo "kind = evm"
-		echo "chain_id = 31337"
-		echo "testnet = true"
-		echo "default = true"
-		echo "confirmations = 0"
-		echo "upstream = http://127.0.0.1:$cport"
+		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
+			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
 			echo "# treated differently; nothing else about it is real."
-			echo "[chain ethereum.mainnet]"
-			echo "kind = evm"
-			echo "chain_id = 31337"
-			echo "testnet = false"
-			echo "index = false"
-			echo "upstream = http://127.0.0.1:$cport"
+			chain_section ethereum.mainnet evm 31337 false "index = false" "upstream = $chain"
 			echo
 			echo "# A chain with only a mainnet: a test key has no network for it on REST paths."
-			echo "[chain polygon.mainnet]"
-			echo "kind = evm"
-			echo "chain_id = 31337"
-			echo "testnet = false"
-			echo "index = false"
-			echo "upstream = http://127.0.0.1:$cport"
+			chain_section polygon.mainnet evm 31337 false "index = false" "upstream = $chain"
 			echo
 			echo "# JSON-RPC failover (tests/e2e/rpc.test.mjs): a dead port, then the devchain;"
 			echo "# archive_depth 2 makes old blocks archive reads on a short chain."
-			echo "[chain ethereum.failover]"
-			echo "kind = evm"
-			echo "chain_id = 31337"
-			echo "testnet = true"
-			echo "archive_depth = 2"
-			echo "index = false"
-			echo "upstream = http://127.0.0.1:$dport"
-			echo "upstream = http://127.0.0.1:$cport"
+			chain_section ethereum.failover evm 31337 true "archive_depth = 2" "index = false" \
+				"upstream = $dead" "upstream = $chain"
 			echo "# An upstream answering 503 without a JSON-RPC body, then the devchain."
-			echo "[chain ethereum.failover503]"
-			echo "kind = evm"
-			echo "chain_id = 31337"
-			echo "testnet = true"
-			echo "index = false"
-			echo "upstream = http://127.0.0.1:$sport/status/503"
-			echo "upstream = http://127.0.0.1:$cport"
+			chain_section ethereum.failover503 evm 31337 true "index = false" \
+				"upstream = $stub/status/503" "upstream = $chain"
 			echo
 			echo "# Solana: tests/e2e/solana-stub.mjs, a scripted stub (no validator exists here)."
-			echo "[chain solana.devnet]"
-			echo "kind = solana"
-			echo "testnet = true"
-			echo "default = true"
-			echo "upstream = http://127.0.0.1:$sport"
+			chain_section solana.devnet solana "" true "default = true" "upstream = $stub"
 			echo "# A JSON-RPC error in an HTTP 500 first: it must reach the client, not fail over."
-			echo "[chain solana.flaky]"
-			echo "kind = solana"
-			echo "testnet = true"
-			echo "upstream = http://127.0.0.1:$sport/rpc-error-500"
-			echo "upstream = http://127.0.0.1:$sport"
+			chain_section solana.flaky solana "" true "upstream = $stub/rpc-error-500" \
+				"upstream = $stub"
 			echo "# Every upstream down."
-			echo "[chain solana.down]"
-			echo "kind = solana"
-			echo "testnet = true"
-			echo "upstream = http://127.0.0.1:$dport"
-			echo "upstream = http://127.0.0.1:$sport/status/429"
+			chain_section solana.down solana "" true "upstream = $dead" \
+				"upstream = $stub/status/429"
 		fi
 	} > "$dir/blockport.ini"
 }

@@ -1,0 +1,22 @@
+# Shell helpers shared by scripts/stack.sh and the bench/*.sh scripts (sourced, never run).
+
+free_port() {	# prints a loopback TCP port that nothing listens on now
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 30000))
+		if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+wait_http() {	# URL [tries]: waits until something answers on URL, 0.1 s a try (default 100)
+	local i me=${0##*/}
+	for ((i = 0; i < ${2:-100}; i++)); do
+		curl -s -o /dev/null -m 1 "$1" && return 0
+		sleep 0.1
+	done
+	echo "${me%.sh}: nothing answers at $1" >&2
+	return 1
+}
