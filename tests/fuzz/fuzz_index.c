@@ -1,0 +1,791 @@
+/*
+ * libFuzzer harness for the indexer's decoding of what a chain node sends (lib/index.c): event
+ * logs through bp_index_decode_log and bp_index_batch_item, and the JSON logs and blocks that
+ * cron/indexer.c reads its fields from. The node is not trusted: a buggy or hostile one may
+ * send any topics, any data and any JSON.
+ *
+ * An input that starts with '{' or '[' is JSON (an eth_getLogs answer, a log, a block, an array
+ * of them): it is parsed with cJSON_ParseWithLength and each object goes through the same steps
+ * as the indexer's static parse_log, jhash, jaddr, jquantity and jdec (mirrored below: they live
+ * in cron/indexer.c and cannot be linked), then through bp_index_decode_log. Any other input is
+ * a binary log (layout at binary_log), so the fuzzer reaches each event without having to guess
+ * a Keccak-256 topic; that log is then also written as a node would write it in JSON, in one of
+ * several spellings, printed, parsed back and read as the indexer reads it.
+ *
+ * Beyond memory safety it checks, aborting on a violation:
+ *
+ *  - the decoded kind and every field agree with a reference decoder written from the event
+ *    layouts (index.c's header comment), independently of lib/index.c: topic counts, address
+ *    topics and words with 12 zero bytes, bools 0 or 1, the entry point's events only from it;
+ *  - a malformed or ignored log leaves nothing half-decoded (all fields zero);
+ *  - an ERC-1155 batch's two arrays lie inside the log's data, count words each, at the place
+ *    bp_abi_read_array finds them, and every item reads inside them (the data is an exact-size
+ *    copy, so ASan sees one byte too far);
+ *  - a batch the harness ABI-encodes itself, (uint256[] ids, uint256[] values), decodes back to
+ *    the same items, and is malformed exactly when the two lengths differ;
+ *  - the JSON field readers give canonical text: a hash is "0x" and 64 lower-case digits equal
+ *    to the input up to case, an address the same with 40, a decimal parses back to the value;
+ *  - a log written in JSON reads back as the very same log (address, topics, data) in any case
+ *    and with "0X", and is refused for odd data digits, a missing address, a non-string or
+ *    fifth topic.
+ *
+ * Seeds: the corpus starts empty, as for the other harnesses; tests/fuzz/index.dict holds the
+ * event topics as JSON strings, the field names, and a sample log.
+ *
+ *   bash tests/fuzz/run.sh 60      (builds every tests/fuzz/fuzz_*.c and runs each 60 s)
+ */
+#include <ctype.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "evm/abi.h"
+#include "evm/address.h"
+#include "evm/hex.h"
+#include "evm/u256.h"
+#include "index.h"
+
+#define HASH_STR	67
+#define ADDR_STR	43
+#define MAX_OBJECTS	64	/* JSON objects looked at per input */
+#define MAX_ITEMS	8	/* elements of each array of a harness-built batch */
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+enum topic {
+	TOPIC_TRANSFER,		/* 0 */
+	TOPIC_TRANSFER_SINGLE,	/* 1 */
+	TOPIC_TRANSFER_BATCH,	/* 2 */
+	TOPIC_USER_OP,		/* 3 */
+	TOPIC_ACCOUNT_DEPLOYED,	/* 4 */
+	TOPIC__MAX
+};
+
+/* Written out rather than hashed with lib/, so a wrong signature in lib/index.c shows. */
+static const char *const topic_hex[TOPIC__MAX] = {
+	/* Transfer(address,address,uint256) */
+	"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
+	/* TransferSingle(address,address,address,uint256,uint256) */
+	"0xc3d58168c5ae7397731d063d5bbf3d657854427343f4c083240f7aacaa2d0f62",
+	/* TransferBatch(address,address,address,uint256[],uint256[]) */
+	"0x4a39dc06d4c0dbc64b70af90fd698a233a518aa5d07e595d983b8c0526c8f7fb",
+	/* UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256) */
+	"0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f",
+	/* AccountDeployed(bytes32,address,address,address) */
+	"0xd51a9c61267aa6196961883ecf5ff2da6619c37dac0fa92122513fb32c032d2d",
+};
+
+/* EntryPoint v0.6, as the config names it. */
+static const char entry_point_hex[] = "0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789";
+
+static uint8_t topics[TOPIC__MAX][32];
+static uint8_t entry_point[20];
+
+static void
+setup(void)
+{
+	static int done;
+	size_t i;
+
+	if (done)
+		return;
+	for (i = 0; i < TOPIC__MAX; i++)
+		if (bp_hex_decode_fixed(topic_hex[i], strlen(topic_hex[i]), topics[i], 32) != 0)
+			abort();
+	if (bp_addr_parse(entry_point_hex, strlen(entry_point_hex), BP_ADDR_CHECKSUM,
+	    entry_point) != 0)
+		abort();
+	done = 1;
+}
+
+/* ---- the reference decoder and the checks ---- */
+
+/* 1 when the 32-byte word w holds an address: 12 zero bytes first. */
+static int
+is_addr_word(const uint8_t *w)
+{
+	size_t i;
+
+	for (i = 0; i < 12; i++)
+		if (w[i] != 0)
+			return 0;
+	return 1;
+}
+
+static int
+zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != 0)
+			return 0;
+	return 1;
+}
+
+static void
+u256_at(struct bp_u256 *v, const uint8_t *w)
+{
+	bp_u256_from_be32(v, w);
+}
+
+/* Aborts unless [p, p + n) lies inside [base, base + len). */
+static void
+inside(const uint8_t *base, size_t len, const uint8_t *p, size_t n)
+{
+	if (p == NULL || base == NULL || p < base || (size_t)(p - base) > len ||
+	    n > len - (size_t)(p - base))
+		abort();
+}
+
+/*
+ * What the index should make of log l, written from the event layouts alone. Fills *want for
+ * every kind but BP_INDEX_ERC1155_BATCH, whose arrays only the ABI reader can find: then
+ * *batch_ok says whether the topics allow one (the data decides).
+ */
+static enum bp_index_kind
+reference(const struct bp_index_log *l, const uint8_t *ep, struct bp_index_event *want,
+    int *batch_ok)
+{
+	const uint8_t *t0 = l->topics[0], *d = l->data;
+	size_t n = l->ntopics;
+
+	memset(want, 0, sizeof(*want));
+	*batch_ok = 0;
+	if (n == 0 || n > BP_INDEX_MAX_TOPICS || (d == NULL && l->datalen != 0))
+		return BP_INDEX_OTHER;
+	if (memcmp(t0, topics[TOPIC_TRANSFER], 32) == 0) {
+		if (n < 3 || !is_addr_word(l->topics[1]) || !is_addr_word(l->topics[2]))
+			return BP_INDEX_MALFORMED;
+		memcpy(want->from, l->topics[1] + 12, 20);
+		memcpy(want->to, l->topics[2] + 12, 20);
+		if (n == 3 && l->datalen == 32) {
+			u256_at(&want->value, d);
+			return BP_INDEX_ERC20;
+		}
+		if (n == 4 && l->datalen == 0) {
+			u256_at(&want->id, l->topics[3]);
+			bp_u256_from_u64(&want->value, 1);
+			return BP_INDEX_ERC721;
+		}
+		return BP_INDEX_MALFORMED;
+	}
+	if (memcmp(t0, topics[TOPIC_TRANSFER_SINGLE], 32) == 0 ||
+	    memcmp(t0, topics[TOPIC_TRANSFER_BATCH], 32) == 0) {
+		int batch = memcmp(t0, topics[TOPIC_TRANSFER_BATCH], 32) == 0;
+
+		if (n != 4 || !is_addr_word(l->topics[1]) || !is_addr_word(l->topics[2]) ||
+		    !is_addr_word(l->topics[3]))
+			return BP_INDEX_MALFORMED;
+		memcpy(want->operator_, l->topics[1] + 12, 20);
+		memcpy(want->from, l->topics[2] + 12, 20);
+		memcpy(want->to, l->topics[3] + 12, 20);
+		if (batch) {
+			*batch_ok = 1;
+			return BP_INDEX_ERC1155_BATCH;
+		}
+		if (l->datalen != 64)
+			return BP_INDEX_MALFORMED;
+		u256_at(&want->id, d);
+		u256_at(&want->value, d + 32);
+		return BP_INDEX_ERC1155_SINGLE;
+	}
+	if (ep == NULL || memcmp(l->address, ep, 20) != 0)
+		return BP_INDEX_OTHER;
+	if (memcmp(t0, topics[TOPIC_USER_OP], 32) == 0) {
+		if (n != 4 || l->datalen != 128 || !is_addr_word(l->topics[2]) ||
+		    !is_addr_word(l->topics[3]) || !zero(d + 32, 31) || d[63] > 1)
+			return BP_INDEX_MALFORMED;
+		memcpy(want->user_op_hash, l->topics[1], 32);
+		memcpy(want->sender, l->topics[2] + 12, 20);
+		memcpy(want->paymaster, l->topics[3] + 12, 20);
+		u256_at(&want->nonce, d);
+		want->success = d[63];
+		u256_at(&want->gas_cost, d + 64);
+		u256_at(&want->gas_used, d + 96);
+		return BP_INDEX_USER_OP;
+	}
+	if (memcmp(t0, topics[TOPIC_ACCOUNT_DEPLOYED], 32) == 0) {
+		if (n != 3 || l->datalen != 64 || !is_addr_word(l->topics[2]) ||
+		    !is_addr_word(d) || !is_addr_word(d + 32))
+			return BP_INDEX_MALFORMED;
+		memcpy(want->user_op_hash, l->topics[1], 32);
+		memcpy(want->sender, l->topics[2] + 12, 20);
+		memcpy(want->factory, d + 12, 20);
+		memcpy(want->paymaster, d + 32 + 12, 20);
+		return BP_INDEX_ACCOUNT_DEPLOYED;
+	}
+	return BP_INDEX_OTHER;
+}
+
+#define SAME(f)	(memcmp(&got->f, &want->f, sizeof(got->f)) == 0)
+
+static int
+same_event(const struct bp_index_event *got, const struct bp_index_event *want)
+{
+	return SAME(operator_) && SAME(from) && SAME(to) && SAME(id) && SAME(value) &&
+	    SAME(count) && SAME(ids) && SAME(values) && SAME(user_op_hash) && SAME(sender) &&
+	    SAME(paymaster) && SAME(factory) && SAME(nonce) && SAME(success) && SAME(gas_cost) &&
+	    SAME(gas_used);
+}
+
+/*
+ * A batch the harness encoded itself: its items, or items == NULL when the data is the
+ * fuzzer's own.
+ */
+struct built {
+	const uint8_t	(*ids)[32];
+	const uint8_t	(*values)[32];
+	size_t		 nids, nvalues;
+};
+
+/* Decodes l with and without the entry point and checks the answers against the reference. */
+static void
+check_log(const struct bp_index_log *l, const uint8_t *ep, const struct built *b)
+{
+	struct bp_index_event ev, want;
+	enum bp_index_kind k, rk;
+	int batch_ok;
+	size_t i;
+
+	k = bp_index_decode_log(l, ep, &ev);
+	if (k != ev.kind || (unsigned)k >= BP_INDEX__MAX)
+		abort();
+	rk = reference(l, ep, &want, &batch_ok);
+	if (batch_ok) {
+		const uint8_t *el;
+		size_t eln, cnt;
+
+		/* The topics are right: the arrays decide, as bp_abi_read_array reads them. */
+		if (k == BP_INDEX_MALFORMED) {
+			if (b != NULL && b->nids == b->nvalues)
+				abort();	/* a well-formed batch refused */
+			memset(&want, 0, sizeof(want));
+			rk = BP_INDEX_MALFORMED;
+		} else {
+			if (k != BP_INDEX_ERC1155_BATCH || (b != NULL && b->nids != b->nvalues))
+				abort();
+			inside(l->data, l->datalen, ev.ids, 0);
+			inside(l->data, l->datalen, ev.values, 0);
+			if (ev.count > (l->datalen - (size_t)(ev.ids - l->data)) / 32 ||
+			    ev.count > (l->datalen - (size_t)(ev.values - l->data)) / 32)
+				abort();
+			if (bp_abi_read_array(l->data, l->datalen, 0, 1, &el, &eln, &cnt) != 0 ||
+			    el != ev.ids || cnt != ev.count ||
+			    bp_abi_read_array(l->data, l->datalen, 1, 1, &el, &eln, &cnt) != 0 ||
+			    el != ev.values || cnt != ev.count)
+				abort();
+			want.count = ev.count;
+			want.ids = ev.ids;
+			want.values = ev.values;
+			if (b != NULL && ev.count != b->nids)
+				abort();
+			for (i = 0; i < ev.count; i++) {
+				struct bp_u256 id, value, x;
+
+				bp_index_batch_item(&ev, i, &id, &value);
+				if (b != NULL) {
+					u256_at(&x, b->ids[i]);
+					if (bp_u256_cmp(&x, &id) != 0)
+						abort();
+					u256_at(&x, b->values[i]);
+					if (bp_u256_cmp(&x, &value) != 0)
+						abort();
+				}
+			}
+		}
+	}
+	if (k != rk)
+		abort();
+	if (rk == BP_INDEX_MALFORMED || rk == BP_INDEX_OTHER)
+		memset(&want, 0, sizeof(want));
+	if (!same_event(&ev, &want))
+		abort();
+	/* The entry point's own events never come from a log when there is no entry point. */
+	if (ep != NULL) {
+		k = bp_index_decode_log(l, NULL, &ev);
+		if (k == BP_INDEX_USER_OP || k == BP_INDEX_ACCOUNT_DEPLOYED)
+			abort();
+	}
+}
+
+/* ---- binary logs ---- */
+
+/* Takes n bytes from the input, zero-padded past its end. */
+static void
+take(const uint8_t **p, size_t *left, uint8_t *out, size_t n)
+{
+	size_t k = *left < n ? *left : n;
+
+	if (k > 0)
+		memcpy(out, *p, k);
+	memset(out + k, 0, n - k);
+	*p += k;
+	*left -= k;
+}
+
+/*
+ * Builds (uint256[] ids, uint256[] values) from the input into a new exact-size buffer (the
+ * caller frees it); b gets the items. 0, or -1 when the encoder fails.
+ */
+static int
+build_batch(const uint8_t **p, size_t *left, int equal, struct built *b,
+    uint8_t (*ids)[32], uint8_t (*values)[32], uint8_t **data, size_t *datalen)
+{
+	struct bp_abi_enc *e;
+	struct bp_u256 v;
+	uint8_t n[2];
+	size_t i;
+	int rc = -1;
+
+	take(p, left, n, 2);
+	b->nids = n[0] % (MAX_ITEMS + 1);
+	b->nvalues = equal ? b->nids : n[1] % (MAX_ITEMS + 1);
+	b->ids = (const uint8_t (*)[32])ids;
+	b->values = (const uint8_t (*)[32])values;
+	for (i = 0; i < b->nids; i++)
+		take(p, left, ids[i], 32);
+	for (i = 0; i < b->nvalues; i++)
+		take(p, left, values[i], 32);
+	if ((e = bp_abi_enc_new(4096)) == NULL)
+		return -1;
+	if (bp_abi_array_begin(e) != 0)
+		goto out;
+	for (i = 0; i < b->nids; i++) {
+		u256_at(&v, ids[i]);
+		if (bp_abi_put_u256(e, &v) != 0)
+			goto out;
+	}
+	if (bp_abi_array_end(e) != 0 || bp_abi_array_begin(e) != 0)
+		goto out;
+	for (i = 0; i < b->nvalues; i++) {
+		u256_at(&v, values[i]);
+		if (bp_abi_put_u256(e, &v) != 0)
+			goto out;
+	}
+	if (bp_abi_array_end(e) != 0 || bp_abi_enc_finish(e, NULL, data, datalen) != 0)
+		goto out;
+	rc = 0;
+out:
+	bp_abi_enc_free(e);
+	return rc;
+}
+
+/* ---- JSON, as cron/indexer.c reads it ---- */
+
+/* Mirrors cron/indexer.c jstr. */
+static const char *
+jstr(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Mirrors jquantity; checks the uint64 and the u256 parsers agree. */
+static int
+jquantity(const cJSON *o, const char *name, uint64_t *out)
+{
+	const char *s = jstr(o, name);
+	struct bp_u256 u;
+	uint64_t v;
+
+	if (s == NULL || bp_hex_quantity_lenient(s, strlen(s), out) != 0)
+		return -1;
+	if (bp_u256_from_hex(&u, s, strlen(s)) != 0 || bp_u256_to_u64(&u, &v) != 0 || v != *out)
+		abort();
+	return 0;
+}
+
+/* Aborts unless out is "0x" and the lower-case digits of s (len bytes). */
+static void
+lower_copy(const char *s, size_t len, const char *out)
+{
+	size_t i;
+
+	if (strlen(out) != len || out[0] != '0' || out[1] != 'x' || (s[1] != 'x' && s[1] != 'X'))
+		abort();
+	for (i = 2; i < len; i++)
+		if (out[i] != tolower((unsigned char)s[i]) || isupper((unsigned char)out[i]))
+			abort();
+}
+
+/* Mirrors jhash. */
+static int
+jhash(const cJSON *o, const char *name, char out[HASH_STR])
+{
+	const char *s = jstr(o, name);
+	uint8_t b[32];
+
+	if (s == NULL || bp_hex_decode_fixed(s, strlen(s), b, 32) == -1)
+		return -1;
+	if (bp_hex_encode(b, 32, out, HASH_STR) != 0)
+		abort();
+	lower_copy(s, strlen(s), out);
+	return 0;
+}
+
+/* Mirrors jaddr. */
+static int
+jaddr(const cJSON *o, const char *name, char out[ADDR_STR], int nullable)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	uint8_t a[20];
+
+	if (nullable && (v == NULL || cJSON_IsNull(v))) {
+		out[0] = '\0';
+		return 0;
+	}
+	if (!cJSON_IsString(v) || bp_addr_parse(v->valuestring, strlen(v->valuestring), 0, a) == -1)
+		return -1;
+	if (bp_addr_format_lower(a, out, ADDR_STR) != 0)
+		abort();
+	lower_copy(v->valuestring, strlen(v->valuestring), out);
+	return 0;
+}
+
+/* Mirrors jdec; checks the decimal reads back as the same value. */
+static int
+jdec(const cJSON *o, const char *name, char *out)
+{
+	const char *s = jstr(o, name);
+	struct bp_u256 v, back;
+
+	if (s == NULL || bp_u256_from_hex(&v, s, strlen(s)) == -1)
+		return -1;
+	if (bp_u256_to_dec(&v, out, BP_U256_DEC_MAX) != 0 ||
+	    bp_u256_from_dec(&back, out, strlen(out)) != 0 || bp_u256_cmp(&v, &back) != 0)
+		abort();
+	return 0;
+}
+
+/*
+ * Mirrors cron/indexer.c parse_log: the position fields, the contract, the topics and the data
+ * decoded from hex. The data goes into a new exact-size buffer (*buf, the caller's to free, also
+ * on failure) rather than the indexer's reused one, so an over-read shows. 0, or -1 where the
+ * indexer fails the batch.
+ */
+static int
+parse_log(const cJSON *j, struct bp_index_log *l, uint8_t **buf)
+{
+	const cJSON *topics_j, *t;
+	char hash[HASH_STR], contract[ADDR_STR];
+	const char *data;
+	uint64_t num, idx;
+	size_t dlen, cap;
+	uint8_t *exact;
+
+	*buf = NULL;
+	memset(l, 0, sizeof(*l));
+	topics_j = cJSON_GetObjectItemCaseSensitive(j, "topics");
+	data = jstr(j, "data");
+	if (!cJSON_IsArray(topics_j) || data == NULL || jquantity(j, "blockNumber", &num) == -1 ||
+	    jquantity(j, "logIndex", &idx) == -1 || idx > INT64_MAX ||
+	    jhash(j, "transactionHash", hash) == -1 || jaddr(j, "address", contract, 0) == -1)
+		return -1;
+	if (bp_addr_parse(contract, strlen(contract), 0, l->address) != 0)
+		abort();	/* jaddr's own output */
+	cJSON_ArrayForEach(t, topics_j) {
+		if (l->ntopics == BP_INDEX_MAX_TOPICS || !cJSON_IsString(t) ||
+		    bp_hex_decode_fixed(t->valuestring, strlen(t->valuestring),
+		    l->topics[l->ntopics], 32) == -1)
+			return -1;
+		l->ntopics++;
+	}
+	dlen = strlen(data);
+	cap = dlen / 2 + 1;	/* the room the indexer makes before decoding */
+	if ((*buf = malloc(cap)) == NULL)
+		return -1;
+	if (bp_hex_decode(data, dlen, *buf, cap, &l->datalen) == -1)
+		return -1;
+	if (l->datalen != (dlen - 2) / 2 || l->datalen >= cap)
+		abort();
+	if (l->datalen > 0) {
+		if ((exact = malloc(l->datalen)) == NULL)
+			return -1;
+		memcpy(exact, *buf, l->datalen);
+		free(*buf);
+		*buf = exact;
+	}
+	l->data = *buf;
+	return 0;
+}
+
+/* One log object as store_batch takes it: skipped when removed, else parsed and decoded. */
+static void
+json_log(const cJSON *j)
+{
+	struct bp_index_log l;
+	uint8_t *buf = NULL;
+
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "removed")) &&
+	    parse_log(j, &l, &buf) == 0)
+		check_log(&l, entry_point, NULL);
+	free(buf);
+}
+
+/* The block, transaction and receipt fields cron/indexer.c reads (check_batch, store_*). */
+static void
+json_block_fields(const cJSON *j)
+{
+	char h[HASH_STR], a[ADDR_STR], dec[BP_U256_DEC_MAX];
+	uint64_t v;
+
+	(void)jquantity(j, "number", &v);
+	(void)jhash(j, "hash", h);
+	(void)jhash(j, "parentHash", h);
+	(void)jhash(j, "blockHash", h);
+	(void)jquantity(j, "timestamp", &v);
+	(void)jquantity(j, "gasUsed", &v);
+	(void)jquantity(j, "gasLimit", &v);
+	(void)jdec(j, "baseFeePerGas", dec);
+	(void)jaddr(j, "from", a, 0);
+	(void)jaddr(j, "to", a, 1);
+	(void)jdec(j, "value", dec);
+	(void)jquantity(j, "transactionIndex", &v);
+	(void)jquantity(j, "nonce", &v);
+	(void)jquantity(j, "status", &v);
+	(void)jaddr(j, "contractAddress", a, 1);
+	(void)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "transactions"));
+}
+
+/* Visits the objects of j, at most *budget of them, depth levels down. */
+static void
+json_walk(const cJSON *j, int depth, size_t *budget)
+{
+	const cJSON *c;
+
+	if (*budget == 0)
+		return;
+	if (cJSON_IsObject(j)) {
+		(*budget)--;
+		json_log(j);
+		json_block_fields(j);
+	}
+	if (depth == 0 || !(cJSON_IsObject(j) || cJSON_IsArray(j)))
+		return;
+	cJSON_ArrayForEach(c, j)
+		if (cJSON_IsObject(c) || cJSON_IsArray(c))
+			json_walk(c, depth - 1, budget);
+}
+
+/* Parses text (len bytes) with cJSON, as the JSON-RPC client does, from an exact-size copy. */
+static cJSON *
+json_parse(const void *text, size_t len)
+{
+	char *s = malloc(len > 0 ? len : 1);
+	cJSON *j;
+
+	if (s == NULL)
+		return NULL;
+	if (len > 0)
+		memcpy(s, text, len);
+	j = cJSON_ParseWithLength(s, len);
+	free(s);
+	return j;
+}
+
+static void
+json_input(const uint8_t *in, size_t size)
+{
+	size_t budget = MAX_OBJECTS;
+	cJSON *j;
+
+	if ((j = json_parse(in, size)) != NULL) {
+		json_walk(j, 3, &budget);
+		cJSON_Delete(j);
+	}
+}
+
+/* ---- binary logs, and the same logs as a node would write them in JSON ---- */
+
+/* How render spells a log; the bits from R_BAD_DATA on make a log the indexer refuses. */
+#define R_UPPER		0x01	/* upper-case hex digits */
+#define R_0X		0x02	/* "0X" prefixes */
+#define R_BAD_DATA	0x04	/* data with an odd number of digits */
+#define R_REMOVED	0x08	/* "removed": true (skipped, not refused) */
+#define R_NO_ADDRESS	0x10	/* no address member */
+#define R_BAD_TOPIC	0x20	/* a topic that is a number */
+#define R_FIFTH_TOPIC	0x40	/* one topic more than a log can have, when it has four */
+
+/* Appends "0x" and the hex of p to s (room for 2 * n + 3), spelled as r says. */
+static char *
+hex_str(char *s, const uint8_t *p, size_t n, unsigned r)
+{
+	size_t i;
+
+	if (bp_hex_encode(p, n, s, 2 * n + 3) != 0)
+		abort();
+	for (i = 0; (r & R_UPPER) && s[i] != '\0'; i++)
+		s[i] = (char)toupper((unsigned char)s[i]);
+	s[1] = (r & R_0X) ? 'X' : 'x';
+	return s;
+}
+
+/* Adds a string member spelled from p; 0 or -1 when out of memory. */
+static int
+add_hex(cJSON *to, const char *name, const uint8_t *p, size_t n, unsigned r)
+{
+	char *s = malloc(2 * n + 3);
+	cJSON *v;
+
+	if (s == NULL)
+		return -1;
+	hex_str(s, p, n, r);
+	v = cJSON_CreateString(s);
+	free(s);
+	if (v == NULL)
+		return -1;
+	if (name == NULL ? !cJSON_AddItemToArray(to, v) : !cJSON_AddItemToObject(to, name, v)) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Writes l as an eth_getLogs element, prints it, and reads the text back as the indexer does:
+ * what parse_log gives must be l itself, unless the spelling r is one the indexer refuses.
+ */
+static void
+render(const struct bp_index_log *l, unsigned r)
+{
+	static const uint8_t txhash[32] = { 0x22, 0x22 };
+	uint8_t num = 0x10, zero32[32] = { 0 };
+	struct bp_index_log back;
+	cJSON *o, *t, *j = NULL;
+	uint8_t *buf = NULL;
+	char *text = NULL;
+	size_t i;
+	int ok;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return;
+	if ((!(r & R_NO_ADDRESS) && add_hex(o, "address", l->address, 20, r) != 0) ||
+	    (t = cJSON_AddArrayToObject(o, "topics")) == NULL)
+		goto out;
+	for (i = 0; i < l->ntopics; i++)
+		if (add_hex(t, NULL, l->topics[i], 32, r) != 0)
+			goto out;
+	if ((r & R_FIFTH_TOPIC) && l->ntopics == BP_INDEX_MAX_TOPICS &&
+	    add_hex(t, NULL, zero32, 32, r) != 0)
+		goto out;
+	if ((r & R_BAD_TOPIC) && !cJSON_AddItemToArray(t, cJSON_CreateNumber(1)))
+		goto out;
+	if (add_hex(o, "data", l->data, l->datalen, r) != 0 ||
+	    add_hex(o, "blockNumber", &num, 1, r & R_UPPER) != 0 ||
+	    add_hex(o, "logIndex", &num, 1, r & R_UPPER) != 0 ||
+	    add_hex(o, "transactionHash", txhash, 32, r) != 0 ||
+	    cJSON_AddBoolToObject(o, "removed", (r & R_REMOVED) != 0) == NULL)
+		goto out;
+	if ((r & R_BAD_DATA) && l->datalen > 0) {
+		cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "data");
+
+		d->valuestring[strlen(d->valuestring) - 1] = '\0';
+	} else if (r & R_BAD_DATA)
+		r &= ~(unsigned)R_BAD_DATA;	/* "0x" has no digit to take away */
+	if (!(r & R_FIFTH_TOPIC) || l->ntopics != BP_INDEX_MAX_TOPICS)
+		r &= ~(unsigned)R_FIFTH_TOPIC;
+	if ((text = cJSON_PrintUnformatted(o)) == NULL || (j = json_parse(text, strlen(text))) == NULL)
+		goto out;
+
+	json_log(j);
+	ok = parse_log(j, &back, &buf) == 0;
+	if (ok != !(r & (R_BAD_DATA | R_NO_ADDRESS | R_BAD_TOPIC | R_FIFTH_TOPIC)))
+		abort();
+	if (ok && (memcmp(back.address, l->address, 20) != 0 || back.ntopics != l->ntopics ||
+	    memcmp(back.topics, l->topics, l->ntopics * 32) != 0 || back.datalen != l->datalen ||
+	    (l->datalen > 0 && memcmp(back.data, l->data, l->datalen) != 0)))
+		abort();
+out:
+	free(buf);
+	cJSON_free(text);
+	cJSON_Delete(j);
+	cJSON_Delete(o);
+}
+
+/*
+ * The binary layout, every part zero-padded when the input runs out:
+ *
+ *   byte 0   bits 0-2: topic 0 (0-4 the events of enum topic, 5-7 taken from the input)
+ *            bits 3-5: ntopics (0-7: above BP_INDEX_MAX_TOPICS must be ignored)
+ *            bit 6: the log comes from the entry point; bit 7: decode without an entry point
+ *   byte 1   bit 0: topics 1-3 have address form (12 zero bytes)
+ *            bit 1: the data is a batch the harness encodes; bit 2: with equal lengths
+ *            bit 3: data words 0 and 1 have address form; bit 4: word 1 is a bool
+ *            bit 5: data is NULL (with the rest's length, which must not be read)
+ *            bit 6: the data is (byte 3 % 8) words, not the rest of the input
+ *   byte 2   how render spells the log in JSON (R_*); 0xff: not rendered
+ *   byte 3   the data's length in words, with byte 1's bit 6
+ *   then     the 20-byte emitter (unless from the entry point), topic 0 when taken from the
+ *            input, topics 1.., and the data: the rest of the input, or the batch's items.
+ */
+static void
+binary_log(const uint8_t *in, size_t size)
+{
+	uint8_t ids[MAX_ITEMS][32], values[MAX_ITEMS][32], hdr[4];
+	const uint8_t *p = in;
+	struct bp_index_log l;
+	struct built b, *bp = NULL;
+	uint8_t *data = NULL, mode, flags;
+	size_t left = size, i, t0, nt, stored;
+
+	take(&p, &left, hdr, sizeof(hdr));
+	mode = hdr[0];
+	flags = hdr[1];
+	memset(&l, 0, sizeof(l));
+	t0 = mode & 7;
+	nt = (mode >> 3) & 7;
+	l.ntopics = nt;
+	if (mode & 0x40)
+		memcpy(l.address, entry_point, 20);
+	else
+		take(&p, &left, l.address, 20);
+	stored = nt < BP_INDEX_MAX_TOPICS ? nt : BP_INDEX_MAX_TOPICS;
+	for (i = 0; i < stored; i++) {
+		if (i == 0 && t0 < TOPIC__MAX)
+			memcpy(l.topics[0], topics[t0], 32);
+		else
+			take(&p, &left, l.topics[i], 32);
+		if (i > 0 && (flags & 1))
+			memset(l.topics[i], 0, 12);
+	}
+	if (flags & 2) {
+		if (build_batch(&p, &left, flags & 4, &b, ids, values, &data, &l.datalen) != 0)
+			return;
+		bp = &b;
+	} else {
+		l.datalen = (flags & 64) ? (size_t)(hdr[3] % 8) * 32 : left;
+		if ((data = malloc(l.datalen > 0 ? l.datalen : 1)) == NULL)
+			return;
+		take(&p, &left, data, l.datalen);
+		if ((flags & 8) && l.datalen >= 64) {
+			memset(data, 0, 12);
+			memset(data + 32, 0, 12);
+		}
+		if ((flags & 16) && l.datalen >= 64) {
+			memset(data + 32, 0, 31);
+			data[63] &= 1;
+		}
+	}
+	l.data = (flags & 32) && bp == NULL ? NULL : data;
+	check_log(&l, (mode & 0x80) ? NULL : entry_point, bp);
+	if (hdr[2] != 0xff && nt <= BP_INDEX_MAX_TOPICS && l.data != NULL)
+		render(&l, hdr[2]);
+	free(data);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	setup();
+	if (size > 0 && (data[0] == '{' || data[0] == '['))
+		json_input(data, size);
+	else
+		binary_log(data, size);
+	return 0;
+}
