@@ -1,6 +1,6 @@
 /*
- * The chain index (docs/indexer.md): decoding the event logs the indexer stores, and reading the
- * tables it writes (schema/002_indexer.sql) for the features built on them: NFT owners, the
+ * The chain index (docs/indexer.md): reading the blocks, transactions, receipts and logs a node
+ * answers in JSON, decoding the event logs the indexer stores, and reading the tables it writes (schema/002_indexer.sql) for the features built on them: NFT owners, the
  * ERC-20 contracts an address has touched, ERC-4337 account deployments, mined transactions,
  * and how far the index (and its final part) goes.
  *
@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "evm/u256.h"
 
 struct bp_db;
@@ -20,6 +22,7 @@ struct bp_db;
 #define BP_INDEX_MAX_TOPICS	4	/* LOG0 .. LOG4 */
 #define BP_INDEX_CHAIN_MAX	72	/* "CHAIN.NETWORK" + NUL */
 #define BP_INDEX_HASH_STR	67	/* "0x" + 64 + NUL */
+#define BP_INDEX_ADDR_STR	43	/* "0x" + 40 + NUL */
 
 /* One event log, decoded from hex; data is borrowed from the caller. */
 struct bp_index_log {
@@ -82,6 +85,75 @@ enum bp_index_kind bp_index_decode_log(const struct bp_index_log *log,
 /* Item i (< ev->count) of an ERC-1155 batch: its id and value. */
 void		bp_index_batch_item(const struct bp_index_event *ev, size_t i,
 		    struct bp_u256 *id, struct bp_u256 *value);
+
+/*
+ * Readers of the JSON a node answers to eth_getBlockByNumber, eth_getBlockReceipts and
+ * eth_getLogs, one member of one object each. The node is not trusted: every member's type and
+ * form is checked, and a member that fails is as good as absent. o may be any cJSON item (one
+ * that is not an object has no members, NULL included); names match case-sensitively. None
+ * allocates; what they write is the caller's.
+ */
+
+/* The string member name of o: borrowed from o (valid while o is). NULL when absent or not a
+ * string. */
+const char	*bp_index_json_str(const cJSON *o, const char *name);
+
+/*
+ * A QUANTITY member as a uint64 into *out, leniently ("0x" and 1 or more hex digits, leading
+ * zeros allowed: nodes pad). Returns 0, or -1 when absent, not a string, not a quantity or over
+ * 64 bits; *out is then untouched.
+ */
+int		 bp_index_json_quantity(const cJSON *o, const char *name, uint64_t *out);
+
+/*
+ * A 32-byte hash member ("0x" or "0X" and 64 hex digits of either case), written canonically
+ * into out: "0x" and 64 lower-case digits. Returns 0, or -1 when absent, not a string or not
+ * exactly 32 bytes of hex; out is then untouched.
+ */
+int		 bp_index_json_hash(const cJSON *o, const char *name,
+		    char out[BP_INDEX_HASH_STR]);
+
+/*
+ * An address member ("0x" or "0X" and 40 hex digits of any case; no checksum is checked: the
+ * node is not a user) into out as "0x" and 40 lower-case digits. With nullable, an absent
+ * member or a JSON null gives "" and 0 (a contract creation's "to"). Returns 0, or -1 when
+ * absent (not nullable), not a string or not an address; out is then untouched.
+ */
+int		 bp_index_json_address(const cJSON *o, const char *name,
+		    char out[BP_INDEX_ADDR_STR], int nullable);
+
+/*
+ * A QUANTITY member of up to 256 bits as decimal text into out (room for BP_U256_DEC_MAX bytes;
+ * no leading zeros, "0" for zero). Returns 0, or -1 when absent, not a string, not a quantity or
+ * over 256 bits; out is then untouched.
+ */
+int		 bp_index_json_decimal(const cJSON *o, const char *name, char *out);
+
+/* Where a log sits: its block, its transaction and its index in the block. */
+struct bp_index_logpos {
+	int64_t		block;
+	int64_t		log_index;
+	char		tx_hash[BP_INDEX_HASH_STR];	/* lower-case */
+	char		contract[BP_INDEX_ADDR_STR];	/* the emitting contract, lower-case */
+};
+
+/*
+ * Reads one element j of an eth_getLogs answer into *log (for bp_index_decode_log) and *pos:
+ * address, topics (at most BP_INDEX_MAX_TOPICS, each 32 bytes of hex), data (hex, decoded),
+ * blockNumber, logIndex (at most INT64_MAX) and transactionHash. blockNumber is taken as a
+ * uint64 and stored cast to int64: the caller checks it against the blocks it asked for. The
+ * "removed" member is not looked at (the caller skips removed logs).
+ *
+ * The data is decoded into *buf, a buffer of *bufcap bytes the caller owns and reuses across
+ * logs: when it is too small it is grown with realloc (*buf and *bufcap updated; a NULL *buf
+ * with *bufcap 0 starts one), and the caller frees it with free() once done, also after a
+ * failure. log->data points into *buf, so it is valid until the next call or the free.
+ *
+ * Returns 0, or -1 when a member is missing or malformed, or out of memory: the node's answer
+ * is then not to be trusted. After -1, *log and *pos hold partial values.
+ */
+int		 bp_index_json_log(const cJSON *j, struct bp_index_log *log,
+		    struct bp_index_logpos *pos, uint8_t **buf, size_t *bufcap);
 
 /* How far the index of chain goes. */
 struct bp_index_head {
