@@ -43,8 +43,8 @@
 #define WALK_STEP	32		/* stored blocks compared per request while walking back */
 #define PRUNE_SLICE	1000		/* blocks pruned at most per pass */
 #define MIN_RETENTION	128		/* blocks kept beyond the confirmations, at least */
-#define HASH_STR	67
-#define ADDR_STR	43
+#define HASH_STR	BP_INDEX_HASH_STR
+#define ADDR_STR	BP_INDEX_ADDR_STR
 
 static const char zero_addr[] = "0x0000000000000000000000000000000000000000";
 
@@ -99,64 +99,7 @@ struct counts {
 	int64_t		blocks, txs, logs, transfers, userops, malformed;
 };
 
-/* ---- small JSON and hex helpers ---- */
-
-static const char *
-jstr(const cJSON *o, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* A QUANTITY field as uint64 (lenient: nodes pad). 0, or -1 when absent or bad. */
-static int
-jquantity(const cJSON *o, const char *name, uint64_t *out)
-{
-	const char *s = jstr(o, name);
-
-	return s != NULL && bp_hex_quantity_lenient(s, strlen(s), out) == 0 ? 0 : -1;
-}
-
-/* A 32-byte hash field, copied lower-case into out[HASH_STR]. 0 or -1. */
-static int
-jhash(const cJSON *o, const char *name, char out[HASH_STR])
-{
-	const char *s = jstr(o, name);
-	uint8_t b[32];
-
-	if (s == NULL || bp_hex_decode_fixed(s, strlen(s), b, 32) == -1)
-		return -1;
-	return bp_hex_encode(b, 32, out, HASH_STR);
-}
-
-/* An address field, lower-case into out[ADDR_STR]; a JSON null gives "" when nullable. */
-static int
-jaddr(const cJSON *o, const char *name, char out[ADDR_STR], int nullable)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-	uint8_t a[20];
-
-	if (nullable && (v == NULL || cJSON_IsNull(v))) {
-		out[0] = '\0';
-		return 0;
-	}
-	if (!cJSON_IsString(v) || bp_addr_parse(v->valuestring, strlen(v->valuestring), 0, a) == -1)
-		return -1;
-	return bp_addr_format_lower(a, out, ADDR_STR);
-}
-
-/* A QUANTITY of up to 256 bits as decimal text into out[BP_U256_DEC_MAX]. 0 or -1. */
-static int
-jdec(const cJSON *o, const char *name, char *out)
-{
-	const char *s = jstr(o, name);
-	struct bp_u256 v;
-
-	if (s == NULL || bp_u256_from_hex(&v, s, strlen(s)) == -1)
-		return -1;
-	return bp_u256_to_dec(&v, out, BP_U256_DEC_MAX);
-}
+/* ---- small formatting helpers (the JSON readers are lib/index.h's bp_index_j*) ---- */
 
 static void
 addr_str(const uint8_t a[20], char out[ADDR_STR])
@@ -541,8 +484,10 @@ check_batch(const struct chain *c, struct batch *b, const struct cursor *cur, ch
 		const cJSON *blk = b->blocks[i], *txs;
 		uint64_t num;
 
-		if (jquantity(blk, "number", &num) == -1 || (int64_t)num != b->from + (int64_t)i ||
-		    jhash(blk, "hash", b->hashes[i]) == -1 || jhash(blk, "parentHash", parent) == -1) {
+		if (bp_index_jquantity(blk, "number", &num) == -1 ||
+		    (int64_t)num != b->from + (int64_t)i ||
+		    bp_index_jhash(blk, "hash", b->hashes[i]) == -1 ||
+		    bp_index_jhash(blk, "parentHash", parent) == -1) {
 			snprintf(err, errlen, "block %lld: bad number, hash or parentHash",
 			    (long long)(b->from + (int64_t)i));
 			return -1;
@@ -569,9 +514,9 @@ check_batch(const struct chain *c, struct batch *b, const struct cursor *cur, ch
 			for (; t != NULL && r != NULL; t = t->next, r = r->next) {
 				char th[HASH_STR];
 
-				if (jhash(t, "hash", th) == -1 || jhash(r, "transactionHash", h) == -1 ||
-				    strcmp(th, h) != 0 || jhash(r, "blockHash", h) == -1 ||
-				    strcmp(h, b->hashes[i]) != 0)
+				if (bp_index_jhash(t, "hash", th) == -1 ||
+				    bp_index_jhash(r, "transactionHash", h) == -1 || strcmp(th, h) != 0 ||
+				    bp_index_jhash(r, "blockHash", h) == -1 || strcmp(h, b->hashes[i]) != 0)
 					break;
 			}
 			if (t != NULL || r != NULL) {
@@ -587,8 +532,9 @@ check_batch(const struct chain *c, struct batch *b, const struct cursor *cur, ch
 		cJSON_ArrayForEach(l, b->logs[j]) {
 			uint64_t num;
 
-			if (jquantity(l, "blockNumber", &num) == -1 || (int64_t)num < b->from ||
-			    (int64_t)num > b->to || jhash(l, "blockHash", h) == -1 ||
+			if (bp_index_jquantity(l, "blockNumber", &num) == -1 ||
+			    (int64_t)num < b->from || (int64_t)num > b->to ||
+			    bp_index_jhash(l, "blockHash", h) == -1 ||
 			    strcmp(h, b->hashes[num - (uint64_t)b->from]) != 0) {
 				snprintf(err, errlen, "a log of blocks %lld-%lld is not from the"
 				    " blocks fetched: the chain moved; retrying", (long long)b->from,
@@ -615,8 +561,10 @@ store_block(struct bp_db *db, const struct chain *c, const cJSON *blk, const cha
 	struct bp_stmt *st;
 	int ntx, rc;
 
-	if (jhash(blk, "parentHash", parent) == -1 || jquantity(blk, "timestamp", &ts) == -1 ||
-	    jquantity(blk, "gasUsed", &used) == -1 || jquantity(blk, "gasLimit", &limit) == -1 ||
+	if (bp_index_jhash(blk, "parentHash", parent) == -1 ||
+	    bp_index_jquantity(blk, "timestamp", &ts) == -1 ||
+	    bp_index_jquantity(blk, "gasUsed", &used) == -1 ||
+	    bp_index_jquantity(blk, "gasLimit", &limit) == -1 ||
 	    ts > INT64_MAX || used > INT64_MAX || limit > INT64_MAX) {
 		bp_err("%s: block %lld: bad header fields", c->key, (long long)number);
 		return -1;
@@ -631,7 +579,7 @@ store_block(struct bp_db *db, const struct chain *c, const cJSON *blk, const cha
 	bp_stmt_int(st, 5, (int64_t)ts);
 	bp_stmt_int(st, 6, (int64_t)used);
 	bp_stmt_int(st, 7, (int64_t)limit);
-	bp_stmt_text(st, 8, jdec(blk, "baseFeePerGas", basefee) == 0 ? basefee : NULL);
+	bp_stmt_text(st, 8, bp_index_jdec(blk, "baseFeePerGas", basefee) == 0 ? basefee : NULL);
 	bp_stmt_int(st, 9, ntx);
 	rc = stmt_run(st);
 	n->blocks++;
@@ -651,9 +599,10 @@ store_tx(struct bp_db *db, const struct chain *c, const cJSON *tx, const cJSON *
 	struct bp_stmt *st;
 	int rc, have_gas = 0;
 
-	if (jhash(tx, "hash", hash) == -1 || jaddr(tx, "from", from, 0) == -1 ||
-	    jaddr(tx, "to", to, 1) == -1 || jdec(tx, "value", value) == -1 ||
-	    jquantity(tx, "transactionIndex", &idx) == -1 || jquantity(tx, "nonce", &nonce) == -1 ||
+	if (bp_index_jhash(tx, "hash", hash) == -1 || bp_index_jaddr(tx, "from", from, 0) == -1 ||
+	    bp_index_jaddr(tx, "to", to, 1) == -1 || bp_index_jdec(tx, "value", value) == -1 ||
+	    bp_index_jquantity(tx, "transactionIndex", &idx) == -1 ||
+	    bp_index_jquantity(tx, "nonce", &nonce) == -1 ||
 	    idx > INT64_MAX || nonce > INT64_MAX) {
 		bp_err("%s: a transaction of block %lld has bad fields", c->key, (long long)number);
 		return -1;
@@ -661,10 +610,10 @@ store_tx(struct bp_db *db, const struct chain *c, const cJSON *tx, const cJSON *
 	created[0] = '\0';
 	if (receipt != NULL) {
 		/* Receipts before Byzantium carry a state root instead of a status. */
-		if (jquantity(receipt, "status", &status) == -1 || status > 1)
+		if (bp_index_jquantity(receipt, "status", &status) == -1 || status > 1)
 			status = 2;
-		have_gas = jquantity(receipt, "gasUsed", &gas) == 0 && gas <= INT64_MAX;
-		if (jaddr(receipt, "contractAddress", created, 1) == -1 || status == 0)
+		have_gas = bp_index_jquantity(receipt, "gasUsed", &gas) == 0 && gas <= INT64_MAX;
+		if (bp_index_jaddr(receipt, "contractAddress", created, 1) == -1 || status == 0)
 			created[0] = '\0';
 	}
 	if ((st = bp_db_stmt(db, sql)) == NULL)
@@ -687,16 +636,8 @@ store_tx(struct bp_db *db, const struct chain *c, const cJSON *tx, const cJSON *
 	return rc;
 }
 
-/* Where a log sits: its block, transaction and index. */
-struct logpos {
-	int64_t		block;
-	int64_t		log_index;
-	char		tx_hash[HASH_STR];
-	char		contract[ADDR_STR];
-};
-
 static int
-insert_transfer(struct bp_db *db, const struct chain *c, const struct logpos *p,
+insert_transfer(struct bp_db *db, const struct chain *c, const struct bp_index_logpos *p,
     int64_t batch_index, const char *standard, const char *operator_, const char *from,
     const char *to, const char *token_id, const char *value)
 {
@@ -836,7 +777,7 @@ owner_add(struct bp_db *db, const struct chain *c, const char *contract, const c
 }
 
 static int
-store_1155(struct bp_db *db, const struct chain *c, const struct logpos *p, int64_t bi,
+store_1155(struct bp_db *db, const struct chain *c, const struct bp_index_logpos *p, int64_t bi,
     const char *op, const char *from, const char *to, const struct bp_u256 *id,
     const struct bp_u256 *v)
 {
@@ -852,7 +793,7 @@ store_1155(struct bp_db *db, const struct chain *c, const struct logpos *p, int6
 }
 
 static int
-store_user_op(struct bp_db *db, const struct chain *c, const struct logpos *p,
+store_user_op(struct bp_db *db, const struct chain *c, const struct bp_index_logpos *p,
     const struct bp_index_event *ev)
 {
 	static const char sql[] = "INSERT INTO index_user_ops (chain, user_op_hash, sender,"
@@ -885,7 +826,7 @@ store_user_op(struct bp_db *db, const struct chain *c, const struct logpos *p,
 }
 
 static int
-store_deployment(struct bp_db *db, const struct chain *c, const struct logpos *p,
+store_deployment(struct bp_db *db, const struct chain *c, const struct bp_index_logpos *p,
     const struct bp_index_event *ev)
 {
 	static const char sql[] = "INSERT INTO index_account_deployments (chain, sender, factory,"
@@ -911,52 +852,6 @@ store_deployment(struct bp_db *db, const struct chain *c, const struct logpos *p
 	return stmt_run(st);
 }
 
-/*
- * Parses one JSON log into *l (data decoded into the state's buffer) and *p. 0, or -1 when a
- * field is malformed (the node's answer is then not to be trusted: the batch fails).
- */
-static int
-parse_log(struct state *s, const cJSON *j, struct bp_index_log *l, struct logpos *p)
-{
-	const cJSON *topics, *t;
-	const char *data;
-	uint64_t num, idx;
-	size_t dlen;
-
-	topics = cJSON_GetObjectItemCaseSensitive(j, "topics");
-	data = jstr(j, "data");
-	if (!cJSON_IsArray(topics) || data == NULL || jquantity(j, "blockNumber", &num) == -1 ||
-	    jquantity(j, "logIndex", &idx) == -1 || idx > INT64_MAX ||
-	    jhash(j, "transactionHash", p->tx_hash) == -1 ||
-	    jaddr(j, "address", p->contract, 0) == -1)
-		return -1;
-	p->block = (int64_t)num;
-	p->log_index = (int64_t)idx;
-	bp_addr_parse(p->contract, strlen(p->contract), 0, l->address);
-	l->ntopics = 0;
-	cJSON_ArrayForEach(t, topics) {
-		if (l->ntopics == BP_INDEX_MAX_TOPICS || !cJSON_IsString(t) ||
-		    bp_hex_decode_fixed(t->valuestring, strlen(t->valuestring),
-		    l->topics[l->ntopics], 32) == -1)
-			return -1;
-		l->ntopics++;
-	}
-	dlen = strlen(data);
-	if (dlen / 2 + 1 > s->datacap) {
-		size_t ncap = dlen / 2 + 64;
-		uint8_t *d = realloc(s->data, ncap);
-
-		if (d == NULL)
-			return -1;
-		s->data = d;
-		s->datacap = ncap;
-	}
-	if (bp_hex_decode(data, dlen, s->data, s->datacap, &l->datalen) == -1)
-		return -1;
-	l->data = s->data;
-	return 0;
-}
-
 static int
 store_log(struct bp_db *db, struct state *s, const struct chain *c, const cJSON *j,
     struct counts *n)
@@ -965,11 +860,11 @@ store_log(struct bp_db *db, struct state *s, const struct chain *c, const cJSON 
 	char v[BP_U256_DEC_MAX];
 	struct bp_index_event ev;
 	struct bp_index_log l;
-	struct logpos p;
+	struct bp_index_logpos p;
 	size_t i;
 
 	memset(&p, 0, sizeof(p));
-	if (parse_log(s, j, &l, &p) == -1) {
+	if (bp_index_parse_log(j, &l, &p, &s->data, &s->datacap) == -1) {
 		bp_err("%s: a log in the answer has bad fields", c->key);
 		return -1;
 	}
@@ -1313,7 +1208,8 @@ chain_hashes(struct chain *c, int64_t lo, int64_t hi, char (*out)[HASH_STR], cha
 	}
 	for (i = 0; i < n; i++) {
 		/* A block the chain no longer has (the head went back) matches nothing. */
-		if (!cJSON_IsObject(calls[i].result) || jhash(calls[i].result, "hash", out[i]) == -1)
+		if (!cJSON_IsObject(calls[i].result) ||
+		    bp_index_jhash(calls[i].result, "hash", out[i]) == -1)
 			out[i][0] = '\0';
 	}
 	rc = 0;

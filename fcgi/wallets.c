@@ -749,74 +749,8 @@ upstream_down(struct bp_req *r, const struct bp_network *net)
 /* ---- request validation ---- */
 
 /*
- * Finds a NUL (a raw 0 byte, or the escape \u0000) in any string of the JSON text s, which has
- * already parsed: cJSON ends its strings at the first NUL, so "12\u0000 more" would otherwise
- * pass as "12", and a member name "owner\u0000x" as "owner". Returns 1 when there is one, with
- * the raw name of the top-level member it is in (or is) copied to name ("" when that name is
- * not plain printable text that fits), else 0.
- */
-static int
-json_find_nul(const char *s, size_t len, char *name, size_t cap)
-{
-	size_t i, start, klen = 0;
-	int depth = 0, expect_key = 0;
-	const char *key = NULL;
-
-	name[0] = '\0';
-	for (i = 0; i < len; i++) {
-		int nul = 0, is_key;
-
-		if (s[i] == '{' || s[i] == '[') {
-			depth++;
-			expect_key = depth == 1 && s[i] == '{';
-			continue;
-		}
-		if (s[i] == '}' || s[i] == ']') {
-			depth--;
-			continue;
-		}
-		if (s[i] == ',' && depth == 1) {
-			expect_key = 1;
-			continue;
-		}
-		if (s[i] != '"')
-			continue;
-		/* A string: find its closing quote, noting any NUL on the way. */
-		start = ++i;
-		for (; i < len && s[i] != '"'; i++) {
-			if (s[i] == '\0')
-				nul = 1;
-			else if (s[i] == '\\' && i + 1 < len) {
-				if (s[i + 1] == 'u' && i + 5 < len && memcmp(s + i + 2, "0000", 4) == 0)
-					nul = 1;
-				i++;
-			}
-		}
-		is_key = depth == 1 && expect_key;
-		if (is_key) {
-			expect_key = 0;
-			key = s + start;
-			klen = i - start;
-		}
-		if (nul) {
-			size_t k;
-
-			if (key == NULL || klen >= cap)
-				return 1;
-			for (k = 0; k < klen; k++)
-				if (key[k] < 0x20 || key[k] > 0x7e || key[k] == '\\')
-					return 1;
-			memcpy(name, key, klen);
-			name[klen] = '\0';
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/*
  * The string member name of body: *out is NULL when absent (and not required). Returns 0, or the
- * 400 answered in r (wrong type, empty, too long). NULs were refused before (json_find_nul).
+ * 400 answered in r (wrong type, empty, too long). NULs were refused before (bp_json_find_nul).
  */
 static int
 body_string(struct bp_req *r, const cJSON *body, const char *name, int required, size_t max,
@@ -936,7 +870,7 @@ wallet_create(struct bp_req *r)
 		rc = bp_error(r, 400, "invalid_request", "request body must be a JSON object");
 		goto out;
 	}
-	if (json_find_nul(r->body, r->body_len, nulname, sizeof(nulname))) {
+	if (bp_json_find_nul(r->body, r->body_len, nulname, sizeof(nulname))) {
 		rc = bp_error(r, 400, "invalid_request", "%s must not contain NUL characters",
 		    nulname[0] != '\0' ? nulname : "the request body");
 		goto out;

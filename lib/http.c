@@ -259,6 +259,72 @@ bp_json_depth_ok(const char *s, size_t len, int max)
 	return 1;
 }
 
+/*
+ * A scan, not a parse: the text has parsed already, so strings, escapes and the nesting are
+ * well formed. A string is a member name when it is the first thing in the top-level object or
+ * the first after a comma at depth 1.
+ */
+int
+bp_json_find_nul(const char *s, size_t len, char *name, size_t cap)
+{
+	size_t i, start, klen = 0;
+	int depth = 0, expect_key = 0;
+	const char *key = NULL;
+
+	if (cap > 0)
+		name[0] = '\0';
+	for (i = 0; i < len; i++) {
+		int nul = 0, is_key;
+
+		if (s[i] == '{' || s[i] == '[') {
+			depth++;
+			expect_key = depth == 1 && s[i] == '{';
+			continue;
+		}
+		if (s[i] == '}' || s[i] == ']') {
+			depth--;
+			continue;
+		}
+		if (s[i] == ',' && depth == 1) {
+			expect_key = 1;
+			continue;
+		}
+		if (s[i] != '"')
+			continue;
+		/* A string: find its closing quote, noting any NUL on the way. */
+		start = ++i;
+		for (; i < len && s[i] != '"'; i++) {
+			if (s[i] == '\0')
+				nul = 1;
+			else if (s[i] == '\\' && i + 1 < len) {
+				if (s[i + 1] == 'u' && i + 5 < len && memcmp(s + i + 2, "0000", 4) == 0)
+					nul = 1;
+				i++;
+			}
+		}
+		is_key = depth == 1 && expect_key;
+		if (is_key) {
+			expect_key = 0;
+			key = s + start;
+			klen = i - start;
+		}
+		if (nul) {
+			size_t k;
+
+			/* The name goes into an error message: plain text or nothing. */
+			if (key == NULL || klen >= cap)
+				return 1;
+			for (k = 0; k < klen; k++)
+				if (key[k] < 0x20 || key[k] > 0x7e || key[k] == '\\')
+					return 1;
+			memcpy(name, key, klen);
+			name[klen] = '\0';
+			return 1;
+		}
+	}
+	return 0;
+}
+
 cJSON *
 bp_req_json(struct bp_req *r)
 {

@@ -101,6 +101,19 @@ int		 bp_req_query_int(struct bp_req *, const char *name, int64_t def, int64_t m
 cJSON		*bp_req_json(struct bp_req *);
 /* Checks JSON nesting depth without parsing; 1 when within max. */
 int		 bp_json_depth_ok(const char *, size_t len, int max);
+/*
+ * Finds a NUL in any string of the JSON text s (len bytes, may hold NULs): a raw 0 byte or the
+ * escape \u0000. cJSON ends its strings at the first NUL, so a parsed body reads "12\u0000 more"
+ * as "12" and a member name "owner\u0000x" as "owner": a handler that takes strings from a body
+ * calls this after bp_req_json and refuses the body on 1. Meant for text that has parsed; on any
+ * other it still reads only [s, s + len), but its answer means little.
+ *
+ * Returns 1 when there is a NUL, with the raw name of the top-level member it is in (or is part
+ * of) copied to name (room for cap bytes) for the error message: "" when the body is not an
+ * object, or the name has a byte outside printable ASCII or a backslash, or does not fit. Returns
+ * 0 when there is none, with name "". Nothing is allocated; there is no other error.
+ */
+int		 bp_json_find_nul(const char *s, size_t len, char *name, size_t cap);
 
 /*
  * Sets the response to the uniform error body of SPEC.md section 7:

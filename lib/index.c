@@ -1,5 +1,6 @@
 /*
- * The chain index: log decoding and the read side of the indexer's tables (index.h).
+ * The chain index: the readers of a node's JSON answers, log decoding and the read side of the
+ * indexer's tables (index.h).
  *
  * Event layouts (Solidity ABI; indexed arguments are topics, the rest ABI-encoded data):
  *   ERC-20   Transfer(address indexed from, address indexed to, uint256 value)
@@ -17,10 +18,13 @@
  *            AccountDeployed(bytes32 indexed userOpHash, address indexed sender,
  *            address factory, address paymaster)
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "evm/abi.h"
+#include "evm/address.h"
+#include "evm/hex.h"
 #include "index.h"
 #include "log.h"
 #include "util.h"
@@ -187,6 +191,109 @@ bp_index_batch_item(const struct bp_index_event *ev, size_t i, struct bp_u256 *i
 	bp_u256_from_be32(id, ev->ids + 32 * i);
 	bp_u256_from_be32(value, ev->values + 32 * i);
 }
+
+/* ---- the JSON a node answers ---- */
+
+const char *
+bp_index_jstr(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int
+bp_index_jquantity(const cJSON *o, const char *name, uint64_t *out)
+{
+	const char *s = bp_index_jstr(o, name);
+
+	return s != NULL && bp_hex_quantity_lenient(s, strlen(s), out) == 0 ? 0 : -1;
+}
+
+int
+bp_index_jhash(const cJSON *o, const char *name, char out[BP_INDEX_HASH_STR])
+{
+	const char *s = bp_index_jstr(o, name);
+	uint8_t b[32];
+
+	if (s == NULL || bp_hex_decode_fixed(s, strlen(s), b, 32) == -1)
+		return -1;
+	return bp_hex_encode(b, 32, out, BP_INDEX_HASH_STR);
+}
+
+int
+bp_index_jaddr(const cJSON *o, const char *name, char out[BP_INDEX_ADDR_STR],
+    int nullable)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	uint8_t a[20];
+
+	if (nullable && (v == NULL || cJSON_IsNull(v))) {
+		out[0] = '\0';
+		return 0;
+	}
+	if (!cJSON_IsString(v) || bp_addr_parse(v->valuestring, strlen(v->valuestring), 0, a) == -1)
+		return -1;
+	return bp_addr_format_lower(a, out, BP_INDEX_ADDR_STR);
+}
+
+int
+bp_index_jdec(const cJSON *o, const char *name, char *out)
+{
+	const char *s = bp_index_jstr(o, name);
+	struct bp_u256 v;
+
+	if (s == NULL || bp_u256_from_hex(&v, s, strlen(s)) == -1)
+		return -1;
+	return bp_u256_to_dec(&v, out, BP_U256_DEC_MAX);
+}
+
+int
+bp_index_parse_log(const cJSON *j, struct bp_index_log *l, struct bp_index_logpos *p,
+    uint8_t **buf, size_t *bufcap)
+{
+	const cJSON *jtopics, *t;
+	const char *data;
+	uint64_t num, idx;
+	size_t dlen;
+
+	jtopics = cJSON_GetObjectItemCaseSensitive(j, "topics");
+	data = bp_index_jstr(j, "data");
+	if (!cJSON_IsArray(jtopics) || data == NULL ||
+	    bp_index_jquantity(j, "blockNumber", &num) == -1 ||
+	    bp_index_jquantity(j, "logIndex", &idx) == -1 || idx > INT64_MAX ||
+	    bp_index_jhash(j, "transactionHash", p->tx_hash) == -1 ||
+	    bp_index_jaddr(j, "address", p->contract, 0) == -1)
+		return -1;
+	p->block = (int64_t)num;
+	p->log_index = (int64_t)idx;
+	bp_addr_parse(p->contract, strlen(p->contract), 0, l->address);
+	l->ntopics = 0;
+	cJSON_ArrayForEach(t, jtopics) {
+		if (l->ntopics == BP_INDEX_MAX_TOPICS || !cJSON_IsString(t) ||
+		    bp_hex_decode_fixed(t->valuestring, strlen(t->valuestring),
+		    l->topics[l->ntopics], 32) == -1)
+			return -1;
+		l->ntopics++;
+	}
+	/* Valid data ("0x", two digits a byte) is (dlen - 2) / 2 bytes: dlen / 2 + 1 is room. */
+	dlen = strlen(data);
+	if (dlen / 2 + 1 > *bufcap) {
+		size_t ncap = dlen / 2 + 64;
+		uint8_t *d = realloc(*buf, ncap);
+
+		if (d == NULL)
+			return -1;
+		*buf = d;
+		*bufcap = ncap;
+	}
+	if (bp_hex_decode(data, dlen, *buf, *bufcap, &l->datalen) == -1)
+		return -1;
+	l->data = *buf;
+	return 0;
+}
+
+/* ---- the indexer's tables ---- */
 
 /*
  * The statement for sql with the strings keys[0..nkeys) bound to its parameters 1..nkeys. It

@@ -1,8 +1,9 @@
 /*
  * The chain index (docs/indexer.md): reading the blocks, transactions, receipts and logs a node
- * answers in JSON, decoding the event logs the indexer stores, and reading the tables it writes (schema/002_indexer.sql) for the features built on them: NFT owners, the
- * ERC-20 contracts an address has touched, ERC-4337 account deployments, mined transactions,
- * and how far the index (and its final part) goes.
+ * answers in JSON, decoding the event logs the indexer stores, and reading the tables it writes
+ * (schema/002_indexer.sql) for the features built on them: NFT owners, the ERC-20 contracts an
+ * address has touched, ERC-4337 account deployments, mined transactions, and how far the index
+ * (and its final part) goes.
  *
  * Chain keys are "CHAIN.NETWORK" ("ethereum.devnet"); addresses are lower-case 0x strings and
  * token ids decimal strings, as they are stored.
@@ -94,23 +95,22 @@ void		bp_index_batch_item(const struct bp_index_event *ev, size_t i,
  * allocates; what they write is the caller's.
  */
 
-/* The string member name of o: borrowed from o (valid while o is). NULL when absent or not a
- * string. */
-const char	*bp_index_json_str(const cJSON *o, const char *name);
+/* The string member name of o, borrowed from o; NULL when absent or not a string. */
+const char	*bp_index_jstr(const cJSON *o, const char *name);
 
 /*
  * A QUANTITY member as a uint64 into *out, leniently ("0x" and 1 or more hex digits, leading
  * zeros allowed: nodes pad). Returns 0, or -1 when absent, not a string, not a quantity or over
  * 64 bits; *out is then untouched.
  */
-int		 bp_index_json_quantity(const cJSON *o, const char *name, uint64_t *out);
+int		bp_index_jquantity(const cJSON *o, const char *name, uint64_t *out);
 
 /*
  * A 32-byte hash member ("0x" or "0X" and 64 hex digits of either case), written canonically
  * into out: "0x" and 64 lower-case digits. Returns 0, or -1 when absent, not a string or not
  * exactly 32 bytes of hex; out is then untouched.
  */
-int		 bp_index_json_hash(const cJSON *o, const char *name,
+int		bp_index_jhash(const cJSON *o, const char *name,
 		    char out[BP_INDEX_HASH_STR]);
 
 /*
@@ -119,7 +119,7 @@ int		 bp_index_json_hash(const cJSON *o, const char *name,
  * member or a JSON null gives "" and 0 (a contract creation's "to"). Returns 0, or -1 when
  * absent (not nullable), not a string or not an address; out is then untouched.
  */
-int		 bp_index_json_address(const cJSON *o, const char *name,
+int		bp_index_jaddr(const cJSON *o, const char *name,
 		    char out[BP_INDEX_ADDR_STR], int nullable);
 
 /*
@@ -127,14 +127,14 @@ int		 bp_index_json_address(const cJSON *o, const char *name,
  * no leading zeros, "0" for zero). Returns 0, or -1 when absent, not a string, not a quantity or
  * over 256 bits; out is then untouched.
  */
-int		 bp_index_json_decimal(const cJSON *o, const char *name, char *out);
+int		bp_index_jdec(const cJSON *o, const char *name, char *out);
 
 /* Where a log sits: its block, its transaction and its index in the block. */
 struct bp_index_logpos {
 	int64_t		block;
 	int64_t		log_index;
 	char		tx_hash[BP_INDEX_HASH_STR];	/* lower-case */
-	char		contract[BP_INDEX_ADDR_STR];	/* the emitting contract, lower-case */
+	char		contract[BP_INDEX_ADDR_STR];	/* the emitter, lower-case */
 };
 
 /*
@@ -152,7 +152,7 @@ struct bp_index_logpos {
  * Returns 0, or -1 when a member is missing or malformed, or out of memory: the node's answer
  * is then not to be trusted. After -1, *log and *pos hold partial values.
  */
-int		 bp_index_json_log(const cJSON *j, struct bp_index_log *log,
+int		bp_index_parse_log(const cJSON *j, struct bp_index_log *log,
 		    struct bp_index_logpos *pos, uint8_t **buf, size_t *bufcap);
 
 /* How far the index of chain goes. */

@@ -1071,6 +1071,32 @@ client_request(struct bp_buf *b, size_t id, const char *method, const cJSON *par
 	return rc;
 }
 
+/* Every call unanswered, before a request is sent or an answer read. */
+static void
+client_reset(struct bp_jsonrpc_call *calls, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		calls[i].result = NULL;
+		set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0, "no answer for this call");
+	}
+}
+
+/*
+ * The code member of an error object as an int64: a number is truncated toward zero; one
+ * outside the int64 range (a node may send 1e300, and converting it would be undefined
+ * behaviour) or anything that is not a number gives 0.
+ */
+static int64_t
+client_code(const cJSON *code)
+{
+	if (!cJSON_IsNumber(code) || !(code->valuedouble >= -9223372036854775808.0 &&
+	    code->valuedouble < 9223372036854775808.0))
+		return 0;
+	return (int64_t)code->valuedouble;
+}
+
 /* Takes the answer for one call out of the response object o into c; 1 for a result. */
 static int
 client_take(cJSON *o, struct bp_jsonrpc_call *c)
@@ -1079,12 +1105,11 @@ client_take(cJSON *o, struct bp_jsonrpc_call *c)
 	cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
 
 	if (err != NULL && cJSON_IsObject(err)) {
-		cJSON *code = cJSON_GetObjectItemCaseSensitive(err, "code");
 		cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
 
-		set_err(&c->err, BP_JSONRPC_ERR_RPC, cJSON_IsNumber(code) ?
-		    (int64_t)code->valuedouble : 0, cJSON_IsString(msg) ? msg->valuestring :
-		    "error without a message");
+		set_err(&c->err, BP_JSONRPC_ERR_RPC,
+		    client_code(cJSON_GetObjectItemCaseSensitive(err, "code")),
+		    cJSON_IsString(msg) ? msg->valuestring : "error without a message");
 		return 0;
 	}
 	if (res == NULL) {
@@ -1108,21 +1133,57 @@ client_id(const cJSON *o, size_t n)
 	return (long)id->valuedouble;
 }
 
+size_t
+bp_jsonrpc_client_parse(const char *ans, size_t len, struct bp_jsonrpc_call *calls, size_t n)
+{
+	cJSON *root, *o;
+	size_t i, got = 0;
+
+	client_reset(calls, n);
+	/* cJSON caps nesting itself (CJSON_NESTING_LIMIT); answers are the operator's nodes'. */
+	if (len == 0 || (root = cJSON_ParseWithLength(ans, len)) == NULL) {
+		for (i = 0; i < n; i++)
+			set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0, "answer is not JSON");
+		return 0;
+	}
+	if (cJSON_IsArray(root)) {
+		cJSON_ArrayForEach(o, root) {
+			long k = client_id(o, n);
+
+			if (k >= 0 && calls[k].result == NULL &&
+			    calls[k].err.kind == BP_JSONRPC_ERR_PROTOCOL)
+				got += (size_t)client_take(o, &calls[k]);
+		}
+	} else if (cJSON_IsObject(root)) {
+		long k = client_id(root, n);
+
+		if (k >= 0 || n == 1)
+			got += (size_t)client_take(root, &calls[k >= 0 ? k : 0]);
+		else if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "error")))
+			/* One error for the whole batch (a node that refused it): each call gets it. */
+			for (i = 0; i < n; i++)
+				client_take(root, &calls[i]);
+		/*
+		 * Anything else without an id answers no call of a batch: a result cannot say
+		 * which call it is for (and taking one per call would hand a repeated "result"
+		 * member to the next call).
+		 */
+	}
+	cJSON_Delete(root);
+	return got;
+}
+
 static size_t
 client_send(struct bp_upstream *up, const struct bp_network *net, struct bp_jsonrpc_call *calls,
     size_t n, int batch)
 {
 	struct bp_upstream_info info;
 	struct bp_buf req, ans;
-	cJSON *root = NULL, *o;
 	size_t i, got = 0;
 
 	bp_buf_init(&req, SIZE_MAX / 4);
 	bp_buf_init(&ans, SIZE_MAX / 4);
-	for (i = 0; i < n; i++) {
-		calls[i].result = NULL;
-		set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0, "no answer for this call");
-	}
+	client_reset(calls, n);
 	if (batch && bp_buf_adds(&req, "[") == -1)
 		goto fail;
 	for (i = 0; i < n; i++)
@@ -1141,36 +1202,13 @@ client_send(struct bp_upstream *up, const struct bp_network *net, struct bp_json
 			set_err(&calls[i].err, BP_JSONRPC_ERR_TRANSPORT, 0, info.error);
 		goto out;
 	}
-	/* cJSON caps nesting itself (CJSON_NESTING_LIMIT); answers are the operator's nodes'. */
-	if ((root = cJSON_ParseWithLength(ans.data, ans.len)) == NULL) {
-		for (i = 0; i < n; i++)
-			set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0, "answer is not JSON");
-		goto out;
-	}
-	if (cJSON_IsArray(root)) {
-		cJSON_ArrayForEach(o, root) {
-			long k = client_id(o, n);
-
-			if (k >= 0 && calls[k].result == NULL &&
-			    calls[k].err.kind == BP_JSONRPC_ERR_PROTOCOL)
-				got += (size_t)client_take(o, &calls[k]);
-		}
-	} else if (cJSON_IsObject(root)) {
-		long k = client_id(root, n);
-
-		if (k >= 0 || n == 1)
-			got += (size_t)client_take(root, &calls[k >= 0 ? k : 0]);
-		else	/* one error for the whole batch */
-			for (i = 0; i < n; i++)
-				client_take(root, &calls[i]);
-	}
+	got = bp_jsonrpc_client_parse(ans.data, ans.len, calls, n);
 	goto out;
 fail:
 	for (i = 0; i < n; i++)
 		set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0,
 		    "could not build the request (params must be an array or an object)");
 out:
-	cJSON_Delete(root);
 	bp_buf_free(&req);
 	bp_buf_free(&ans);
 	return got;

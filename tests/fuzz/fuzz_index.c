@@ -5,9 +5,9 @@
  * send any topics, any data and any JSON.
  *
  * An input that starts with '{' or '[' is JSON (an eth_getLogs answer, a log, a block, an array
- * of them): it is parsed with cJSON_ParseWithLength and each object goes through the same steps
- * as the indexer's static parse_log, jhash, jaddr, jquantity and jdec (mirrored below: they live
- * in cron/indexer.c and cannot be linked), then through bp_index_decode_log. Any other input is
+ * of them): it is parsed with cJSON_ParseWithLength and each object goes through the readers
+ * cron/indexer.c calls (lib/index.h: bp_index_parse_log, bp_index_jhash, bp_index_jaddr,
+ * bp_index_jquantity, bp_index_jdec), then through bp_index_decode_log. Any other input is
  * a binary log (layout at binary_log), so the fuzzer reaches each event without having to guess
  * a Keccak-256 topic; that log is then also written as a node would write it in JSON, in one of
  * several spellings, printed, parsed back and read as the indexer reads it.
@@ -23,8 +23,13 @@
  *    copy, so ASan sees one byte too far);
  *  - a batch the harness ABI-encodes itself, (uint256[] ids, uint256[] values), decodes back to
  *    the same items, and is malformed exactly when the two lengths differ;
- *  - the JSON field readers give canonical text: a hash is "0x" and 64 lower-case digits equal
- *    to the input up to case, an address the same with 40, a decimal parses back to the value;
+ *  - the JSON field readers accept exactly the forms their header comments give (a hash "0x" or
+ *    "0X" and 64 hex digits, an address the same with 40, a quantity what the u256 parser takes
+ *    and a uint64 holds), leave out untouched when they refuse, and give canonical text: a hash
+ *    is "0x" and 64 lower-case digits equal to the input up to case, an address the same with
+ *    40, a decimal has no leading zero and parses back to the value;
+ *  - bp_index_parse_log gives the same log with a buffer of just enough room and with one it
+ *    grows itself; its position fields and address are the members as the readers read them;
  *  - a log written in JSON reads back as the very same log (address, topics, data) in any case
  *    and with "0X", and is refused for odd data digits, a missing address, a non-string or
  *    fifth topic.
@@ -48,8 +53,8 @@
 #include "evm/u256.h"
 #include "index.h"
 
-#define HASH_STR	67
-#define ADDR_STR	43
+#define HASH_STR	BP_INDEX_HASH_STR
+#define ADDR_STR	BP_INDEX_ADDR_STR
 #define MAX_OBJECTS	64	/* JSON objects looked at per input */
 #define MAX_ITEMS	8	/* elements of each array of a harness-built batch */
 
@@ -123,6 +128,18 @@ zero(const void *p, size_t n)
 
 	for (i = 0; i < n; i++)
 		if (b[i] != 0)
+			return 0;
+	return 1;
+}
+
+/* 1 when the n bytes at p are all 'Z', the harness's canary for an untouched buffer. */
+static int
+all_z(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != 'Z')
 			return 0;
 	return 1;
 }
@@ -377,26 +394,58 @@ out:
 
 /* ---- JSON, as cron/indexer.c reads it ---- */
 
-/* Mirrors cron/indexer.c jstr. */
+/*
+ * The JSON readers of lib/index.h, each called as cron/indexer.c calls it and checked against
+ * its header comment: the accepted forms, the canonical text written, and out untouched on -1.
+ */
+
+/* The string member, as bp_index_jstr must find it. */
 static const char *
-jstr(const cJSON *o, const char *name)
+member_str(const cJSON *o, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	const char *s = bp_index_jstr(o, name);
 
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	if (s != (cJSON_IsString(v) ? v->valuestring : NULL))
+		abort();
+	return s;
 }
 
-/* Mirrors jquantity; checks the uint64 and the u256 parsers agree. */
+/* 1 when s is "0x" or "0X" and exactly n hex digits. */
 static int
-jquantity(const cJSON *o, const char *name, uint64_t *out)
+hex_of_len(const char *s, size_t n)
 {
-	const char *s = jstr(o, name);
+	size_t i;
+
+	if (s == NULL || strlen(s) != n + 2 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return 0;
+	for (i = 2; i < n + 2; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* bp_index_jquantity; checks it against the u256 parser (as lenient) and a uint64. */
+static int
+read_quantity(const cJSON *o, const char *name, uint64_t *out)
+{
+	const char *s = member_str(o, name);
+	const uint64_t canary = 0xa5a5a5a5a5a5a5a5u;
 	struct bp_u256 u;
 	uint64_t v;
+	int rc, want;
 
-	if (s == NULL || bp_hex_quantity_lenient(s, strlen(s), out) != 0)
+	*out = canary;
+	rc = bp_index_jquantity(o, name, out);
+	want = s != NULL && bp_u256_from_hex(&u, s, strlen(s)) == 0 && bp_u256_to_u64(&u, &v) == 0;
+	if ((rc == 0) != want || (rc != 0 && rc != -1))
+		abort();
+	if (rc == -1) {
+		if (*out != canary)
+			abort();
 		return -1;
-	if (bp_u256_from_hex(&u, s, strlen(s)) != 0 || bp_u256_to_u64(&u, &v) != 0 || v != *out)
+	}
+	if (v != *out)
 		abort();
 	return 0;
 }
@@ -414,96 +463,142 @@ lower_copy(const char *s, size_t len, const char *out)
 			abort();
 }
 
-/* Mirrors jhash. */
+/* bp_index_jhash: exactly "0x"/"0X" and 64 hex digits, written lower-case. */
 static int
-jhash(const cJSON *o, const char *name, char out[HASH_STR])
+read_hash(const cJSON *o, const char *name, char out[HASH_STR])
 {
-	const char *s = jstr(o, name);
-	uint8_t b[32];
+	const char *s = member_str(o, name);
+	int rc;
 
-	if (s == NULL || bp_hex_decode_fixed(s, strlen(s), b, 32) == -1)
-		return -1;
-	if (bp_hex_encode(b, 32, out, HASH_STR) != 0)
+	memset(out, 'Z', HASH_STR);
+	rc = bp_index_jhash(o, name, out);
+	if ((rc == 0) != hex_of_len(s, 64) || (rc != 0 && rc != -1))
 		abort();
+	if (rc == -1) {
+		if (!all_z(out, HASH_STR))
+			abort();
+		return -1;
+	}
 	lower_copy(s, strlen(s), out);
 	return 0;
 }
 
-/* Mirrors jaddr. */
+/* bp_index_jaddr: "0x"/"0X" and 40 hex digits written lower-case; "" for null when nullable. */
 static int
-jaddr(const cJSON *o, const char *name, char out[ADDR_STR], int nullable)
+read_addr(const cJSON *o, const char *name, char out[ADDR_STR], int nullable)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-	uint8_t a[20];
+	const char *s = member_str(o, name);
+	int rc;
 
+	memset(out, 'Z', ADDR_STR);
+	rc = bp_index_jaddr(o, name, out, nullable);
 	if (nullable && (v == NULL || cJSON_IsNull(v))) {
-		out[0] = '\0';
+		if (rc != 0 || out[0] != '\0')
+			abort();
 		return 0;
 	}
-	if (!cJSON_IsString(v) || bp_addr_parse(v->valuestring, strlen(v->valuestring), 0, a) == -1)
-		return -1;
-	if (bp_addr_format_lower(a, out, ADDR_STR) != 0)
+	if ((rc == 0) != hex_of_len(s, 40) || (rc != 0 && rc != -1))
 		abort();
-	lower_copy(v->valuestring, strlen(v->valuestring), out);
+	if (rc == -1) {
+		if (!all_z(out, ADDR_STR))
+			abort();
+		return -1;
+	}
+	lower_copy(s, strlen(s), out);
 	return 0;
 }
 
-/* Mirrors jdec; checks the decimal reads back as the same value. */
+/* bp_index_jdec; checks the decimal has no leading zero and reads back as the same value. */
 static int
-jdec(const cJSON *o, const char *name, char *out)
+read_dec(const cJSON *o, const char *name, char *out)
 {
-	const char *s = jstr(o, name);
+	const char *s = member_str(o, name);
 	struct bp_u256 v, back;
+	int rc, want;
 
-	if (s == NULL || bp_u256_from_hex(&v, s, strlen(s)) == -1)
+	memset(out, 'Z', BP_U256_DEC_MAX);
+	rc = bp_index_jdec(o, name, out);
+	want = s != NULL && bp_u256_from_hex(&v, s, strlen(s)) == 0;
+	if ((rc == 0) != want || (rc != 0 && rc != -1))
+		abort();
+	if (rc == -1) {
+		if (!all_z(out, BP_U256_DEC_MAX))
+			abort();
 		return -1;
-	if (bp_u256_to_dec(&v, out, BP_U256_DEC_MAX) != 0 ||
+	}
+	if (memchr(out, '\0', BP_U256_DEC_MAX) == NULL || (out[0] == '0' && out[1] != '\0') ||
 	    bp_u256_from_dec(&back, out, strlen(out)) != 0 || bp_u256_cmp(&v, &back) != 0)
 		abort();
 	return 0;
 }
 
 /*
- * Mirrors cron/indexer.c parse_log: the position fields, the contract, the topics and the data
- * decoded from hex. The data goes into a new exact-size buffer (*buf, the caller's to free, also
- * on failure) rather than the indexer's reused one, so an over-read shows. 0, or -1 where the
- * indexer fails the batch.
+ * bp_index_parse_log, called twice: with a new buffer of exactly the room the indexer's
+ * function makes before decoding (dlen / 2 + 1, so it is not grown and an over-write shows),
+ * and with no buffer at all (so it grows one); both must agree. On success the log and its
+ * position are checked against the members, read here with the readers above, and the data is
+ * copied into a new exact-size buffer (*buf, the caller's to free, also on failure), so an
+ * over-read by the decoder shows. 0, or -1 where the indexer fails the batch.
  */
 static int
-parse_log(const cJSON *j, struct bp_index_log *l, uint8_t **buf)
+read_log(const cJSON *j, struct bp_index_log *l, uint8_t **buf)
 {
-	const cJSON *topics_j, *t;
 	char hash[HASH_STR], contract[ADDR_STR];
+	struct bp_index_log l2;
+	struct bp_index_logpos p, p2;
 	const char *data;
 	uint64_t num, idx;
-	size_t dlen, cap;
-	uint8_t *exact;
+	uint8_t *grown = NULL, addr[20], *exact;
+	size_t cap = 0, cap2 = 0;
+	int rc, rc2;
 
 	*buf = NULL;
 	memset(l, 0, sizeof(*l));
-	topics_j = cJSON_GetObjectItemCaseSensitive(j, "topics");
-	data = jstr(j, "data");
-	if (!cJSON_IsArray(topics_j) || data == NULL || jquantity(j, "blockNumber", &num) == -1 ||
-	    jquantity(j, "logIndex", &idx) == -1 || idx > INT64_MAX ||
-	    jhash(j, "transactionHash", hash) == -1 || jaddr(j, "address", contract, 0) == -1)
-		return -1;
-	if (bp_addr_parse(contract, strlen(contract), 0, l->address) != 0)
-		abort();	/* jaddr's own output */
-	cJSON_ArrayForEach(t, topics_j) {
-		if (l->ntopics == BP_INDEX_MAX_TOPICS || !cJSON_IsString(t) ||
-		    bp_hex_decode_fixed(t->valuestring, strlen(t->valuestring),
-		    l->topics[l->ntopics], 32) == -1)
+	memset(&l2, 0, sizeof(l2));
+	memset(&p, 0, sizeof(p));
+	memset(&p2, 0, sizeof(p2));
+	data = member_str(j, "data");
+	if (data != NULL) {
+		cap = strlen(data) / 2 + 1;
+		if ((*buf = malloc(cap)) == NULL)
 			return -1;
-		l->ntopics++;
 	}
-	dlen = strlen(data);
-	cap = dlen / 2 + 1;	/* the room the indexer makes before decoding */
-	if ((*buf = malloc(cap)) == NULL)
-		return -1;
-	if (bp_hex_decode(data, dlen, *buf, cap, &l->datalen) == -1)
-		return -1;
-	if (l->datalen != (dlen - 2) / 2 || l->datalen >= cap)
+	rc = bp_index_parse_log(j, l, &p, buf, &cap);
+	rc2 = bp_index_parse_log(j, &l2, &p2, &grown, &cap2);
+	if (rc != rc2 || (rc != 0 && rc != -1))
 		abort();
+	if (data != NULL && cap != strlen(data) / 2 + 1)
+		abort();	/* room enough: not grown */
+	if (grown != NULL && cap2 < strlen(data) / 2 + 1)
+		abort();
+	if (rc == -1) {
+		free(grown);
+		return -1;
+	}
+	/* What the indexer's function must have checked, so these cannot fail. */
+	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "topics")) || data == NULL ||
+	    read_quantity(j, "blockNumber", &num) != 0 || read_quantity(j, "logIndex", &idx) != 0 ||
+	    idx > INT64_MAX || read_hash(j, "transactionHash", hash) != 0 ||
+	    read_addr(j, "address", contract, 0) != 0)
+		abort();
+	if (p.block != (int64_t)num || p.log_index != (int64_t)idx ||
+	    strcmp(p.tx_hash, hash) != 0 || strcmp(p.contract, contract) != 0 ||
+	    bp_addr_parse(contract, strlen(contract), 0, addr) != 0 ||
+	    memcmp(l->address, addr, 20) != 0)
+		abort();
+	if (l->ntopics > BP_INDEX_MAX_TOPICS ||
+	    l->ntopics != (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "topics")))
+		abort();
+	if (l->data != *buf || l->datalen != (strlen(data) - 2) / 2 || l->datalen >= cap)
+		abort();
+	/* The grown buffer's answer is the same log in the same place. */
+	if (l2.data != grown || memcmp(&p, &p2, sizeof(p)) != 0 || l2.ntopics != l->ntopics ||
+	    memcmp(l2.address, l->address, 20) != 0 ||
+	    memcmp(l2.topics, l->topics, l->ntopics * 32) != 0 || l2.datalen != l->datalen ||
+	    memcmp(l2.data, l->data, l->datalen) != 0)
+		abort();
+	free(grown);
 	if (l->datalen > 0) {
 		if ((exact = malloc(l->datalen)) == NULL)
 			return -1;
@@ -523,7 +618,7 @@ json_log(const cJSON *j)
 	uint8_t *buf = NULL;
 
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "removed")) &&
-	    parse_log(j, &l, &buf) == 0)
+	    read_log(j, &l, &buf) == 0)
 		check_log(&l, entry_point, NULL);
 	free(buf);
 }
@@ -535,21 +630,21 @@ json_block_fields(const cJSON *j)
 	char h[HASH_STR], a[ADDR_STR], dec[BP_U256_DEC_MAX];
 	uint64_t v;
 
-	(void)jquantity(j, "number", &v);
-	(void)jhash(j, "hash", h);
-	(void)jhash(j, "parentHash", h);
-	(void)jhash(j, "blockHash", h);
-	(void)jquantity(j, "timestamp", &v);
-	(void)jquantity(j, "gasUsed", &v);
-	(void)jquantity(j, "gasLimit", &v);
-	(void)jdec(j, "baseFeePerGas", dec);
-	(void)jaddr(j, "from", a, 0);
-	(void)jaddr(j, "to", a, 1);
-	(void)jdec(j, "value", dec);
-	(void)jquantity(j, "transactionIndex", &v);
-	(void)jquantity(j, "nonce", &v);
-	(void)jquantity(j, "status", &v);
-	(void)jaddr(j, "contractAddress", a, 1);
+	(void)read_quantity(j, "number", &v);
+	(void)read_hash(j, "hash", h);
+	(void)read_hash(j, "parentHash", h);
+	(void)read_hash(j, "blockHash", h);
+	(void)read_quantity(j, "timestamp", &v);
+	(void)read_quantity(j, "gasUsed", &v);
+	(void)read_quantity(j, "gasLimit", &v);
+	(void)read_dec(j, "baseFeePerGas", dec);
+	(void)read_addr(j, "from", a, 0);
+	(void)read_addr(j, "to", a, 1);
+	(void)read_dec(j, "value", dec);
+	(void)read_quantity(j, "transactionIndex", &v);
+	(void)read_quantity(j, "nonce", &v);
+	(void)read_quantity(j, "status", &v);
+	(void)read_addr(j, "contractAddress", a, 1);
 	(void)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "transactions"));
 }
 
@@ -694,7 +789,7 @@ render(const struct bp_index_log *l, unsigned r)
 		goto out;
 
 	json_log(j);
-	ok = parse_log(j, &back, &buf) == 0;
+	ok = read_log(j, &back, &buf) == 0;
 	if (ok != !(r & (R_BAD_DATA | R_NO_ADDRESS | R_BAD_TOPIC | R_FIFTH_TOPIC)))
 		abort();
 	if (ok && (memcmp(back.address, l->address, 20) != 0 || back.ntopics != l->ntopics ||

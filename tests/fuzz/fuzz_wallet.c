@@ -16,12 +16,14 @@
  *  - bp_addr_parse accepts "0x"/"0X" and 40 hex digits and nothing else; with the checksum flag
  *    a mixed-case string passes exactly when it is the EIP-55 form of its bytes;
  *  - a body bp_req_json refuses answers 400 in the uniform error body;
+ *  - bp_json_find_nul (lib/http.c: the handler's scan for the NULs cJSON would hide, raw or
+ *    \u0000) agrees with a reference written from its header comment that walks the JSON
+ *    grammar (a container stack, member names where an object expects one, escapes decoded),
+ *    on what cJSON parsed, and names the same top-level member; the body cJSON prints back from
+ *    the parsed tree has no NUL left;
  *  - what the handler derives from a parsed owner and salt is consistent: the wallet address is
  *    CREATE2 of the init code hash, and the initCode and eth_call calldata decode back (ABI
  *    readers) to the owner, salt and key they were built from, behind the right selectors.
- *
- * fcgi/wallets.c's json_find_nul (the scan for NULs cJSON would hide) is static there and so
- * not reached from here.
  *
  * Seeds: the corpus starts empty, as for the other harnesses; tests/fuzz/wallet.dict holds the
  * member names, a checksummed address and the largest salts. An input that does not start with
@@ -295,6 +297,132 @@ check_error_body(const struct bp_req *r)
 	cJSON_Delete(j);
 }
 
+/* The value of the 4 hex digits at s, or -1. */
+static long
+hex4(const char *s)
+{
+	long v = 0;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		int c = (unsigned char)s[i];
+
+		if (!isxdigit(c))
+			return -1;
+		v = v * 16 + (isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
+	}
+	return v;
+}
+
+/*
+ * What bp_json_find_nul must answer for s, JSON text that cJSON parsed to its end: 1 when a
+ * string holds a raw 0 byte or an escape that decodes to U+0000, with the top-level member's
+ * raw name in want (room for cap) when it is printable ASCII without a backslash and fits, else
+ * "". Written from the header comment, walking the grammar instead of scanning for quotes: a
+ * stack of containers, and a string is a member name when its object expects one (after '{' or
+ * ','). -1 when nested deeper than the stack (bp_req_json refused those already).
+ */
+static int
+nul_reference(const char *s, size_t len, char *want, size_t cap)
+{
+	char stack[BP_JSON_DEPTH + 1];	/* 'o' or 'a' */
+	int expect_name[BP_JSON_DEPTH + 1];
+	const char *key = NULL;
+	size_t depth = 0, i, j, k, klen = 0;
+
+	want[0] = '\0';
+	for (i = 0; i < len; i++) {
+		int nul = 0, name;
+
+		switch (s[i]) {
+		case '{':
+		case '[':
+			if (depth == BP_JSON_DEPTH + 1)
+				return -1;
+			stack[depth] = s[i] == '{' ? 'o' : 'a';
+			expect_name[depth++] = s[i] == '{';
+			continue;
+		case '}':
+		case ']':
+			if (depth > 0)
+				depth--;
+			continue;
+		case ',':
+			if (depth > 0 && stack[depth - 1] == 'o')
+				expect_name[depth - 1] = 1;
+			continue;
+		case '"':
+			break;
+		default:
+			continue;
+		}
+		for (j = i + 1; j < len && s[j] != '"'; j++) {
+			if (s[j] == '\0')
+				nul = 1;
+			else if (s[j] == '\\' && j + 1 < len) {
+				if (s[j + 1] == 'u' && j + 5 < len && hex4(s + j + 2) == 0)
+					nul = 1;
+				j++;	/* the escaped byte; \uXXXX's digits are plain bytes */
+			}
+		}
+		name = depth > 0 && stack[depth - 1] == 'o' && expect_name[depth - 1];
+		if (name) {
+			expect_name[depth - 1] = 0;
+			if (depth == 1) {
+				key = s + i + 1;
+				klen = j - i - 1;
+			}
+		}
+		if (nul) {
+			if (key == NULL || klen + 1 > cap)
+				return 1;
+			for (k = 0; k < klen; k++)
+				if (!isprint((unsigned char)key[k]) || key[k] == '\\')
+					return 1;
+			memcpy(want, key, klen);
+			want[klen] = '\0';
+			return 1;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/*
+ * bp_json_find_nul on a body bp_req_json took, as wallet_create calls it: on the whole body
+ * (the exact-length copy, so a read past it shows), then on the part cJSON parsed against the
+ * reference; and on what cJSON prints back from its tree, which must have no NUL left.
+ */
+static void
+check_nul(const char *body, size_t len, const cJSON *tree, unsigned int cap)
+{
+	char name[BP_NAME_MAX + 1], want[BP_NAME_MAX + 1], *text;
+	const char *end = NULL;
+	cJSON *j;
+	int found, ref;
+
+	cap = cap % (BP_NAME_MAX + 1) + 1;	/* the room for the name: 1 to BP_NAME_MAX + 1 */
+	found = bp_json_find_nul(body, len, name, BP_NAME_MAX);
+	if ((found != 0 && found != 1) || memchr(name, '\0', BP_NAME_MAX) == NULL ||
+	    (found == 0 && name[0] != '\0'))
+		abort();
+	if ((j = cJSON_ParseWithLengthOpts(body, len, &end, 0)) == NULL)
+		abort();	/* bp_req_json parsed it */
+	cJSON_Delete(j);
+	if (end < body || end > body + len)
+		abort();
+	memset(name, 'Z', sizeof(name));
+	found = bp_json_find_nul(body, (size_t)(end - body), name, cap);
+	ref = nul_reference(body, (size_t)(end - body), want, cap);
+	if (ref != -1 && (found != ref || strcmp(name, want) != 0))
+		abort();
+	if ((text = cJSON_PrintUnformatted(tree)) == NULL)
+		return;
+	if (bp_json_find_nul(text, strlen(text), name, sizeof(name)) != 0)
+		abort();
+	cJSON_free(text);
+}
+
 /*
  * Runs a body through bp_req_json and the members wallet_create reads. want_owner and
  * want_salt, when not NULL, are the strings the body was built with: the members must read
@@ -323,6 +451,7 @@ check_body(const uint8_t *in, size_t size, unsigned int cap, const char *want_ow
 		check_error_body(req);
 		goto out;
 	}
+	check_nul(copy, size, body, cap);
 	if (!cJSON_IsObject(body))
 		goto out;
 	owner_s = member(body, "owner", 64);
@@ -373,6 +502,9 @@ built_body(const char *s, size_t size, unsigned int cap)
 	    cJSON_AddStringToObject(o, "chain", "ethereum") == NULL ||
 	    (text = cJSON_PrintUnformatted(o)) == NULL)
 		goto out;
+	/* cJSON writes no NUL into what it prints: strndup stopped at the first. */
+	if (bp_json_find_nul(text, strlen(text), (char[2]){ 0 }, 2) != 0)
+		abort();
 	check_body((const uint8_t *)text, strlen(text), cap, owner, salt);
 out:
 	cJSON_free(text);

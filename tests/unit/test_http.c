@@ -440,6 +440,80 @@ test_json_depth(void)
 	CU_ASSERT_EQUAL(bp_json_depth_ok("[\0[[", 2, 2), 1);
 }
 
+/* A body with its length: a literal may hold NULs. */
+#define BODY(lit)	lit, sizeof(lit) - 1
+
+struct nrow {
+	const char	*s;
+	size_t		 len;
+	size_t		 cap;		/* room for the name */
+	int		 found;
+	const char	*name;		/* what goes into the message */
+};
+
+static const struct nrow nrows[] = {
+	{ BODY("{\"owner\":\"0xab\",\"salt\":\"12\"}"), 32, 0, "" },
+	{ BODY("{}"), 32, 0, "" },
+	{ BODY(""), 32, 0, "" },
+	/* The escape and the raw byte, in a value: the member is named. */
+	{ BODY("{\"salt\":\"12\\u0000 more\"}"), 32, 1, "salt" },
+	{ BODY("{\"owner\":\"0xab\",\"salt\":\"1\0 2\"}"), 32, 1, "salt" },
+	{ BODY("{\"salt\":\"\\u00000\"}"), 32, 1, "salt" },
+	/* In a name: the raw name is not plain text, so it is not echoed. */
+	{ BODY("{\"owner\\u0000x\":\"a\"}"), 32, 1, "" },
+	{ BODY("{\"ow\0ner\":\"a\"}"), 32, 1, "" },
+	/* Deeper down, the top-level member is named; after a nested array, the next one. */
+	{ BODY("{\"meta\":{\"a\":[\"x\",\"\\u0000\"]}}"), 32, 1, "meta" },
+	{ BODY("{\"a\":[1,{\"c\":2}],\"b\":\"\\u0000\"}"), 32, 1, "b" },
+	{ BODY("{\"a\":\"{,[\",\"b\":\"x\\u0000\"}"), 32, 1, "b" },
+	/* Not a NUL: another code point, an escaped backslash before "u0000", upper-case U. */
+	{ BODY("{\"a\":\"\\u0001\\u000a\\u1000\"}"), 32, 0, "" },
+	{ BODY("{\"a\":\"\\\\u0000\"}"), 32, 0, "" },
+	{ BODY("{\"a\":\"\\\\\\u0000\"}"), 32, 1, "a" },
+	/* A NUL outside any string is white space to cJSON, and not looked at. */
+	{ BODY("{\"a\":1}\0"), 32, 0, "" },
+	{ BODY("{\0\"a\":1}"), 32, 0, "" },
+	/* Not an object: found, but no name. */
+	{ BODY("[\"\\u0000\"]"), 32, 1, "" },
+	{ BODY("[{\"a\":\"\\u0000\"}]"), 32, 1, "" },
+	{ BODY("\"\\u0000\""), 32, 1, "" },
+	/* Names that do not go into a message: too long for the room, not ASCII, empty. */
+	{ BODY("{\"abcdefgh\":\"\\u0000\"}"), 8, 1, "" },
+	{ BODY("{\"abcdefgh\":\"\\u0000\"}"), 9, 1, "abcdefgh" },
+	{ BODY("{\"caf\xc3\xa9\":\"\\u0000\"}"), 32, 1, "" },
+	{ BODY("{\"a\\\"b\":\"\\u0000\"}"), 32, 1, "" },
+	{ BODY("{\"\":\"\\u0000\"}"), 32, 1, "" },
+	/* No room at all: found, and nothing written. */
+	{ BODY("{\"a\":\"\\u0000\"}"), 0, 1, NULL },
+	/* The length bounds the scan: an escape cut short is not a NUL. */
+	{ "{\"a\":\"\\u0000\"}", 11, 32, 0, "" },
+	{ "{\"a\":\"\\u0000\"}", 12, 32, 1, "a" },
+	{ "{\"a\":\"\\", 7, 32, 0, "" },
+};
+
+static void
+test_json_find_nul(void)
+{
+	char name[33];
+	size_t i;
+
+	for (i = 0; i < BP_NITEMS(nrows); i++) {
+		const struct nrow *n = &nrows[i];
+		int found;
+
+		memset(name, 'Z', sizeof(name));
+		found = bp_json_find_nul(n->s, n->len, name, n->cap);
+		CU_ASSERT_EQUAL(found, n->found);
+		if (n->name != NULL) {
+			CU_ASSERT_STRING_EQUAL(name, n->name);
+		} else {
+			CU_ASSERT_EQUAL(name[0], 'Z');
+		}
+		if (found != n->found || (n->name != NULL && strcmp(name, n->name) != 0))
+			fprintf(stderr, "NUL row %zu: %d \"%.32s\"\n", i, found, name);
+	}
+}
+
 static void
 test_req_json(void)
 {
@@ -678,6 +752,7 @@ BP_UNIT_SUITE(http, NULL, NULL,
 	{ "query count and decode buffer bounds", test_query_limits },
 	{ "bp_req_query_int", test_query_int },
 	{ "bp_json_depth_ok", test_json_depth },
+	{ "bp_json_find_nul", test_json_find_nul },
 	{ "bp_req_json", test_req_json },
 	{ "API key from X-API-Key and Authorization", test_api_key },
 	{ "uniform error body", test_error_body },
