@@ -4,13 +4,9 @@
  * not_found in the uniform body (SPEC.md sections 7 and 9).
  */
 #include "fcgi.h"
-#include "util.h"
 
-static const struct bp_route routes[] = {
-	{ "", "/", NULL, BP_SCOPE_NONE, 0, 0 },	/* never matches a real method */
-};
-
-static const struct bp_app app = { "v1", routes, 0, NULL, NULL };
+/* No routes: every request that passes authentication and the limits is a 404. */
+static const struct bp_app app = { "v1", NULL, 0, NULL, NULL };
 
 int
 main(void)

@@ -25,7 +25,6 @@ enum value_type {
 	VT_URL,		/* 3: http:// or https:// URL */
 	VT_ADDR,	/* 4: 0x + 40 hex digits */
 	VT_KIND,	/* 5: evm or solana */
-	VT_NAME,	/* 6: [a-z0-9_-]{1,31} */
 	VT__MAX
 };
 
@@ -287,12 +286,6 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 		memcpy(field, &k, sizeof(k));
 		return 0;
 	}
-	case VT_NAME:
-		if (!valid_name(value) || bp_strlcpy(field, value, r->size) == -1) {
-			fail(l, r->key, "bad name '%s'", value);
-			return -1;
-		}
-		return 0;
 	case VT_ADDR:
 		if (strlen(value) != 42 || value[0] != '0' || (value[1] != 'x' && value[1] != 'X') ||
 		    strspn(value + 2, "0123456789abcdefABCDEF") != 40) {

@@ -20,7 +20,6 @@
 
 enum bp_route_flags {
 	BP_ROUTE_SELF_LIMIT = 1 << 0,	/* the handler counts the day and compute units per item */
-	BP_ROUTE_NO_BODY_CAP = 1 << 1,	/* reserved */
 };
 
 /* A handler answers through bp_reply_* or bp_error and returns the status. */

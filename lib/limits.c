@@ -13,7 +13,6 @@
 #define LIMITS_MAGIC	UINT64_C(0x42504c494d495431)	/* "BPLIMIT1" */
 #define NSLOTS		65536u				/* power of two */
 #define PROBES		64
-#define DAY_BITS	24
 #define COUNT40		((UINT64_C(1) << 40) - 1)
 
 /*
