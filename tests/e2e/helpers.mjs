@@ -2,6 +2,8 @@
 // server, every FastCGI program) and passes its coordinates in the environment.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { afterEach, after } from 'node:test';
+import { OpenApiChecker } from './openapi.mjs';
 
 export const env = {
   base: process.env.BASE_URL,
@@ -13,6 +15,50 @@ export const env = {
   server: process.env.WEB_SERVER,
 };
 if (!env.base) throw new Error('BASE_URL is not set: run the e2e tests through make test');
+
+// Every answer from the service that goes through fetch (the tests' own calls, api() below and
+// viem's http transport; ethers talks only to the devchain here, with node:http) is checked
+// against docs/openapi.yaml. Mismatches fail the test that made the request (the afterEach hook
+// below; a hook, not a throw from fetch, so that a client that catches errors or retries, or a
+// test that expects a rejection, cannot hide one) and, for requests made outside any test, the
+// file (after). Only the service's origin is checked, not the devchain's or the stubs'.
+export const openapi = new OpenApiChecker();
+export const openapiProblems = [];
+const serviceOrigin = new URL(env.base).origin;
+const unchecked = globalThis.fetch;
+
+// Checks one answer of the service; records and returns its problems. Exported for answers
+// that do not come through fetch.
+export function checkAnswer({ method, url, status, headers, body }) {
+  const problems = openapi.check({ method, url, status, headers, body });
+  openapiProblems.push(...problems);
+  return problems;
+}
+
+globalThis.fetch = async function fetchChecked(input, init) {
+  const res = await unchecked(input, init);
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (url.origin !== serviceOrigin)
+    return res;
+  const method = (input instanceof Request ? input.method : init?.method ?? 'GET').toUpperCase();
+  let body;
+  try {
+    body = await res.clone().text();
+  } catch (e) {
+    openapiProblems.push(`${method} ${url.pathname} -> ${res.status}: the body could not be read (${e.message})`);
+    return res;
+  }
+  checkAnswer({ method, url: url.href, status: res.status, headers: res.headers, body });
+  return res;
+};
+
+function failOnProblems(when) {
+  if (openapiProblems.length === 0) return;
+  const all = openapiProblems.splice(0);
+  throw new Error(`${all.length} answer(s) ${when} differ from docs/openapi.yaml:\n  ${all.join('\n  ')}`);
+}
+afterEach(() => failOnProblems('of this test'));
+after(() => failOnProblems('outside the tests'));
 
 // Runs the admin CLI against the stack's config; returns stdout.
 export function admin(...args) {
