@@ -55,7 +55,8 @@ globalThis.fetch = async function fetchChecked(input, init) {
 function failOnProblems(when) {
   if (openapiProblems.length === 0) return;
   const all = openapiProblems.splice(0);
-  throw new Error(`${all.length} answer(s) ${when} differ from docs/openapi.yaml:\n  ${all.join('\n  ')}`);
+  // One line, so that make test's summary of the TAP output shows it whole.
+  throw new Error(`${all.length} answer(s) ${when} differ from docs/openapi.yaml: ${all.join(' | ')}`);
 }
 afterEach(() => failOnProblems('of this test'));
 after(() => failOnProblems('outside the tests'));
