@@ -23,6 +23,7 @@
 #include "auth.h"
 #include "config.h"
 #include "fcgi.h"
+#include "hex.h"
 #include "jsonrpc.h"
 #include "limits.h"
 #include "log.h"
@@ -161,25 +162,13 @@ set_v(struct verdict *v, int code, const char *fmt, ...)
 static int64_t
 quantity(const cJSON *j)
 {
-	const char *s;
-	uint64_t x = 0;
-	size_t i, n;
+	uint64_t v;
 
-	if (!cJSON_IsString(j) || (s = j->valuestring) == NULL)
+	if (!cJSON_IsString(j) || j->valuestring == NULL ||
+	    bp_hex_quantity_lenient(j->valuestring, strlen(j->valuestring), &v) == -1 ||
+	    v > (uint64_t)INT64_MAX)
 		return -1;
-	n = strlen(s);
-	if (n < 3 || n > 17 || s[0] != '0' || s[1] != 'x')
-		return -1;
-	for (i = 2; i < n; i++) {
-		int d = (s[i] >= '0' && s[i] <= '9') ? s[i] - '0' :
-		    (s[i] >= 'a' && s[i] <= 'f') ? s[i] - 'a' + 10 :
-		    (s[i] >= 'A' && s[i] <= 'F') ? s[i] - 'A' + 10 : -1;
-
-		if (d < 0)
-			return -1;
-		x = x << 4 | (uint64_t)d;
-	}
-	return x > (uint64_t)INT64_MAX ? -1 : (int64_t)x;
+	return (int64_t)v;
 }
 
 /*
@@ -333,7 +322,7 @@ single(struct bp_req *r, const struct bp_network *net, const struct bp_jsonrpc_i
 
 	if (v->code != 0)
 		return reply_error(r, id, it->id.len, v->code, v->msg);
-	if (bp_jsonrpc_id_simple(id, it->id.len)) {
+	if (!it->extra && bp_jsonrpc_id_simple(id, it->id.len)) {
 		/* The hot path: the client's bytes up, the node's bytes down. */
 		if ((s = bp_upstream_post(st.up, net, r->body, r->body_len, &r->out, NULL)) !=
 		    BP_UPSTREAM_OK)
@@ -341,9 +330,12 @@ single(struct bp_req *r, const struct bp_network *net, const struct bp_jsonrpc_i
 		r->content_type = "application/json";
 		return r->status = 200;
 	}
-	/* An id a node might not echo byte for byte (1.0, big numbers, escapes): ours goes up. */
+	/*
+	 * Members the proxy does not read, or an id a node might not echo byte for byte (1.0, big
+	 * numbers, escapes): the envelope is written anew with only its four members and our id.
+	 */
 	bp_buf_reset(&st.req);
-	if (splice(&st.req, r->body, whole, it->id, "0", 1) == -1)
+	if (bp_jsonrpc_envelope(&st.req, r->body, it, "0", 1) == -1)
 		return bp_error(r, 500, "internal_error", "out of memory");
 	s = bp_upstream_post(st.up, net, st.req.data, st.req.len, &st.ans, NULL);
 	if (s != BP_UPSTREAM_OK) {
@@ -435,7 +427,7 @@ batch(struct bp_req *r, const struct bp_network *net, size_t n)
 		st.v[i].fwd = nfwd;
 		w = snprintf(num, sizeof(num), "%zu", nfwd);
 		if ((nfwd > 0 && bp_buf_adds(&st.req, ",") == -1) ||
-		    splice(&st.req, r->body, it->raw, it->id, num, (size_t)w) == -1)
+		    bp_jsonrpc_envelope(&st.req, r->body, it, num, (size_t)w) == -1)
 			goto nomem;
 		nfwd++;
 	}

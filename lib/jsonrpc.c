@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evm/hex.h"
+#include "hex.h"
 #include "jsonrpc.h"
 #include "log.h"
 #include "upstream.h"
@@ -400,25 +400,76 @@ enum envelope_key {
 
 static const char *const key_names[K__MAX] = { "jsonrpc", "method", "params", "id" };
 
-/* Which envelope member a key (s at its quote) names, decoding escapes; -1 for any other. */
+#define KEY_OTHER	(-1)	/* a member the envelope does not use: dropped when forwarded */
+#define KEY_CONFUSABLE	(-2)	/* a spelling some node reads as one of the four: refused */
+
+/*
+ * Folds the decoded key k (n bytes of UTF-8) the way the laxest node decoders match member
+ * names, into out (cap bytes): ASCII letters to lower case, and the four non-ASCII letters
+ * whose case mappings reach ASCII to that letter: U+017F LONG S and U+212A KELVIN SIGN (Go's
+ * encoding/json folds them with s and k), U+0130 and U+0131, the dotted and dotless I (.NET's
+ * and Java's upper and lower casing make them i). Returns the folded length, or 0 when k holds
+ * any other non-ASCII character or does not fit: such a key cannot fold to an ASCII name.
+ */
+static size_t
+fold_key(const char *k, size_t n, char *out, size_t cap)
+{
+	const unsigned char *s = (const unsigned char *)k;
+	size_t i = 0, m = 0;
+
+	while (i < n) {
+		char c;
+
+		if (s[i] < 0x80) {
+			c = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+			i += 1;
+		} else if (n - i >= 2 && s[i] == 0xc5 && s[i + 1] == 0xbf) {
+			c = 's';
+			i += 2;
+		} else if (n - i >= 2 && s[i] == 0xc4 && (s[i + 1] == 0xb0 || s[i + 1] == 0xb1)) {
+			c = 'i';
+			i += 2;
+		} else if (n - i >= 3 && s[i] == 0xe2 && s[i + 1] == 0x84 && s[i + 2] == 0xaa) {
+			c = 'k';
+			i += 3;
+		} else
+			return 0;
+		if (m == cap)
+			return 0;
+		out[m++] = c;
+	}
+	return m;
+}
+
+/*
+ * Which envelope member a key (s at its quote, len with quotes) names, decoding escapes: K_*
+ * for an exact name, KEY_CONFUSABLE for a name that folds to one of them without being it
+ * ("METHOD", "\u004dethod", "param\u017f"), KEY_OTHER for anything else.
+ */
 static int
 which_key(const unsigned char *s, size_t len)
 {
 	const char *key = (const char *)s + 1;
-	char buf[8];
-	size_t n = len - 2;
+	char buf[32], folded[8];
+	size_t n = len - 2, f;
 	int k;
 
 	/* Keys with escapes are decoded first, so "m\u0065thod" is method too. */
 	if (memchr(key, '\\', n) != NULL) {
 		if (decode_string(s, len, buf, sizeof(buf), &n) == -1)
-			return -1;
+			return KEY_OTHER;	/* longer than any folded spelling */
 		key = buf;
 	}
 	for (k = 0; k < K__MAX; k++)
 		if (n == strlen(key_names[k]) && memcmp(key, key_names[k], n) == 0)
 			return k;
-	return -1;
+	/* Each of the four is at most 7 characters, and each character at most 3 bytes. */
+	if (n > 21 || (f = fold_key(key, n, folded, sizeof(folded))) == 0)
+		return KEY_OTHER;
+	for (k = 0; k < K__MAX; k++)
+		if (f == strlen(key_names[k]) && memcmp(folded, key_names[k], f) == 0)
+			return KEY_CONFUSABLE;
+	return KEY_OTHER;
 }
 
 static void
@@ -436,7 +487,7 @@ static int
 scan_request(struct scan *sc, int depth, struct bp_jsonrpc_item *it)
 {
 	struct bp_jsonrpc_span v[K__MAX];
-	int seen[K__MAX] = { 0 }, dup = 0, k, rc;
+	int seen[K__MAX] = { 0 }, dup = 0, confusable = 0, k, rc;
 	size_t start = sc->pos;
 	unsigned char c;
 
@@ -460,7 +511,11 @@ scan_request(struct scan *sc, int depth, struct bp_jsonrpc_item *it)
 		vstart = sc->pos;
 		if ((rc = skip_value(sc, depth + 1)) != SCAN_OK)
 			return rc;
-		if (k >= 0) {
+		if (k == KEY_CONFUSABLE)
+			confusable = 1;
+		else if (k == KEY_OTHER)
+			it->extra = 1;
+		else {
 			if (seen[k]++)
 				dup = 1;
 			else {
@@ -482,7 +537,10 @@ scan_request(struct scan *sc, int depth, struct bp_jsonrpc_item *it)
 		if (c == '"' || c == '-' || isdig(c) || c == 'n')
 			it->id = v[K_ID];
 	}
-	if (dup)
+	if (confusable)
+		invalid(it, "invalid request: a member name differs from jsonrpc, method, params or "
+		    "id only in case or in a letter that folds to theirs");
+	else if (dup)
 		invalid(it, "invalid request: a member appears twice");
 	else if (seen[K_ID] == 0)
 		invalid(it, "invalid request: id is required (notifications are not supported)");
@@ -496,6 +554,7 @@ scan_request(struct scan *sc, int depth, struct bp_jsonrpc_item *it)
 	    sc->s[v[K_PARAMS].off] != '{')
 		invalid(it, "invalid request: params must be an array or an object");
 	else {
+		it->method_raw = v[K_METHOD];
 		decode_string(sc->s + v[K_METHOD].off, v[K_METHOD].len, it->method,
 		    BP_JSONRPC_METHOD_MAX, &it->method_len);
 		it->method[it->method_len <= BP_JSONRPC_METHOD_MAX ? it->method_len :
@@ -610,6 +669,20 @@ bp_jsonrpc_id_simple(const char *id, size_t len)
 		if (!isdig((unsigned char)id[i]))
 			return 0;
 	return 1;
+}
+
+int
+bp_jsonrpc_envelope(struct bp_buf *b, const char *body, const struct bp_jsonrpc_item *it,
+    const char *id, size_t idlen)
+{
+	if (bp_buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":") == -1 || bp_buf_add(b, id, idlen) == -1 ||
+	    bp_buf_adds(b, ",\"method\":") == -1 ||
+	    bp_buf_add(b, body + it->method_raw.off, it->method_raw.len) == -1)
+		return -1;
+	if (it->params.len > 0 && (bp_buf_adds(b, ",\"params\":") == -1 ||
+	    bp_buf_add(b, body + it->params.off, it->params.len) == -1))
+		return -1;
+	return bp_buf_adds(b, "}");
 }
 
 /*
@@ -862,32 +935,12 @@ bp_jsonrpc_method(enum bp_chain_kind kind, const char *name, size_t len)
 	return NULL;
 }
 
-/* A quantity "0x..." (at most 63 bits) into *v; 0, or -1 for anything else. */
-static int
-parse_quantity(const char *s, size_t n, int64_t *v)
-{
-	uint64_t x = 0;
-	size_t i;
-	int d;
-
-	if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return -1;
-	for (i = 2; i < n; i++) {
-		if ((d = bp_hex_digit((unsigned char)s[i])) < 0)
-			return -1;
-		x = x << 4 | (uint64_t)d;
-	}
-	if (x > (uint64_t)INT64_MAX)
-		return -1;
-	*v = (int64_t)x;
-	return 0;
-}
-
 /* A block argument given as a string: a quantity or a tag. */
 static enum bp_block_ref
 block_string(const unsigned char *s, struct bp_jsonrpc_span v, int64_t *number)
 {
 	char buf[32];
+	uint64_t q;
 	size_t n;
 
 	if (v.len < 2 || s[v.off] != '"' ||
@@ -897,7 +950,10 @@ block_string(const unsigned char *s, struct bp_jsonrpc_span v, int64_t *number)
 		*number = 0;
 		return BP_BLOCK_NUMBER;
 	}
-	return parse_quantity(buf, n, number) == 0 ? BP_BLOCK_NUMBER : BP_BLOCK_NONE;
+	if (bp_hex_quantity_lenient(buf, n, &q) == -1 || q > (uint64_t)INT64_MAX)
+		return BP_BLOCK_NONE;
+	*number = (int64_t)q;
+	return BP_BLOCK_NUMBER;
 }
 
 enum bp_block_ref

@@ -50,6 +50,8 @@ struct bp_jsonrpc_item {
 	struct bp_jsonrpc_span	raw;	/* the whole element */
 	struct bp_jsonrpc_span	id;	/* the id's bytes; len 0 when absent or not valid */
 	struct bp_jsonrpc_span	params;	/* the params' bytes; len 0 when absent */
+	struct bp_jsonrpc_span	method_raw;	/* the method string's bytes, quotes included */
+	int			extra;	/* members other than the four: not forwarded */
 	int			code;	/* 0 when the envelope is valid, else -32600 */
 	const char		*why;	/* static text for code */
 	size_t			method_len;	/* decoded length; > BP_JSONRPC_METHOD_MAX: too long */
@@ -82,6 +84,16 @@ int		 bp_jsonrpc_parse(const char *body, size_t len, size_t max_batch,
  * its own id and puts the client's bytes back into the answer.
  */
 int		 bp_jsonrpc_id_simple(const char *id, size_t len);
+
+/*
+ * Appends the request it (a valid item of body) to b as the proxy forwards it: only the four
+ * envelope members, {"jsonrpc":"2.0","id":ID,"method":M,"params":P}, with the method's and the
+ * params' bytes as the client sent them (params left out when absent) and id (idlen bytes of
+ * raw JSON) for the id. Members the proxy does not read are not forwarded, so no node can act
+ * on one. 0, or -1 when b is full.
+ */
+int		 bp_jsonrpc_envelope(struct bp_buf *b, const char *body,
+		    const struct bp_jsonrpc_item *it, const char *id, size_t idlen);
 
 /* Method classes: what a key needs to call a method over HTTP. */
 enum bp_rpc_class {

@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/u256.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -123,9 +123,42 @@ static const struct env_row env_rows[] = {
 	    NULL },
 	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"params\":[],\"params\":{}}", 0, 0, 1, -32600,
 	    "1", NULL },
-	/* A key that only looks like a member is another member. */
+	/* A key that only looks like a member is another member (dropped when forwarded). */
 	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"method\\u0000\":\"b\"}", 0, 0, 1, 0, "1", "a" },
-	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"Method\":\"b\"}", 0, 0, 1, 0, "1", "a" },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"methods\":\"b\"}", 0, 0, 1, 0, "1", "a" },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"me thod\":\"b\"}", 0, 0, 1, 0, "1", "a" },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"m\xc3\xa9thod\":\"b\"}", 0, 0, 1, 0, "1", "a" },
+	/*
+	 * A key that a node decoding like Go's encoding/json (case-insensitive, last one wins), .NET
+	 * or Java reads as one of the four is refused: case variants, escaped spellings, and the
+	 * non-ASCII letters that fold to s, k or i (U+017F, U+212A, U+0130, U+0131), whichever
+	 * comes first, with or without the real member beside it.
+	 */
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"Method\":\"eth_sendRawTransaction\"}",
+	    0, 0, 1, -32600, "1", NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"METHOD\":\"eth_sendRawTransaction\"}",
+	    0, 0, 1, -32600, "1", NULL },
+	{ "{\"METHOD\":\"eth_sendRawTransaction\",\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\"}",
+	    0, 0, 1, -32600, "1", NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"METHOD\":\"eth_chainId\"}", 0, 0, 1, -32600, "1", NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"\\u004dETHOD\":\"b\"}", 0, 0, 1, -32600, "1",
+	    NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"\\u006dethoD\":\"b\"}", 0, 0, 1, -32600, "1",
+	    NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"m\\u0045thod\":\"b\"}", 0, 0, 1, -32600, "1",
+	    NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"params\":[],\"PARAMS\":[1]}", 0, 0, 1, -32600,
+	    "1", NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"param\xc5\xbf\":[1]}", 0, 0, 1, -32600, "1",
+	    NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"param\\u017f\":[1]}", 0, 0, 1, -32600, "1",
+	    NULL },
+	{ "{\"j\xc5\xbfonrpc\":\"1.0\",\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}", 0, 0, 1, -32600, "1",
+	    NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"ID\":2,\"method\":\"a\"}", 0, 0, 1, -32600, "1", NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"\xc4\xb1" "d\":2,\"method\":\"a\"}", 0, 0, 1, -32600, "1", NULL },
+	{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"\\u0130D\":2,\"method\":\"a\"}", 0, 0, 1, -32600, "1", NULL },
+	{ "{\"JsonRpc\":\"2.0\",\"id\":1,\"method\":\"a\"}", 0, 0, 1, -32600, "1", NULL },
 
 	/* Batches. */
 	{ "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]",
@@ -139,6 +172,11 @@ static const struct env_row env_rows[] = {
 	{ "[{},{},{},{},{},{}]", 0, -32600, 0, 0, NULL, NULL },	/* over max_batch 5 */
 	{ "[{},{},{},{},{}]", 0, 0, 5, -32600, NULL, NULL },	/* exactly max_batch */
 	{ "[{},{},{},{},{},{]", 0, -32700, 0, 0, NULL, NULL },	/* broken beats too large */
+	/* The same in a batch: the item is refused, its neighbours are not. */
+	{ "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"mEthod\":\"eth_sendRawTransaction\"},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"eth_chainId\"}]", 0, 0, 2, -32600, "1", NULL },
+	{ "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"\\u006dethod\":\"debug_traceCall\"}]",
+	    0, 0, 1, -32600, "1", NULL },
 };
 
 static void
@@ -257,6 +295,52 @@ test_envelope_batch(void)
 	/* More items than room: refused, never written past cap. */
 	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, sizeof(body) - 1, 100, items, 2, &b), -1);
 	CU_ASSERT_EQUAL(b.n, 4);
+}
+
+/* What the proxy forwards: the four members only, extra ones dropped, bytes kept. */
+static void
+test_envelope_forwarded(void)
+{
+	static const struct {
+		const char	*body;
+		int		 extra;
+		const char	*id;
+		const char	*sent;
+	} rows[] = {
+		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"eth_chainId\"}", 0, "7",
+		    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"eth_chainId\"}" },
+		{ " { \"params\" : [ \"0x1\" , \"latest\" ] , \"method\" : \"e\\u0074h_getBalance\" ,"
+		    " \"id\" : 1.0 , \"jsonrpc\" : \"\\u0032.0\" } ", 0, "0",
+		    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"e\\u0074h_getBalance\","
+		    "\"params\":[ \"0x1\" , \"latest\" ]}" },
+		{ "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"methods\":\"x\","
+		    "\"method\\u0000\":\"eth_sendRawTransaction\",\"params\":{}}", 1, "1",
+		    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":{}}" },
+	};
+	struct bp_jsonrpc_item items[CAP];
+	struct bp_jsonrpc_body b;
+	struct bp_buf out;
+	size_t i;
+
+	bp_buf_init(&out, 4096);
+	for (i = 0; i < BP_NITEMS(rows); i++) {
+		CU_ASSERT_FATAL(bp_jsonrpc_parse(rows[i].body, strlen(rows[i].body), 5, items, CAP,
+		    &b) == 0);
+		CU_ASSERT_EQUAL(items[0].code, 0);
+		CU_ASSERT_EQUAL(items[0].extra, rows[i].extra);
+		bp_buf_reset(&out);
+		CU_ASSERT_EQUAL(bp_jsonrpc_envelope(&out, rows[i].body, &items[0], rows[i].id,
+		    strlen(rows[i].id)), 0);
+		CU_ASSERT_EQUAL(out.len, strlen(rows[i].sent));
+		CU_ASSERT(out.len == strlen(rows[i].sent) &&
+		    memcmp(out.data, rows[i].sent, out.len) == 0);
+	}
+	/* A full buffer is an error, not a cut request. */
+	bp_buf_free(&out);
+	bp_buf_init(&out, 16);
+	CU_ASSERT_FATAL(bp_jsonrpc_parse(rows[0].body, strlen(rows[0].body), 5, items, CAP, &b) == 0);
+	CU_ASSERT_EQUAL(bp_jsonrpc_envelope(&out, rows[0].body, &items[0], "1", 1), -1);
+	bp_buf_free(&out);
 }
 
 static void
@@ -657,6 +741,7 @@ BP_UNIT_SUITE(jsonrpc, NULL, NULL,
 	{ "envelope table", test_envelope_table },
 	{ "envelope depth", test_envelope_depth },
 	{ "envelope batch", test_envelope_batch },
+	{ "envelope forwarded", test_envelope_forwarded },
 	{ "method names", test_method_names },
 	{ "id simple", test_id_simple },
 	{ "method table", test_method_table },
