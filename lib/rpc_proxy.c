@@ -53,7 +53,10 @@ struct answer {
 	struct bp_jsonrpc_span	id;
 };
 
-/* A proxy: per program (per thread, were the program threaded); no request survives it. */
+/*
+ * A proxy: one per program (one per thread, were the program threaded). Its buffers and tables
+ * are reused by every request; only the cached chain heads carry over from one to the next.
+ */
 struct bp_rpc_proxy {
 	const struct bp_config		*cfg;
 	const struct bp_rpc_table	*table;
