@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "jsonrpc.h"
 #include "upstream.h"
 #include "util.h"

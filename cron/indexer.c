@@ -31,7 +31,7 @@
 #include "config.h"
 #include "db.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/u256.h"
 #include "index.h"
 #include "jsonrpc.h"

@@ -31,7 +31,7 @@
 #include "db.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "fcgi.h"
 #include "jsonrpc.h"
 #include "log.h"

@@ -4,6 +4,7 @@
 
 #include "auth.h"
 #include "db.h"
+#include "hex.h"
 #include "limits.h"
 #include "log.h"
 #include "util.h"
@@ -125,7 +126,7 @@ bp_key_generate(int test, char *buf, size_t len)
 
 	if (len < BP_KEY_LEN + 1 || bp_random(r, sizeof(r)) == -1)
 		return -1;
-	bp_hex_lower(r, sizeof(r), hex);
+	bp_hex_encode_digits(r, sizeof(r), hex, sizeof(hex));
 	snprintf(buf, len, "%s%s_%s", BP_KEY_PREFIX, test ? "test" : "live", hex);
 	return 0;
 }

@@ -6,7 +6,7 @@
 
 #include <fcgiapp.h>
 
-#include "evm/hex.h"
+#include "hex.h"
 #include "http.h"
 #include "util.h"
 

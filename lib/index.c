@@ -24,7 +24,7 @@
 #include "db.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "index.h"
 #include "log.h"
 #include "util.h"

@@ -23,9 +23,6 @@ void	bp_time_iso(time_t t, char *buf, size_t len);
 /* Fills buf with n cryptographically random bytes (OpenSSL RAND_bytes); 0 or -1. */
 int	bp_random(void *buf, size_t n);
 
-/* Writes n bytes as 2n lower-case hex digits plus a NUL into out (2n+1 bytes). */
-void	bp_hex_lower(const void *in, size_t n, char *out);
-
 /* SHA-256 of data into out[32]. */
 void	bp_sha256(const void *data, size_t len, unsigned char out[32]);
 

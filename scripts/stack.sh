@@ -23,8 +23,8 @@ chain_section() {	# NAME.NET KIND CHAIN_ID TESTNET [LINE...]: one [chain] block 
 	[ $# = 0 ] || printf '%s\n' "$@"
 }
 
-write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT]
-	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-}
+write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
+	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
 	{
 		echo "# Written by scripts/stack.sh for this run."
@@ -75,6 +75,11 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT]
 			echo "# Every upstream down."
 			chain_section solana.down solana "" true "upstream = $dead" \
 				"upstream = $stub/status/429"
+			echo
+			echo "# Method smuggling (tests/e2e/rpc-smuggling.test.mjs): tests/e2e/go-node-stub.mjs,"
+			echo "# a stub that reads requests the way a node written in Go does."
+			chain_section ethereum.gonode evm 31337 true "index = false" \
+				"upstream = http://127.0.0.1:$gport"
 		fi
 	} > "$dir/blockport.ini"
 }
@@ -96,6 +101,13 @@ start_solana_stub() {	# DIR PORT: the scripted Solana upstream of the tests
 	local dir=$1 port=$2
 	node "$top/tests/e2e/solana-stub.mjs" "$port" > "$dir/solana-stub.log" 2>&1 &
 	echo $! > "$dir/solana-stub.pid"
+	wait_http "http://127.0.0.1:$port/count" 100
+}
+
+start_go_stub() {	# DIR PORT: the stand-in for a Go node of the smuggling tests
+	local dir=$1 port=$2
+	node "$top/tests/e2e/go-node-stub.mjs" "$port" > "$dir/go-node-stub.log" 2>&1 &
+	echo $! > "$dir/go-node-stub.pid"
 	wait_http "http://127.0.0.1:$port/count" 100
 }
 
@@ -149,13 +161,16 @@ cmd_start() {
 	dir=$(cd "$dir" && pwd)
 	rm -f "$dir"/blockport.db* "$dir"/*.sock* "$dir"/devchain.ini
 	start_devchain "$dir" "$cport"
-	local sport="" dport=""
+	local sport="" dport="" gport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
 		dport=$(free_port)	# nothing listens there: the dead upstream of the failover tests
 		start_solana_stub "$dir" "$sport"
+		gport=$(free_port)
+		while [ "$gport" = "$dport" ]; do gport=$(free_port); done
+		start_go_stub "$dir" "$gport"
 	fi
-	write_config "$dir" "$cport" "$test" "$sport" "$dport"
+	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	"$build/blockport" migrate > /dev/null
 	"$build/blockport" account create --email dev@localhost > /dev/null
@@ -178,11 +193,13 @@ BLOCKPORT_BUILD=$build
 WEB_SERVER=$server
 EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
+	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 }
 
 cmd_stop() {
 	local dir=$1 f pid
-	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid; do
+	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
+		"$dir"/go-node-stub.pid; do
 		[ -f "$f" ] || continue
 		for pid in $(cat "$f"); do
 			kill "$pid" 2>/dev/null || true
@@ -200,7 +217,8 @@ cmd_stop() {
 		[ $alive = 0 ] && break
 		sleep 0.1
 	done
-	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid
+	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
+		"$dir"/go-node-stub.pid
 }
 
 cmd_run() {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/keccak.h"
 
 /* Writes the checksummed digits (no prefix, no NUL) for lower-case digits lower[0..40). */

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/u256.h"
 
 /* unsigned __int128 is a GCC/Clang extension; __extension__ keeps -pedantic quiet. */
@@ -201,49 +201,28 @@ bp_u256_from_dec(struct bp_u256 *r, const char *s, size_t len)
 	return 0;
 }
 
-/* Parses hex digits s[0..len), at least one, leading zeros allowed, value below 2^256. */
+/* A quantity through the one hex parser (lib/hex.c); *r is untouched on failure. */
 static int
-hex_digits(struct bp_u256 *r, const char *s, size_t len)
+from_quantity(struct bp_u256 *r, const char *s, size_t len, int strict)
 {
-	struct bp_u256 v = { { 0, 0, 0, 0 } };
-	size_t i;
+	uint8_t be[32];
 
-	if (len == 0)
+	if (bp_hex_quantity_be(s, len, strict, be, sizeof(be)) == -1)
 		return -1;
-	for (i = 0; i < len; i++) {
-		int d = bp_hex_digit((unsigned char)s[i]);
-
-		if (d < 0)
-			return -1;
-		if ((v.w[3] >> 60) != 0)
-			return -1;
-		v.w[3] = v.w[3] << 4 | v.w[2] >> 60;
-		v.w[2] = v.w[2] << 4 | v.w[1] >> 60;
-		v.w[1] = v.w[1] << 4 | v.w[0] >> 60;
-		v.w[0] = v.w[0] << 4 | (uint64_t)d;
-	}
-	*r = v;
+	bp_u256_from_be32(r, be);
 	return 0;
 }
 
 int
 bp_u256_from_hex(struct bp_u256 *r, const char *s, size_t len)
 {
-	if (s == NULL || len < 2 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return -1;
-	return hex_digits(r, s + 2, len - 2);
+	return from_quantity(r, s, len, 0);
 }
 
 int
 bp_u256_from_quantity(struct bp_u256 *r, const char *s, size_t len)
 {
-	if (s == NULL || len < 3 || s[0] != '0' || s[1] != 'x')
-		return -1;
-	s += 2;
-	len -= 2;
-	if (len > 64 || (s[0] == '0' && len > 1))
-		return -1;
-	return hex_digits(r, s, len);
+	return from_quantity(r, s, len, 1);
 }
 
 int
@@ -296,31 +275,10 @@ bp_u256_to_dec(const struct bp_u256 *a, char *out, size_t cap)
 int
 bp_u256_to_quantity(const struct bp_u256 *a, char *out, size_t cap)
 {
-	static const char hexdig[] = "0123456789abcdef";
 	uint8_t be[32];
-	char digits[64];
-	size_t n = 0, i;
 
-	if (out == NULL || cap == 0)
-		return -1;
-	out[0] = '\0';
 	bp_u256_to_be32(a, be);
-	for (i = 0; i < 64; i++) {
-		unsigned int nib = (i % 2 == 0) ? be[i / 2] >> 4 : be[i / 2] & 0x0f;
-
-		if (n == 0 && nib == 0)
-			continue;
-		digits[n++] = hexdig[nib];
-	}
-	if (n == 0)
-		digits[n++] = '0';
-	if (cap < n + 3)
-		return -1;
-	out[0] = '0';
-	out[1] = 'x';
-	memcpy(out + 2, digits, n);
-	out[2 + n] = '\0';
-	return 0;
+	return bp_hex_quantity_encode_be(be, sizeof(be), out, cap);
 }
 
 int

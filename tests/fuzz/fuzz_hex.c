@@ -4,8 +4,8 @@
  * tie them together, aborting on a violation: strict implies lenient with the same value, a
  * printed value parses back to itself, the uint64 and u256 quantity parsers agree.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib lib/evm/[a-z]*.c tests/fuzz/fuzz_hex.c \
- *       -lsecp256k1 -lcrypto
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib lib/hex.c lib/evm/[a-z]*.c \
+ *       tests/fuzz/fuzz_hex.c -lsecp256k1 -lcrypto
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/u256.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -49,7 +49,7 @@
 
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/u256.h"
 #include "index.h"
 

@@ -1,18 +1,20 @@
 /*
- * libFuzzer harness for the JSON-RPC envelope and batch scanner (lib/jsonrpc.c), and for the
- * scanners that read upstream answers and block arguments. Beyond memory safety it checks what
- * the proxy relies on, aborting on a violation:
+ * libFuzzer harness for the JSON-RPC envelope and batch scanner (lib/rpc_envelope.c), and for
+ * the scanners that read upstream answers (lib/rpc_scan.c) and block arguments
+ * (lib/rpc_methods.c). Beyond memory safety it checks what the proxy relies on, aborting on a
+ * violation:
  *
  *  - every span (item, id, params) lies inside the body, and ids and params start as their
  *    types do; the method name is NUL-terminated within its buffer;
  *  - whatever the scanner accepts, cJSON parses too, with the same number of batch items (the
  *    scanner is never looser than a real JSON parser, so nothing it forwards reads two ways);
  *  - a valid item's method is found by the table under its decoded name, or not at all;
- *  - splicing another id into an item leaves a body the scanner still accepts.
+ *  - each valid item, written anew as the proxy forwards it (bp_jsonrpc_envelope), is one valid
+ *    request with the same method and params and no other member.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib lib/jsonrpc.c \
- *       lib/upstream.c lib/buf.c lib/log.c lib/util.c tests/fuzz/fuzz_jsonrpc.c \
- *       -lcjson -lcurl -lssl -lcrypto -o build/fuzz_jsonrpc
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib lib/rpc_scan.c \
+ *       lib/rpc_envelope.c lib/rpc_methods.c lib/hex.c lib/buf.c lib/log.c lib/util.c \
+ *       tests/fuzz/fuzz_jsonrpc.c -lcjson -lcrypto -o build/fuzz_jsonrpc
  *   build/fuzz_jsonrpc -max_len=4096 -max_total_time=60
  */
 #include <stddef.h>
@@ -25,6 +27,7 @@
 #include "jsonrpc.h"
 
 #define CAP		16
+#define NODE		(&bp_rpc_node_table)
 #define MAX_BATCH	10
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -89,33 +92,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (x->params.len != 0 && body[x->params.off] != '[' &&
 			    body[x->params.off] != '{')
 				abort();
-			m = bp_jsonrpc_method(BP_CHAIN_EVM, x->method, x->method_len);
+			m = bp_jsonrpc_method(NODE, BP_CHAIN_EVM, x->method, x->method_len);
 			if (m != NULL && strncmp(m->name, x->method, strlen(m->name)) != 0)
 				abort();
 			if (m != NULL && m->block_arg >= 0 && x->params.len != 0)
 				bp_jsonrpc_block_arg(body + x->params.off, x->params.len, m->block_arg,
 				    &number);
 			(void)bp_jsonrpc_id_simple(body + x->id.off, x->id.len);
-			/* Our own id in its place is still a valid request. */
-			if (!b.batch) {
-				char *copy = malloc(size + 8);
+			/*
+			 * What the proxy forwards (the envelope written anew with our id) is one
+			 * valid request with the same method and params and nothing else.
+			 */
+			{
 				struct bp_jsonrpc_item again[1];
 				struct bp_jsonrpc_body b2;
-				size_t n = 0;
+				struct bp_buf fwd;
 
-				if (copy == NULL)
+				bp_buf_init(&fwd, size + 64);
+				if (bp_jsonrpc_envelope(&fwd, body, x, "7", 1) != 0 ||
+				    bp_jsonrpc_parse(fwd.data, fwd.len, MAX_BATCH, again, 1, &b2) != 0 ||
+				    b2.batch || again[0].code != 0 || again[0].extra ||
+				    again[0].id.len != 1 || again[0].method_len != x->method_len ||
+				    memcmp(again[0].method, x->method, sizeof(x->method)) != 0 ||
+				    again[0].params.len != x->params.len)
 					abort();
-				memcpy(copy, body, x->id.off);
-				n = x->id.off;
-				memcpy(copy + n, "7", 1);
-				n += 1;
-				memcpy(copy + n, body + x->id.off + x->id.len,
-				    size - x->id.off - x->id.len);
-				n += size - x->id.off - x->id.len;
-				if (bp_jsonrpc_parse(copy, n, MAX_BATCH, again, 1, &b2) != 0 ||
-				    again[0].code != 0 || again[0].id.len != 1)
-					abort();
-				free(copy);
+				bp_buf_free(&fwd);
 			}
 		}
 	} else if (b.code != BP_JSONRPC_PARSE_ERROR && b.code != BP_JSONRPC_INVALID_REQUEST &&
@@ -124,6 +125,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The answer scanners take anything an upstream might send. */
 	if (bp_jsonrpc_member(body, size, "id", &v) == 1)
+		check_span(v, size);
+	if (bp_jsonrpc_member_strict(body, size, "blockNumber", &v) == 1)
 		check_span(v, size);
 	bp_jsonrpc_iter_init(&it, body, size);
 	for (i = 0; i < 1000 && bp_jsonrpc_iter_next(&it, &e) == 1; i++) {

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the JSON-RPC client's reading of an upstream's answer
- * (bp_jsonrpc_client_parse, lib/jsonrpc.c): what the workers (cron/indexer.c) and the programs
+ * (bp_jsonrpc_client_parse, lib/rpc_client.c): what the workers (cron/indexer.c) and the programs
  * (fcgi/wallets.c) make of the bytes a node sends back to one call or a batch. The node is not
  * trusted: a buggy or hostile one may answer anything, reorder a batch, repeat or leave out
  * ids, or send one object for a whole batch.

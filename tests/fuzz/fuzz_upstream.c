@@ -5,7 +5,7 @@
  * over, and bp_upstream_redact, which cuts an upstream URL down for the logs. The rest of
  * lib/upstream.c (bp_upstream_post and its curl write callback) needs a live transfer and is
  * not reached here; the JSON-RPC client's reading of the answers it returns
- * (bp_jsonrpc_client_parse, lib/jsonrpc.c) has its own harness, fuzz_jsonrpc_client.c.
+ * (bp_jsonrpc_client_parse, lib/rpc_client.c) has its own harness, fuzz_jsonrpc_client.c.
  *
  * Input: byte 0 picks the HTTP status (from a table of the interesting ones, or with byte 1 a
  * raw one), byte 2 a buffer size for redact; the rest is the body, and, up to its first NUL, the

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "evm/abi.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/u256.h"
 #include "unit.h"
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/keccak.h"
 #include "unit.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/keccak.h"
 #include "evm/rlp.h"
 #include "evm/secp.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "evm/abi.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/u256.h"
 #include "index.h"
 #include "unit.h"

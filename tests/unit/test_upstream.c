@@ -1,5 +1,5 @@
 /*
- * lib/upstream.c and the client of lib/jsonrpc.c against a scripted HTTP server on a loopback
+ * lib/upstream.c and the client (lib/rpc_client.c) against a scripted HTTP server on a loopback
  * socket (a thread per connection, keep-alive): failover order, what is definite and what fails
  * over, marking down and skipping, the last-resort pass, the response cap (announced and
  * chunked), timeouts, connection reuse, and single and batch client calls matched by id.

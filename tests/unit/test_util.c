@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hex.h"
 #include "unit.h"
 #include "util.h"
 
@@ -132,22 +133,22 @@ test_hex_sha(void)
 	unsigned char h[32];
 	char hex[65];
 
-	bp_hex_lower("\x00\x01\xab\xff", 4, hex);
+	bp_hex_encode_digits("\x00\x01\xab\xff", 4, hex, sizeof(hex));
 	CU_ASSERT_STRING_EQUAL(hex, "0001abff");
-	bp_hex_lower("", 0, hex);
+	bp_hex_encode_digits("", 0, hex, sizeof(hex));
 	CU_ASSERT_STRING_EQUAL(hex, "");
 	/* FIPS 180-2 vectors. */
 	bp_sha256("abc", 3, h);
-	bp_hex_lower(h, 32, hex);
+	bp_hex_encode_digits(h, 32, hex, sizeof(hex));
 	CU_ASSERT_STRING_EQUAL(hex,
 	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	bp_sha256("", 0, h);
-	bp_hex_lower(h, 32, hex);
+	bp_hex_encode_digits(h, 32, hex, sizeof(hex));
 	CU_ASSERT_STRING_EQUAL(hex,
 	    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 	/* NUL bytes are data. */
 	bp_sha256("a\0b", 3, h);
-	bp_hex_lower(h, 32, hex);
+	bp_hex_encode_digits(h, 32, hex, sizeof(hex));
 	CU_ASSERT_STRING_NOT_EQUAL(hex,
 	    "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb");	/* "a" */
 }

@@ -14,7 +14,7 @@
 
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/keccak.h"
 #include "unit.h"
 #include "wallet.h"

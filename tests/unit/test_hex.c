@@ -1,10 +1,11 @@
 /*
- * lib/evm/hex.c: DATA decode/encode and QUANTITY parsing, strict and lenient.
+ * lib/hex.c: DATA decode/encode, plain hex digits, and the one QUANTITY parser (strict and
+ * lenient, at any width) and encoder.
  */
 #include <stdint.h>
 #include <string.h>
 
-#include "evm/hex.h"
+#include "hex.h"
 #include "unit.h"
 
 /* A literal and its length, so rows may hold NUL bytes. */
@@ -253,10 +254,73 @@ test_digit(void)
 	CU_ASSERT_EQUAL(bp_hex_digit(0xff), -1);
 }
 
-BP_UNIT_SUITE(evm_hex, NULL, NULL,
+/* The one parser at other widths: u256 (32 bytes) and one byte; the encoder back. */
+static void
+test_quantity_widths(void)
+{
+	static const char max256[] = "0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
+	uint8_t be[32], one;
+	char out[80];
+
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S(max256), 1, be, 32), 0);
+	CU_ASSERT_EQUAL(be[0], 0xff);
+	CU_ASSERT_EQUAL(be[31], 0xff);
+	CU_ASSERT_EQUAL(bp_hex_quantity_encode_be(be, 32, out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, max256);
+	/* 2^256: one digit too many, strict or lenient. */
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0x10000000000000000000000000000000000000000000000000000000000000000"),
+	    0, be, 32), -1);
+	/* Leading zeros count against the width only when strict (which refuses them anyway). */
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0x000000ff"), 0, &one, 1), 0);
+	CU_ASSERT_EQUAL(one, 0xff);
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0x000000ff"), 1, &one, 1), -1);
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0x100"), 0, &one, 1), -1);
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0X1"), 1, &one, 1), -1);
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0X1"), 0, &one, 1), 0);
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0x1\0"), 0, &one, 1), -1);
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0x"), 0, &one, 1), -1);
+	CU_ASSERT_EQUAL(bp_hex_quantity_be(S("0x1"), 0, NULL, 1), -1);
+	/* The encoder: zero, one odd digit, caps exact to the byte. */
+	memset(be, 0, sizeof(be));
+	CU_ASSERT_EQUAL(bp_hex_quantity_encode_be(be, 32, out, 4), 0);
+	CU_ASSERT_STRING_EQUAL(out, "0x0");
+	CU_ASSERT_EQUAL(bp_hex_quantity_encode_be(be, 32, out, 3), -1);
+	CU_ASSERT_STRING_EQUAL(out, "");
+	be[30] = 0x01;
+	be[31] = 0x0a;
+	CU_ASSERT_EQUAL(bp_hex_quantity_encode_be(be, 32, out, 6), 0);
+	CU_ASSERT_STRING_EQUAL(out, "0x10a");
+	CU_ASSERT_EQUAL(bp_hex_quantity_encode_be(be, 32, out, 5), -1);
+	CU_ASSERT_EQUAL(bp_hex_quantity_encode_be(be, 0, out, 5), 0);
+	CU_ASSERT_STRING_EQUAL(out, "0x0");
+	CU_ASSERT_EQUAL(bp_hex_quantity_encode_be(NULL, 1, out, 5), -1);
+}
+
+/* Digits without the prefix: the same encoder as bp_hex_encode. */
+static void
+test_encode_digits(void)
+{
+	char buf[16];
+
+	CU_ASSERT_EQUAL(bp_hex_encode_digits("\x00\x01\xab\xff", 4, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "0001abff");
+	CU_ASSERT_EQUAL(bp_hex_encode_digits("", 0, buf, 1), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "");
+	CU_ASSERT_EQUAL(bp_hex_encode_digits("\x01\x02", 2, buf, 5), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "0102");
+	CU_ASSERT_EQUAL(bp_hex_encode_digits("\x01\x02", 2, buf, 4), -1);
+	CU_ASSERT_STRING_EQUAL(buf, "");
+	CU_ASSERT_EQUAL(bp_hex_encode_digits("x", SIZE_MAX / 2 + 1, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(bp_hex_encode_digits(NULL, 1, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(bp_hex_encode_digits("x", 1, NULL, 10), -1);
+}
+
+BP_UNIT_SUITE(hex, NULL, NULL,
 	{ "quantity strict and lenient table", test_quantity_table },
 	{ "quantity encode", test_quantity_encode },
 	{ "data decode table", test_decode_table },
 	{ "data decode caps and fixed size", test_decode_cap },
 	{ "data encode", test_encode },
-	{ "hex digit", test_digit })
+	{ "hex digit", test_digit },
+	{ "quantity at other widths", test_quantity_widths },
+	{ "encode digits", test_encode_digits })
