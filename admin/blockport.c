@@ -14,7 +14,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
-#include "index.h"
+#include "index_read.h"
 #include "limits.h"
 #include "log.h"
 #include "util.h"

@@ -1,13 +1,17 @@
 /*
- * libFuzzer harness for the indexer's decoding of what a chain node sends (lib/index.c): event
- * logs through bp_index_decode_log and bp_index_batch_item, and the JSON logs and blocks that
- * cron/indexer.c reads its fields from. The node is not trusted: a buggy or hostile one may
+ * libFuzzer harness for the indexer's decoding of what a chain node sends: event logs through
+ * bp_event_decode and bp_event_batch_item (lib/index_event.c), the JSON logs and blocks the
+ * indexer reads its fields from (lib/evm/blocks.c), and the continuity check of a fetched batch
+ * (bp_fetch_check, lib/index_fetch.c). The node is not trusted: a buggy or hostile one may
  * send any topics, any data and any JSON.
  *
  * An input that starts with '{' or '[' is JSON (an eth_getLogs answer, a log, a block, an array
  * of them): it is parsed with cJSON_ParseWithLength and each object goes through the readers
- * cron/indexer.c calls (lib/index.h: bp_index_parse_log, bp_index_jhash, bp_index_jaddr,
- * bp_index_jquantity, bp_index_jdec), then through bp_index_decode_log. Any other input is
+ * the indexer calls (lib/evm/blocks.h: bp_blocks_parse_log, bp_blocks_jhash, bp_blocks_jaddr,
+ * bp_blocks_jquantity, bp_blocks_jdec), then through bp_event_decode; each string through
+ * bp_blocks_parse_head (an eth_blockNumber answer); and an array of objects, taken as the blocks
+ * of a batch (their "receipts" and "logs" members as its receipts and logs), through
+ * bp_fetch_check. Any other input is
  * a binary log (layout at binary_log), so the fuzzer reaches each event without having to guess
  * a Keccak-256 topic; that log is then also written as a node would write it in JSON, in one of
  * several spellings, printed, parsed back and read as the indexer reads it.
@@ -15,7 +19,7 @@
  * Beyond memory safety it checks, aborting on a violation:
  *
  *  - the decoded kind and every field agree with a reference decoder written from the event
- *    layouts (index.c's header comment), independently of lib/index.c: topic counts, address
+ *    layouts (index_event.c's header comment), independently of lib/: topic counts, address
  *    topics and words with 12 zero bytes, bools 0 or 1, the entry point's events only from it;
  *  - a malformed or ignored log leaves nothing half-decoded (all fields zero);
  *  - an ERC-1155 batch's two arrays lie inside the log's data, count words each, at the place
@@ -28,7 +32,7 @@
  *    and a uint64 holds), leave out untouched when they refuse, and give canonical text: a hash
  *    is "0x" and 64 lower-case digits equal to the input up to case, an address the same with
  *    40, a decimal has no leading zero and parses back to the value;
- *  - bp_index_parse_log gives the same log with a buffer of just enough room and with one it
+ *  - bp_blocks_parse_log gives the same log with a buffer of just enough room and with one it
  *    grows itself; its position fields and address are the members as the readers read them;
  *  - a log written in JSON reads back as the very same log (address, topics, data) in any case
  *    and with "0X", and is refused for odd data digits, a missing address, a non-string or
@@ -51,10 +55,11 @@
 #include "evm/address.h"
 #include "hex.h"
 #include "evm/u256.h"
-#include "index.h"
+#include "index_event.h"
+#include "index_fetch.h"
 
-#define HASH_STR	BP_INDEX_HASH_STR
-#define ADDR_STR	BP_INDEX_ADDR_STR
+#define HASH_STR	BP_BLOCKS_HASH_STR
+#define ADDR_STR	BP_BLOCKS_ADDR_STR
 #define MAX_OBJECTS	64	/* JSON objects looked at per input */
 #define MAX_ITEMS	8	/* elements of each array of a harness-built batch */
 
@@ -69,7 +74,7 @@ enum topic {
 	TOPIC__MAX
 };
 
-/* Written out rather than hashed with lib/, so a wrong signature in lib/index.c shows. */
+/* Written out rather than hashed with lib/, so a wrong topic in lib/index_event.c shows. */
 static const char *const topic_hex[TOPIC__MAX] = {
 	/* Transfer(address,address,uint256) */
 	"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
@@ -161,11 +166,11 @@ inside(const uint8_t *base, size_t len, const uint8_t *p, size_t n)
 
 /*
  * What the index should make of log l, written from the event layouts alone. Fills *want for
- * every kind but BP_INDEX_ERC1155_BATCH, whose arrays only the ABI reader can find: then
+ * every kind but BP_EVENT_ERC1155_BATCH, whose arrays only the ABI reader can find: then
  * *batch_ok says whether the topics allow one (the data decides).
  */
-static enum bp_index_kind
-reference(const struct bp_index_log *l, const uint8_t *ep, struct bp_index_event *want,
+static enum bp_event_kind
+reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_event *want,
     int *batch_ok)
 {
 	const uint8_t *t0 = l->topics[0], *d = l->data;
@@ -173,23 +178,23 @@ reference(const struct bp_index_log *l, const uint8_t *ep, struct bp_index_event
 
 	memset(want, 0, sizeof(*want));
 	*batch_ok = 0;
-	if (n == 0 || n > BP_INDEX_MAX_TOPICS || (d == NULL && l->datalen != 0))
-		return BP_INDEX_OTHER;
+	if (n == 0 || n > BP_BLOCKS_MAX_TOPICS || (d == NULL && l->datalen != 0))
+		return BP_EVENT_OTHER;
 	if (memcmp(t0, topics[TOPIC_TRANSFER], 32) == 0) {
 		if (n < 3 || !is_addr_word(l->topics[1]) || !is_addr_word(l->topics[2]))
-			return BP_INDEX_MALFORMED;
+			return BP_EVENT_MALFORMED;
 		memcpy(want->from, l->topics[1] + 12, 20);
 		memcpy(want->to, l->topics[2] + 12, 20);
 		if (n == 3 && l->datalen == 32) {
 			u256_at(&want->value, d);
-			return BP_INDEX_ERC20;
+			return BP_EVENT_ERC20;
 		}
 		if (n == 4 && l->datalen == 0) {
 			u256_at(&want->id, l->topics[3]);
 			bp_u256_from_u64(&want->value, 1);
-			return BP_INDEX_ERC721;
+			return BP_EVENT_ERC721;
 		}
-		return BP_INDEX_MALFORMED;
+		return BP_EVENT_MALFORMED;
 	}
 	if (memcmp(t0, topics[TOPIC_TRANSFER_SINGLE], 32) == 0 ||
 	    memcmp(t0, topics[TOPIC_TRANSFER_BATCH], 32) == 0) {
@@ -197,26 +202,26 @@ reference(const struct bp_index_log *l, const uint8_t *ep, struct bp_index_event
 
 		if (n != 4 || !is_addr_word(l->topics[1]) || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(l->topics[3]))
-			return BP_INDEX_MALFORMED;
+			return BP_EVENT_MALFORMED;
 		memcpy(want->operator_, l->topics[1] + 12, 20);
 		memcpy(want->from, l->topics[2] + 12, 20);
 		memcpy(want->to, l->topics[3] + 12, 20);
 		if (batch) {
 			*batch_ok = 1;
-			return BP_INDEX_ERC1155_BATCH;
+			return BP_EVENT_ERC1155_BATCH;
 		}
 		if (l->datalen != 64)
-			return BP_INDEX_MALFORMED;
+			return BP_EVENT_MALFORMED;
 		u256_at(&want->id, d);
 		u256_at(&want->value, d + 32);
-		return BP_INDEX_ERC1155_SINGLE;
+		return BP_EVENT_ERC1155_SINGLE;
 	}
 	if (ep == NULL || memcmp(l->address, ep, 20) != 0)
-		return BP_INDEX_OTHER;
+		return BP_EVENT_OTHER;
 	if (memcmp(t0, topics[TOPIC_USER_OP], 32) == 0) {
 		if (n != 4 || l->datalen != 128 || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(l->topics[3]) || !zero(d + 32, 31) || d[63] > 1)
-			return BP_INDEX_MALFORMED;
+			return BP_EVENT_MALFORMED;
 		memcpy(want->user_op_hash, l->topics[1], 32);
 		memcpy(want->sender, l->topics[2] + 12, 20);
 		memcpy(want->paymaster, l->topics[3] + 12, 20);
@@ -224,25 +229,25 @@ reference(const struct bp_index_log *l, const uint8_t *ep, struct bp_index_event
 		want->success = d[63];
 		u256_at(&want->gas_cost, d + 64);
 		u256_at(&want->gas_used, d + 96);
-		return BP_INDEX_USER_OP;
+		return BP_EVENT_USER_OP;
 	}
 	if (memcmp(t0, topics[TOPIC_ACCOUNT_DEPLOYED], 32) == 0) {
 		if (n != 3 || l->datalen != 64 || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(d) || !is_addr_word(d + 32))
-			return BP_INDEX_MALFORMED;
+			return BP_EVENT_MALFORMED;
 		memcpy(want->user_op_hash, l->topics[1], 32);
 		memcpy(want->sender, l->topics[2] + 12, 20);
 		memcpy(want->factory, d + 12, 20);
 		memcpy(want->paymaster, d + 32 + 12, 20);
-		return BP_INDEX_ACCOUNT_DEPLOYED;
+		return BP_EVENT_ACCOUNT_DEPLOYED;
 	}
-	return BP_INDEX_OTHER;
+	return BP_EVENT_OTHER;
 }
 
 #define SAME(f)	(memcmp(&got->f, &want->f, sizeof(got->f)) == 0)
 
 static int
-same_event(const struct bp_index_event *got, const struct bp_index_event *want)
+same_event(const struct bp_event *got, const struct bp_event *want)
 {
 	return SAME(operator_) && SAME(from) && SAME(to) && SAME(id) && SAME(value) &&
 	    SAME(count) && SAME(ids) && SAME(values) && SAME(user_op_hash) && SAME(sender) &&
@@ -262,15 +267,15 @@ struct built {
 
 /* Decodes l with and without the entry point and checks the answers against the reference. */
 static void
-check_log(const struct bp_index_log *l, const uint8_t *ep, const struct built *b)
+check_log(const struct bp_blocks_log *l, const uint8_t *ep, const struct built *b)
 {
-	struct bp_index_event ev, want;
-	enum bp_index_kind k, rk;
+	struct bp_event ev, want;
+	enum bp_event_kind k, rk;
 	int batch_ok;
 	size_t i;
 
-	k = bp_index_decode_log(l, ep, &ev);
-	if (k != ev.kind || (unsigned)k >= BP_INDEX__MAX)
+	k = bp_event_decode(l, ep, &ev);
+	if (k != ev.kind || (unsigned)k >= BP_EVENT__MAX)
 		abort();
 	rk = reference(l, ep, &want, &batch_ok);
 	if (batch_ok) {
@@ -278,13 +283,13 @@ check_log(const struct bp_index_log *l, const uint8_t *ep, const struct built *b
 		size_t eln, cnt;
 
 		/* The topics are right: the arrays decide, as bp_abi_read_array reads them. */
-		if (k == BP_INDEX_MALFORMED) {
+		if (k == BP_EVENT_MALFORMED) {
 			if (b != NULL && b->nids == b->nvalues)
 				abort();	/* a well-formed batch refused */
 			memset(&want, 0, sizeof(want));
-			rk = BP_INDEX_MALFORMED;
+			rk = BP_EVENT_MALFORMED;
 		} else {
-			if (k != BP_INDEX_ERC1155_BATCH || (b != NULL && b->nids != b->nvalues))
+			if (k != BP_EVENT_ERC1155_BATCH || (b != NULL && b->nids != b->nvalues))
 				abort();
 			inside(l->data, l->datalen, ev.ids, 0);
 			inside(l->data, l->datalen, ev.values, 0);
@@ -304,7 +309,7 @@ check_log(const struct bp_index_log *l, const uint8_t *ep, const struct built *b
 			for (i = 0; i < ev.count; i++) {
 				struct bp_u256 id, value, x;
 
-				bp_index_batch_item(&ev, i, &id, &value);
+				bp_event_batch_item(&ev, i, &id, &value);
 				if (b != NULL) {
 					u256_at(&x, b->ids[i]);
 					if (bp_u256_cmp(&x, &id) != 0)
@@ -318,14 +323,14 @@ check_log(const struct bp_index_log *l, const uint8_t *ep, const struct built *b
 	}
 	if (k != rk)
 		abort();
-	if (rk == BP_INDEX_MALFORMED || rk == BP_INDEX_OTHER)
+	if (rk == BP_EVENT_MALFORMED || rk == BP_EVENT_OTHER)
 		memset(&want, 0, sizeof(want));
 	if (!same_event(&ev, &want))
 		abort();
 	/* The entry point's own events never come from a log when there is no entry point. */
 	if (ep != NULL) {
-		k = bp_index_decode_log(l, NULL, &ev);
-		if (k == BP_INDEX_USER_OP || k == BP_INDEX_ACCOUNT_DEPLOYED)
+		k = bp_event_decode(l, NULL, &ev);
+		if (k == BP_EVENT_USER_OP || k == BP_EVENT_ACCOUNT_DEPLOYED)
 			abort();
 	}
 }
@@ -392,19 +397,19 @@ out:
 	return rc;
 }
 
-/* ---- JSON, as cron/indexer.c reads it ---- */
+/* ---- JSON, as the indexer reads it ---- */
 
 /*
- * The JSON readers of lib/index.h, each called as cron/indexer.c calls it and checked against
+ * The JSON readers of lib/evm/blocks.h, each called as the indexer calls them and checked against
  * its header comment: the accepted forms, the canonical text written, and out untouched on -1.
  */
 
-/* The string member, as bp_index_jstr must find it. */
+/* The string member, as bp_blocks_jstr must find it. */
 static const char *
 member_str(const cJSON *o, const char *name)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-	const char *s = bp_index_jstr(o, name);
+	const char *s = bp_blocks_jstr(o, name);
 
 	if (s != (cJSON_IsString(v) ? v->valuestring : NULL))
 		abort();
@@ -425,7 +430,7 @@ hex_of_len(const char *s, size_t n)
 	return 1;
 }
 
-/* bp_index_jquantity; checks it against the u256 parser (as lenient) and a uint64. */
+/* bp_blocks_jquantity; checks it against the u256 parser (as lenient) and a uint64. */
 static int
 read_quantity(const cJSON *o, const char *name, uint64_t *out)
 {
@@ -436,7 +441,7 @@ read_quantity(const cJSON *o, const char *name, uint64_t *out)
 	int rc, want;
 
 	*out = canary;
-	rc = bp_index_jquantity(o, name, out);
+	rc = bp_blocks_jquantity(o, name, out);
 	want = s != NULL && bp_u256_from_hex(&u, s, strlen(s)) == 0 && bp_u256_to_u64(&u, &v) == 0;
 	if ((rc == 0) != want || (rc != 0 && rc != -1))
 		abort();
@@ -463,7 +468,7 @@ lower_copy(const char *s, size_t len, const char *out)
 			abort();
 }
 
-/* bp_index_jhash: exactly "0x"/"0X" and 64 hex digits, written lower-case. */
+/* bp_blocks_jhash: exactly "0x"/"0X" and 64 hex digits, written lower-case. */
 static int
 read_hash(const cJSON *o, const char *name, char out[HASH_STR])
 {
@@ -471,7 +476,7 @@ read_hash(const cJSON *o, const char *name, char out[HASH_STR])
 	int rc;
 
 	memset(out, 'Z', HASH_STR);
-	rc = bp_index_jhash(o, name, out);
+	rc = bp_blocks_jhash(o, name, out);
 	if ((rc == 0) != hex_of_len(s, 64) || (rc != 0 && rc != -1))
 		abort();
 	if (rc == -1) {
@@ -483,7 +488,7 @@ read_hash(const cJSON *o, const char *name, char out[HASH_STR])
 	return 0;
 }
 
-/* bp_index_jaddr: "0x"/"0X" and 40 hex digits written lower-case; "" for null when nullable. */
+/* bp_blocks_jaddr: "0x"/"0X" and 40 hex digits written lower-case; "" for null when nullable. */
 static int
 read_addr(const cJSON *o, const char *name, char out[ADDR_STR], int nullable)
 {
@@ -492,7 +497,7 @@ read_addr(const cJSON *o, const char *name, char out[ADDR_STR], int nullable)
 	int rc;
 
 	memset(out, 'Z', ADDR_STR);
-	rc = bp_index_jaddr(o, name, out, nullable);
+	rc = bp_blocks_jaddr(o, name, out, nullable);
 	if (nullable && (v == NULL || cJSON_IsNull(v))) {
 		if (rc != 0 || out[0] != '\0')
 			abort();
@@ -509,7 +514,7 @@ read_addr(const cJSON *o, const char *name, char out[ADDR_STR], int nullable)
 	return 0;
 }
 
-/* bp_index_jdec; checks the decimal has no leading zero and reads back as the same value. */
+/* bp_blocks_jdec; checks the decimal has no leading zero and reads back as the same value. */
 static int
 read_dec(const cJSON *o, const char *name, char *out)
 {
@@ -518,7 +523,7 @@ read_dec(const cJSON *o, const char *name, char *out)
 	int rc, want;
 
 	memset(out, 'Z', BP_U256_DEC_MAX);
-	rc = bp_index_jdec(o, name, out);
+	rc = bp_blocks_jdec(o, name, out);
 	want = s != NULL && bp_u256_from_hex(&v, s, strlen(s)) == 0;
 	if ((rc == 0) != want || (rc != 0 && rc != -1))
 		abort();
@@ -534,7 +539,7 @@ read_dec(const cJSON *o, const char *name, char *out)
 }
 
 /*
- * bp_index_parse_log, called twice: with a new buffer of exactly the room the indexer's
+ * bp_blocks_parse_log, called twice: with a new buffer of exactly the room the indexer's
  * function makes before decoding (dlen / 2 + 1, so it is not grown and an over-write shows),
  * and with no buffer at all (so it grows one); both must agree. On success the log and its
  * position are checked against the members, read here with the readers above, and the data is
@@ -542,11 +547,11 @@ read_dec(const cJSON *o, const char *name, char *out)
  * over-read by the decoder shows. 0, or -1 where the indexer fails the batch.
  */
 static int
-read_log(const cJSON *j, struct bp_index_log *l, uint8_t **buf)
+read_log(const cJSON *j, struct bp_blocks_log *l, uint8_t **buf)
 {
 	char hash[HASH_STR], contract[ADDR_STR];
-	struct bp_index_log l2;
-	struct bp_index_logpos p, p2;
+	struct bp_blocks_log l2;
+	struct bp_blocks_logpos p, p2;
 	const char *data;
 	uint64_t num, idx;
 	uint8_t *grown = NULL, addr[20], *exact;
@@ -564,8 +569,8 @@ read_log(const cJSON *j, struct bp_index_log *l, uint8_t **buf)
 		if ((*buf = malloc(cap)) == NULL)
 			return -1;
 	}
-	rc = bp_index_parse_log(j, l, &p, buf, &cap);
-	rc2 = bp_index_parse_log(j, &l2, &p2, &grown, &cap2);
+	rc = bp_blocks_parse_log(j, l, &p, buf, &cap);
+	rc2 = bp_blocks_parse_log(j, &l2, &p2, &grown, &cap2);
 	if (rc != rc2 || (rc != 0 && rc != -1))
 		abort();
 	if (data != NULL && cap != strlen(data) / 2 + 1)
@@ -587,7 +592,7 @@ read_log(const cJSON *j, struct bp_index_log *l, uint8_t **buf)
 	    bp_addr_parse(contract, strlen(contract), 0, addr) != 0 ||
 	    memcmp(l->address, addr, 20) != 0)
 		abort();
-	if (l->ntopics > BP_INDEX_MAX_TOPICS ||
+	if (l->ntopics > BP_BLOCKS_MAX_TOPICS ||
 	    l->ntopics != (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "topics")))
 		abort();
 	if (l->data != *buf || l->datalen != (strlen(data) - 2) / 2 || l->datalen >= cap)
@@ -614,7 +619,7 @@ read_log(const cJSON *j, struct bp_index_log *l, uint8_t **buf)
 static void
 json_log(const cJSON *j)
 {
-	struct bp_index_log l;
+	struct bp_blocks_log l;
 	uint8_t *buf = NULL;
 
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "removed")) &&
@@ -623,7 +628,7 @@ json_log(const cJSON *j)
 	free(buf);
 }
 
-/* The block, transaction and receipt fields cron/indexer.c reads (check_batch, store_*). */
+/* The block, transaction and receipt fields the indexer reads (index_fetch.c, index_store.c). */
 static void
 json_block_fields(const cJSON *j)
 {
@@ -648,6 +653,94 @@ json_block_fields(const cJSON *j)
 	(void)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "transactions"));
 }
 
+/* A string as an eth_blockNumber answer: bp_blocks_parse_head against the u256 parser. */
+static void
+json_head(const cJSON *j)
+{
+	const int64_t canary = -7;
+	struct bp_u256 u;
+	int64_t got = canary;
+	uint64_t v;
+	int rc, want;
+
+	rc = bp_blocks_parse_head(j, &got);
+	want = cJSON_IsString(j) && bp_u256_from_hex(&u, j->valuestring,
+	    strlen(j->valuestring)) == 0 && bp_u256_to_u64(&u, &v) == 0 && v <= INT64_MAX;
+	if ((rc == 0) != want || (rc != 0 && rc != -1) || (rc == -1 && got != canary) ||
+	    (rc == 0 && (uint64_t)got != v))
+		abort();
+}
+
+#define MAX_BATCH	16	/* blocks of a batch built from an input */
+
+/*
+ * An array of objects as the blocks of a fetched batch: from the first one's number on (0 when
+ * it has none), each block's "receipts" and "logs" members (when arrays) as its receipts and a
+ * piece of the batch's logs, checked against a stored head (nothing stored, or a zero hash, by
+ * the parity of the array's length). What bp_fetch_check accepts must hold what its header
+ * says: lower-case hashes, each block's parentHash its predecessor's, every log's block one of
+ * the batch's with its hash.
+ */
+static void
+json_batch(const cJSON *j)
+{
+	static const char zero_hash[] =
+	    "0x0000000000000000000000000000000000000000000000000000000000000000";
+	const cJSON *blocks[MAX_BATCH], *receipts[MAX_BATCH], *logs[MAX_BATCH], *e, *l;
+	char err[256], h[HASH_STR];
+	struct bp_fetch b;
+	uint64_t first = 0, num;
+	size_t n = 0, i;
+	int rc;
+
+	if (!cJSON_IsArray(j))
+		return;
+	memset(&b, 0, sizeof(b));
+	cJSON_ArrayForEach(e, j) {
+		if (n == MAX_BATCH || !cJSON_IsObject(e))
+			return;
+		blocks[n] = e;
+		receipts[n] = cJSON_GetObjectItemCaseSensitive(e, "receipts");
+		if (!cJSON_IsArray(receipts[n]))
+			receipts[n] = NULL;
+		l = cJSON_GetObjectItemCaseSensitive(e, "logs");
+		if (cJSON_IsArray(l))
+			logs[b.r.nlogs++] = l;
+		n++;
+	}
+	if (n == 0)
+		return;
+	if (bp_blocks_jquantity(blocks[0], "number", &first) == -1 || first > INT64_MAX / 2)
+		first = 0;
+	b.r.from = (int64_t)first;
+	b.r.to = b.r.from + (int64_t)n - 1;
+	b.r.n = n;
+	b.r.blocks = blocks;
+	b.r.receipts = receipts;
+	b.r.logs = logs;
+	rc = bp_fetch_check(&b, b.r.from - 1, n % 2 ? "" : zero_hash, err, sizeof(err));
+	if (rc != 0 && rc != 1 && rc != -1)
+		abort();
+	if (rc == 0) {
+		for (i = 0; i < n; i++) {
+			if (read_hash(blocks[i], "hash", h) != 0 || strcmp(h, b.hashes[i]) != 0 ||
+			    read_hash(blocks[i], "parentHash", h) != 0 ||
+			    (i > 0 && strcmp(h, b.hashes[i - 1]) != 0) ||
+			    (i == 0 && n % 2 == 0 && strcmp(h, zero_hash) != 0) ||
+			    read_quantity(blocks[i], "number", &num) != 0 ||
+			    num != first + i)
+				abort();
+		}
+		for (i = 0; i < b.r.nlogs; i++)
+			cJSON_ArrayForEach(l, logs[i])
+				if (read_quantity(l, "blockNumber", &num) != 0 || num < first ||
+				    num >= first + n || read_hash(l, "blockHash", h) != 0 ||
+				    strcmp(h, b.hashes[num - first]) != 0)
+					abort();
+	}
+	free(b.hashes);
+}
+
 /* Visits the objects of j, at most *budget of them, depth levels down. */
 static void
 json_walk(const cJSON *j, int depth, size_t *budget)
@@ -666,6 +759,8 @@ json_walk(const cJSON *j, int depth, size_t *budget)
 	cJSON_ArrayForEach(c, j)
 		if (cJSON_IsObject(c) || cJSON_IsArray(c))
 			json_walk(c, depth - 1, budget);
+		else
+			json_head(c);
 }
 
 /* Parses text (len bytes) with cJSON, as the JSON-RPC client does, from an exact-size copy. */
@@ -692,6 +787,7 @@ json_input(const uint8_t *in, size_t size)
 
 	if ((j = json_parse(in, size)) != NULL) {
 		json_walk(j, 3, &budget);
+		json_batch(j);
 		cJSON_Delete(j);
 	}
 }
@@ -747,11 +843,11 @@ add_hex(cJSON *to, const char *name, const uint8_t *p, size_t n, unsigned r)
  * what parse_log gives must be l itself, unless the spelling r is one the indexer refuses.
  */
 static void
-render(const struct bp_index_log *l, unsigned r)
+render(const struct bp_blocks_log *l, unsigned r)
 {
 	static const uint8_t txhash[32] = { 0x22, 0x22 };
 	uint8_t num = 0x10, zero32[32] = { 0 };
-	struct bp_index_log back;
+	struct bp_blocks_log back;
 	cJSON *o, *t, *j = NULL;
 	uint8_t *buf = NULL;
 	char *text = NULL;
@@ -766,7 +862,7 @@ render(const struct bp_index_log *l, unsigned r)
 	for (i = 0; i < l->ntopics; i++)
 		if (add_hex(t, NULL, l->topics[i], 32, r) != 0)
 			goto out;
-	if ((r & R_FIFTH_TOPIC) && l->ntopics == BP_INDEX_MAX_TOPICS &&
+	if ((r & R_FIFTH_TOPIC) && l->ntopics == BP_BLOCKS_MAX_TOPICS &&
 	    add_hex(t, NULL, zero32, 32, r) != 0)
 		goto out;
 	if ((r & R_BAD_TOPIC) && !cJSON_AddItemToArray(t, cJSON_CreateNumber(1)))
@@ -783,7 +879,7 @@ render(const struct bp_index_log *l, unsigned r)
 		d->valuestring[strlen(d->valuestring) - 1] = '\0';
 	} else if (r & R_BAD_DATA)
 		r &= ~(unsigned)R_BAD_DATA;	/* "0x" has no digit to take away */
-	if (!(r & R_FIFTH_TOPIC) || l->ntopics != BP_INDEX_MAX_TOPICS)
+	if (!(r & R_FIFTH_TOPIC) || l->ntopics != BP_BLOCKS_MAX_TOPICS)
 		r &= ~(unsigned)R_FIFTH_TOPIC;
 	if ((text = cJSON_PrintUnformatted(o)) == NULL || (j = json_parse(text, strlen(text))) == NULL)
 		goto out;
@@ -807,7 +903,7 @@ out:
  * The binary layout, every part zero-padded when the input runs out:
  *
  *   byte 0   bits 0-2: topic 0 (0-4 the events of enum topic, 5-7 taken from the input)
- *            bits 3-5: ntopics (0-7: above BP_INDEX_MAX_TOPICS must be ignored)
+ *            bits 3-5: ntopics (0-7: above BP_BLOCKS_MAX_TOPICS must be ignored)
  *            bit 6: the log comes from the entry point; bit 7: decode without an entry point
  *   byte 1   bit 0: topics 1-3 have address form (12 zero bytes)
  *            bit 1: the data is a batch the harness encodes; bit 2: with equal lengths
@@ -824,7 +920,7 @@ binary_log(const uint8_t *in, size_t size)
 {
 	uint8_t ids[MAX_ITEMS][32], values[MAX_ITEMS][32], hdr[4];
 	const uint8_t *p = in;
-	struct bp_index_log l;
+	struct bp_blocks_log l;
 	struct built b, *bp = NULL;
 	uint8_t *data = NULL, mode, flags;
 	size_t left = size, i, t0, nt, stored;
@@ -840,7 +936,7 @@ binary_log(const uint8_t *in, size_t size)
 		memcpy(l.address, entry_point, 20);
 	else
 		take(&p, &left, l.address, 20);
-	stored = nt < BP_INDEX_MAX_TOPICS ? nt : BP_INDEX_MAX_TOPICS;
+	stored = nt < BP_BLOCKS_MAX_TOPICS ? nt : BP_BLOCKS_MAX_TOPICS;
 	for (i = 0; i < stored; i++) {
 		if (i == 0 && t0 < TOPIC__MAX)
 			memcpy(l.topics[0], topics[t0], 32);
@@ -869,7 +965,7 @@ binary_log(const uint8_t *in, size_t size)
 	}
 	l.data = (flags & 32) && bp == NULL ? NULL : data;
 	check_log(&l, (mode & 0x80) ? NULL : entry_point, bp);
-	if (hdr[2] != 0xff && nt <= BP_INDEX_MAX_TOPICS && l.data != NULL)
+	if (hdr[2] != 0xff && nt <= BP_BLOCKS_MAX_TOPICS && l.data != NULL)
 		render(&l, hdr[2]);
 	free(data);
 }

@@ -1,5 +1,5 @@
 /*
- * lib/index.c, the read side: the bp_index_* readers against a fresh database migrated to the
+ * lib/index_read.c, the chain index's readers: the bp_index_* readers against a fresh database migrated to the
  * current schema, with rows as the indexer writes them (schema/002_indexer.sql).
  */
 #include <stdio.h>
@@ -8,8 +8,9 @@
 #include <unistd.h>
 
 #include "db.h"
-#include "index.h"
+#include "index_read.h"
 #include "unit.h"
+#include "unit_db.h"
 
 #define CH	"ethereum.devnet"
 #define NFT	"0x5fc8d32690cc91d4c39d9d3abcbd16989f875707"
@@ -19,18 +20,13 @@
 #define U2	"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc"
 #define TXH	"0x0167d5afc355aec105e456c95d451883937736ee9f2590b8805cc5b458f0aa01"
 
-static char dir[64];
-static char path[128];
-static struct bp_db *db;
+static struct bp_unit_db u;
+#define db	(u.db)
 
 static int
 setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/bp-unit-index.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return 1;
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	if ((db = bp_db_open(path, 1)) == NULL)
+	if (bp_unit_db_open(&u, "index") == -1)
 		return 1;
 	return bp_db_exec(db,
 	    "INSERT INTO index_cursors (chain, head, head_hash, chain_head, confirmed, checked_at,"
@@ -55,16 +51,7 @@ setup(void)
 static int
 teardown(void)
 {
-	char p[160];
-
-	bp_db_close(db);
-	db = NULL;
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-	rmdir(dir);
+	bp_unit_db_close(&u);
 	return 0;
 }
 

@@ -1,0 +1,106 @@
+/*
+ * The chain index's readers (docs/indexer.md): the tables the indexer writes
+ * (schema/002_indexer.sql), read for the features built on them: NFT owners, the ERC-20
+ * contracts an address has touched, ERC-4337 account deployments, mined transactions, and how
+ * far the index (and its final part) goes.
+ *
+ * Chain keys are "CHAIN.NETWORK" ("ethereum.devnet"); addresses are lower-case 0x strings and
+ * token ids decimal strings, as they are stored.
+ */
+#ifndef BP_INDEX_READ_H
+#define BP_INDEX_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evm/u256.h"
+
+struct bp_db;
+
+#define BP_INDEX_CHAIN_MAX	72	/* "CHAIN.NETWORK" + NUL */
+#define BP_INDEX_HASH_STR	67	/* "0x" + 64 + NUL */
+#define BP_INDEX_ADDR_STR	43	/* "0x" + 40 + NUL */
+
+/* How far the index of chain goes. */
+struct bp_index_head {
+	int64_t		head;		/* last indexed block, -1 when none */
+	int64_t		confirmed;	/* last final block: consumers of final events stop here */
+	int64_t		chain_head;	/* the node's head at the last pass */
+	int64_t		checked_at;	/* Unix seconds of the last pass */
+	int64_t		reorgs;
+	char		head_hash[BP_INDEX_HASH_STR];
+};
+
+/* Reads chain's cursor into *out. Returns 1 when found, 0 when the chain is not indexed yet,
+ * -1 on a database error (logged). */
+int		bp_index_get_head(struct bp_db *, const char *chain, struct bp_index_head *out);
+
+/*
+ * The owner of an ERC-721 token (contract lower-case, token_id decimal) into owner (room for
+ * 43 bytes). Returns 1 when owned, 0 when unknown or burnt, -1 on a database error.
+ */
+int		bp_index_nft_owner(struct bp_db *, const char *chain, const char *contract,
+		    const char *token_id, char *owner, size_t ownerlen);
+
+/*
+ * The quantity of an ERC-1155 id (or 1 for an ERC-721 token) that owner holds, as a decimal
+ * string into out (room for BP_U256_DEC_MAX bytes); "0" when none. Returns 0 or -1.
+ */
+int		bp_index_nft_balance(struct bp_db *, const char *chain, const char *contract,
+		    const char *token_id, const char *owner, char *out, size_t outlen);
+
+/* One NFT an address holds, for bp_index_each_nft. Strings valid during the callback only. */
+struct bp_index_nft {
+	const char	*contract;
+	const char	*token_id;
+	const char	*standard;	/* "erc721" or "erc1155" */
+	const char	*quantity;
+	int64_t		 block_number;
+};
+
+/*
+ * Calls fn for each NFT owner holds on chain (by contract, then token id text); fn returns 0 to
+ * go on, non-zero to stop. Returns the number of calls, or -1 on a database error.
+ */
+int		bp_index_each_nft(struct bp_db *, const char *chain, const char *owner,
+		    int (*fn)(const struct bp_index_nft *, void *), void *arg);
+
+/*
+ * Calls fn(contract, first_block, arg) for each ERC-20 contract owner has sent or received on
+ * chain; fn returns 0 to go on. Returns the number of calls, or -1 on a database error.
+ */
+int		bp_index_each_erc20(struct bp_db *, const char *chain, const char *owner,
+		    int (*fn)(const char *contract, int64_t first_block, void *), void *arg);
+
+/* An ERC-4337 account's deployment. */
+struct bp_index_deployment {
+	char		factory[43];
+	char		paymaster[43];
+	char		user_op_hash[BP_INDEX_HASH_STR];
+	char		tx_hash[BP_INDEX_HASH_STR];
+	int64_t		block_number;
+};
+
+/* The AccountDeployed record of sender. Returns 1 when found, 0 when not, -1 on error. */
+int		bp_index_account_deployed(struct bp_db *, const char *chain, const char *sender,
+		    struct bp_index_deployment *out);
+
+/* A mined transaction. */
+struct bp_index_tx {
+	int64_t		block_number;
+	int64_t		tx_index;
+	char		from[43];
+	char		to[43];			/* "" for a contract creation */
+	char		value[BP_U256_DEC_MAX];
+	int		status;			/* 1, 0, or -1 unknown */
+	char		contract_created[43];	/* "" when none */
+};
+
+/*
+ * The transaction hash (lower-case) as indexed, when it is within the retention. Returns 1 when
+ * found, 0 when not, -1 on a database error.
+ */
+int		bp_index_get_tx(struct bp_db *, const char *chain, const char *hash,
+		    struct bp_index_tx *out);
+
+#endif
