@@ -37,7 +37,7 @@
 #include "log.h"
 #include "upstream.h"
 #include "util.h"
-#include "wallet.h"
+#include "evm/simple_account.h"
 
 static int	wallet_create(struct bp_req *);
 static int	wallet_get(struct bp_req *);
@@ -93,7 +93,7 @@ struct wallet {
 	char			address_cs[BP_ADDR_STR_MAX];	/* EIP-55 forms */
 	char			owner_cs[BP_ADDR_STR_MAX];
 	uint8_t			factory[20];
-	uint8_t			salt[BP_WALLET_SALT_LEN];
+	uint8_t			salt[BP_SIMPLE_ACCOUNT_SALT_LEN];
 	enum wallet_status	status;
 	int64_t			created_at;
 	int64_t			checked_block;	/* -1: NULL */
@@ -262,7 +262,7 @@ chain_has_code(const struct bp_network *net, const uint8_t address[20], int64_t 
 {
 	struct bp_jsonrpc_call calls[3];
 	cJSON *pcode = cJSON_CreateArray(), *pcall = NULL;
-	uint8_t fac[20], data[BP_WALLET_CALL2_LEN], word[32];
+	uint8_t fac[20], data[BP_SIMPLE_ACCOUNT_CALL2_LEN], word[32];
 	size_t n = 2, netidx = (size_t)(net - config->nets);
 	int rc = -1;
 
@@ -276,7 +276,7 @@ chain_has_code(const struct bp_network *net, const uint8_t address[20], int64_t 
 	calls[1].params = pcode;
 	if (owner != NULL && netidx < BP_MAX_NETWORKS && !factory_ok[netidx] &&
 	    bp_addr_parse(net->account_factory, strlen(net->account_factory), 0, fac) == 0) {
-		bp_wallet_get_address_call(owner, salt, data);
+		bp_simple_account_get_address_call(owner, salt, data);
 		if ((pcall = call_params(fac, data, sizeof(data))) == NULL)
 			goto out;
 		calls[2].method = "eth_call";
@@ -321,13 +321,13 @@ static int
 chain_nonce(const struct bp_network *net, const uint8_t address[20], uint64_t *nonce)
 {
 	struct bp_jsonrpc_error err;
-	uint8_t ep[20], data[BP_WALLET_CALL2_LEN], word[32];
+	uint8_t ep[20], data[BP_SIMPLE_ACCOUNT_CALL2_LEN], word[32];
 	cJSON *params, *res = NULL;
 	int rc = -1;
 
 	if (bp_addr_parse(net->entry_point, strlen(net->entry_point), 0, ep) == -1)
 		return -1;
-	bp_wallet_get_nonce_call(address, 0, data);
+	bp_simple_account_get_nonce_call(address, 0, data);
 	if ((params = call_params(ep, data, sizeof(data))) == NULL)
 		return -1;
 	if ((res = bp_jsonrpc_call(upstream, net, "eth_call", params, &err)) == NULL)
@@ -625,12 +625,12 @@ learn_deployment(struct bp_db *db, const struct bp_network *net, struct wallet *
 	from = w->checked_block >= 0 ? w->checked_block - LOG_SEARCH_MARGIN : net->start_block;
 	memset(t2, 0, 12);
 	memcpy(t2 + 12, w->address, 20);
-	bp_wallet_account_deployed_topic(topic);
+	bp_simple_account_account_deployed_topic(topic);
 	rc = -1;
 	if (bp_addr_parse(net->entry_point, strlen(net->entry_point), 0, ep) == 0)
 		rc = find_log(net, ep, topic, t2, from, w->deploy_tx, &w->deploy_block, &ts);
 	if (rc == 0) {
-		bp_wallet_initialized_topic(topic);
+		bp_simple_account_initialized_topic(topic);
 		rc = find_log(net, w->address, topic, NULL, from, w->deploy_tx, &w->deploy_block,
 		    &ts);
 	}
@@ -701,8 +701,8 @@ reply_wallet(struct bp_req *r, int status, const struct wallet *w, enum wallet_v
     int64_t nonce)
 {
 	struct bp_buf *b = &r->out;
-	uint8_t ic[BP_WALLET_INIT_CODE_LEN];
-	char s[2 * BP_WALLET_INIT_CODE_LEN + 3];
+	uint8_t ic[BP_SIMPLE_ACCOUNT_INIT_CODE_LEN];
+	char s[2 * BP_SIMPLE_ACCOUNT_INIT_CODE_LEN + 3];
 	int fail;
 
 	bp_buf_reset(b);
@@ -714,7 +714,7 @@ reply_wallet(struct bp_req *r, int status, const struct wallet *w, enum wallet_v
 	fail = fail || put_str(b, "status", status_names[w->status]) == -1;
 	checksum(w->factory, s);
 	fail = fail || put_str(b, "factory", s) == -1;
-	bp_wallet_format_salt(w->salt, s, sizeof(s));
+	bp_simple_account_format_salt(w->salt, s, sizeof(s));
 	fail = fail || put_str(b, "salt", s) == -1;
 	if (view == VIEW_GET)
 		fail = fail || (nonce >= 0 ? bp_buf_printf(b, ",\"nonce\":%lld", (long long)nonce) :
@@ -722,7 +722,7 @@ reply_wallet(struct bp_req *r, int status, const struct wallet *w, enum wallet_v
 	fail = fail || put_time(b, "created_at", w->created_at) == -1;
 	if (w->status == WALLET_COUNTERFACTUAL) {
 		/* What the first UserOperation carries to deploy the wallet. */
-		bp_wallet_init_code(w->factory, w->owner, w->salt, ic);
+		bp_simple_account_init_code(w->factory, w->owner, w->salt, ic);
 		bp_hex_encode(ic, sizeof(ic), s, sizeof(s));
 		fail = fail || put_str(b, "init_code", s) == -1;
 	} else if (view == VIEW_GET) {
@@ -891,7 +891,7 @@ wallet_create(struct bp_req *r)
 	memset(&w, 0, sizeof(w));
 	if ((rc = parse_address(r, "owner", owner_s, w.owner)) != 0)
 		goto out;
-	if (salt_s != NULL && bp_wallet_parse_salt(salt_s, strlen(salt_s), w.salt) == -1) {
+	if (salt_s != NULL && bp_simple_account_parse_salt(salt_s, strlen(salt_s), w.salt) == -1) {
 		rc = bp_error(r, 400, "invalid_request",
 		    "salt must be a uint256 in decimal (at most 78 digits) or 0x-prefixed hex (at "
 		    "most 64 digits)");
@@ -909,7 +909,7 @@ wallet_create(struct bp_req *r)
 	}
 	bp_strlcpy(w.chain, net->chain, sizeof(w.chain));
 	bp_strlcpy(w.network, net->network, sizeof(w.network));
-	bp_wallet_address(w.factory, impl, w.owner, w.salt, w.address);
+	bp_simple_account_address(w.factory, impl, w.owner, w.salt, w.address);
 
 	/*
 	 * Best effort: when the node does not answer, the wallet is still created (its address
