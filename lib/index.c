@@ -18,6 +18,7 @@
  *            AccountDeployed(bytes32 indexed userOpHash, address indexed sender,
  *            address factory, address paymaster)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -517,3 +518,27 @@ bp_index_get_tx(struct bp_db *db, const char *chain, const char *hash, struct bp
 
 	return lookup(db, sql, keys, BP_NITEMS(keys), fill_tx, out);
 }
+
+/* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
+
+/* Column 0 as an int64 into the int64_t at arg, for lookup. */
+static int
+fill_int(struct bp_stmt *st, void *arg)
+{
+	*(int64_t *)arg = bp_col_int(st, 0);
+	return 0;
+}
+
+int
+bp_index_block_time(struct bp_db *db, const char *chain, int64_t number, int64_t *ts)
+{
+	/* The number is bound as text: the column's INTEGER affinity makes it a number again. */
+	static const char sql[] = "SELECT timestamp FROM index_blocks WHERE chain = ? AND number = ?";
+	char num[24];
+	const char *keys[] = { chain, num };
+
+	snprintf(num, sizeof(num), "%lld", (long long)number);
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_int, ts);
+}
+
+/* ---- End of the wallet resource's readers. */

@@ -237,4 +237,15 @@ struct bp_index_tx {
 int		bp_index_get_tx(struct bp_db *, const char *chain, const char *hash,
 		    struct bp_index_tx *out);
 
+/* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
+
+/*
+ * The timestamp (Unix seconds) of block number of chain, as indexed, into *ts. Returns 1 when
+ * the block is indexed, 0 when not, -1 on a database error.
+ */
+int		bp_index_block_time(struct bp_db *, const char *chain, int64_t number,
+		    int64_t *ts);
+
+/* ---- End of the wallet resource's readers. */
+
 #endif
