@@ -23,6 +23,7 @@
 #include "upstream.h"
 #include "util.h"
 #include "wallets.h"
+#include "wallets_db.h"
 
 /* How long a context trusts "no code at this address" before it asks the chain again. */
 #define CODE_CACHE_US		(1000 * 1000)
@@ -378,148 +379,6 @@ out:
 	return rc;
 }
 
-/* ---- the wallets table ---- */
-
-/*
- * The columns of a wallet row. No ORDER BY where they are read: it would make SQLite walk the
- * account's index in id order (or sort in a temporary b-tree, 87 KiB of page cache a request)
- * instead of going straight to the address; callers pick among the (rare) several rows.
- */
-#define WALLET_COLS "id, chain, network, address, owner, salt, factory, status, created_at," \
-	" checked_block, deploy_tx, deploy_block, deployed_at, address_eip55, owner_eip55"
-
-/* Fills w from a row of WALLET_COLS; 0, or -1 for a row that does not parse (logged). */
-static int
-wallet_row(struct bp_stmt *st, struct bp_wallet *w)
-{
-	const char *s;
-
-	memset(w, 0, sizeof(*w));
-	w->id = bp_col_int(st, 0);
-	if (bp_strlcpy(w->chain, bp_col_text(st, 1), sizeof(w->chain)) == -1 ||
-	    bp_strlcpy(w->network, bp_col_text(st, 2), sizeof(w->network)) == -1)
-		goto bad;
-	s = bp_col_text(st, 3);
-	if (bp_addr_parse(s, strlen(s), 0, w->address) == -1)
-		goto bad;
-	s = bp_col_text(st, 4);
-	if (bp_addr_parse(s, strlen(s), 0, w->owner) == -1)
-		goto bad;
-	s = bp_col_text(st, 5);
-	if (bp_hex_decode_fixed(s, strlen(s), w->salt, 32) == -1)
-		goto bad;
-	s = bp_col_text(st, 6);
-	if (bp_addr_parse(s, strlen(s), 0, w->factory) == -1)
-		goto bad;
-	w->status = strcmp(bp_col_text(st, 7), "deployed") == 0 ? BP_WALLET_DEPLOYED :
-	    BP_WALLET_COUNTERFACTUAL;
-	w->created_at = bp_col_int(st, 8);
-	w->checked_block = bp_col_is_null(st, 9) ? -1 : bp_col_int(st, 9);
-	bp_strlcpy(w->deploy_tx, bp_col_text(st, 10), sizeof(w->deploy_tx));
-	w->deploy_block = bp_col_is_null(st, 11) ? -1 : bp_col_int(st, 11);
-	w->deployed_at = bp_col_is_null(st, 12) ? -1 : bp_col_int(st, 12);
-	if (bp_strlcpy(w->address_cs, bp_col_text(st, 13), sizeof(w->address_cs)) == -1 ||
-	    bp_strlcpy(w->owner_cs, bp_col_text(st, 14), sizeof(w->owner_cs)) == -1)
-		goto bad;
-	w->nonce = -1;
-	return 0;
-bad:
-	bp_err("%s: wallet %lld does not parse", __func__, (long long)w->id);
-	return -1;
-}
-
-/*
- * Reads the rows of st into w: the one with the lowest id (the wallet created first, when the
- * account has the address on several chains). Returns 1 found, 0 none, -1 database error.
- * Resets st.
- */
-static int
-wallet_first(struct bp_stmt *st, struct bp_wallet *w)
-{
-	struct bp_wallet cur;
-	enum bp_db_step step;
-	int found = 0;
-
-	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
-		if (wallet_row(st, &cur) == -1) {
-			step = BP_DB_ERROR;
-			break;
-		}
-		if (!found || cur.id < w->id)
-			*w = cur;
-		found = 1;
-	}
-	bp_stmt_reset(st);
-	return step == BP_DB_ERROR ? -1 : found;
-}
-
-/*
- * The account's wallet at address (lower-case text), on chain when not NULL and on network
- * when not NULL; the one created first when several chains have it. Returns 1 found, 0 none,
- * -1 database error.
- */
-static int
-wallet_find(struct bp_db *db, int64_t account, const char *address, const char *chain,
-    const char *network, struct bp_wallet *w)
-{
-	static const char sql_any[] = "SELECT " WALLET_COLS " FROM wallets"
-	    " WHERE account_id = ? AND address = ?";
-	static const char sql_chain[] = "SELECT " WALLET_COLS " FROM wallets"
-	    " WHERE account_id = ? AND address = ? AND chain = ?";
-	static const char sql_net[] = "SELECT " WALLET_COLS " FROM wallets"
-	    " WHERE account_id = ? AND address = ? AND chain = ? AND network = ?";
-	struct bp_stmt *st;
-
-	if ((st = bp_db_stmt(db, network ? sql_net : chain ? sql_chain : sql_any)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, account);
-	bp_stmt_text(st, 2, address);
-	if (chain != NULL)
-		bp_stmt_text(st, 3, chain);
-	if (network != NULL)
-		bp_stmt_text(st, 4, network);
-	return wallet_first(st, w);
-}
-
-/*
- * Records what is known of w's deployment in every row of that address on that network (the
- * deployment is a fact of the chain, whichever account asked). Unknown values are kept as they
- * were. 0 or -1.
- */
-static int
-wallet_save_deployed(struct bp_db *db, const struct bp_wallet *w)
-{
-	static const char sql[] = "UPDATE wallets SET status = 'deployed',"
-	    " deploy_tx = coalesce(?, deploy_tx), deploy_block = coalesce(?, deploy_block),"
-	    " deployed_at = coalesce(?, deployed_at)"
-	    " WHERE chain = ? AND network = ? AND address = ?";
-	struct bp_stmt *st;
-	char a[BP_ADDR_STR_MAX];
-	int rc;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	addr_lower(w->address, a);
-	if (w->deploy_tx[0] != '\0')
-		bp_stmt_text(st, 1, w->deploy_tx);
-	else
-		bp_stmt_null(st, 1);
-	if (w->deploy_block >= 0)
-		bp_stmt_int(st, 2, w->deploy_block);
-	else
-		bp_stmt_null(st, 2);
-	if (w->deployed_at >= 0)
-		bp_stmt_int(st, 3, w->deployed_at);
-	else
-		bp_stmt_null(st, 3);
-	bp_stmt_text(st, 4, w->chain);
-	bp_stmt_text(st, 5, w->network);
-	bp_stmt_text(st, 6, a);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
-}
-
 /* 1 when the indexer holds the AccountDeployed record of w (into *d), 0 when not, -1 error. */
 static int
 indexed_deployment(struct bp_db *db, const struct bp_wallet *w, struct bp_index_deployment *d)
@@ -656,48 +515,6 @@ resolve_network(const struct bp_config *cfg, const struct bp_key *key, const cha
 	return net;
 }
 
-/* Inserts w for key (ON CONFLICT DO NOTHING); 1 inserted, 0 there already, -1 error. */
-static int
-wallet_insert(struct bp_db *db, const struct bp_key *key, const struct bp_wallet *w, int code,
-    int64_t head)
-{
-	static const char sql[] = "INSERT INTO wallets (account_id, key_id, chain, network,"
-	    " address, owner, salt, factory, status, created_at, checked_block, address_eip55,"
-	    " owner_eip55) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
-	struct bp_stmt *st;
-	char a[BP_ADDR_STR_MAX], o[BP_ADDR_STR_MAX], f[BP_ADDR_STR_MAX];
-	char salt_hex[BP_WALLETS_HASH_STR];
-	int rc = -1;
-
-	addr_lower(w->address, a);
-	addr_lower(w->owner, o);
-	addr_lower(w->factory, f);
-	bp_hex_encode(w->salt, 32, salt_hex, sizeof(salt_hex));
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, key->account_id);
-	bp_stmt_int(st, 2, key->id);
-	bp_stmt_text(st, 3, w->chain);
-	bp_stmt_text(st, 4, w->network);
-	bp_stmt_text(st, 5, a);
-	bp_stmt_text(st, 6, o);
-	bp_stmt_text(st, 7, salt_hex);
-	bp_stmt_text(st, 8, f);
-	bp_stmt_text(st, 9, status_names[code == 1 ? BP_WALLET_DEPLOYED :
-	    BP_WALLET_COUNTERFACTUAL]);
-	bp_stmt_int(st, 10, (int64_t)time(NULL));
-	if (code == 0 && head >= 0)
-		bp_stmt_int(st, 11, head);
-	else
-		bp_stmt_null(st, 11);
-	bp_stmt_text(st, 12, w->address_cs);
-	bp_stmt_text(st, 13, w->owner_cs);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = bp_db_changes(db) > 0;
-	bp_stmt_reset(st);
-	return rc;
-}
-
 int
 bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key,
     const struct bp_wallets_create_req *req, struct bp_wallet *w, int *created,
@@ -739,13 +556,14 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 	bp_addr_format_checksum(w->address, w->address_cs, sizeof(w->address_cs));
 	bp_addr_format_checksum(w->owner, w->owner_cs, sizeof(w->owner_cs));
 	addr_lower(w->address, a);
-	if ((*created = wallet_insert(db, key, w, code, head)) == -1 ||
-	    wallet_find(db, key->account_id, a, w->chain, w->network, w) != 1)
+	if ((*created = bp_wallets_db_insert(db, key, w, code == 1 ? BP_WALLET_DEPLOYED :
+	    BP_WALLET_COUNTERFACTUAL, code == 0 ? head : -1)) == -1 ||
+	    bp_wallets_db_find(db, key->account_id, a, w->chain, w->network, w) != 1)
 		return db_fail(err);
 	if (code == 1 && w->status != BP_WALLET_DEPLOYED) {
 		/* Created earlier, deployed since: say so now, the rest is for get. */
 		w->status = BP_WALLET_DEPLOYED;
-		if (wallet_save_deployed(db, w) == -1)
+		if (bp_wallets_db_save_deployed(db, w) == -1)
 			return db_fail(err);
 	}
 	if (code == 0)
@@ -780,7 +598,7 @@ refresh_counterfactual(struct bp_wallets *ws, struct bp_db *db, const struct bp_
 
 	/* The indexer may have seen the deployment: no chain read for that. */
 	if (learn_deployment(ws, db, net, w, 0) == 1)
-		return wallet_save_deployed(db, w) == -1 ? db_fail(err) : 0;
+		return bp_wallets_db_save_deployed(db, w) == -1 ? db_fail(err) : 0;
 	if (net == NULL || code_cache_fresh(ws, net, w->address))
 		return 0;
 	if ((code = chain_has_code(ws, net, w->address, &head, NULL, NULL, &bad)) == -1)
@@ -799,7 +617,7 @@ refresh_counterfactual(struct bp_wallets *ws, struct bp_db *db, const struct bp_
 	 */
 	w->status = BP_WALLET_DEPLOYED;
 	(void)learn_deployment(ws, db, net, w, 1);
-	return wallet_save_deployed(db, w) == -1 ? db_fail(err) : 0;
+	return bp_wallets_db_save_deployed(db, w) == -1 ? db_fail(err) : 0;
 }
 
 int
@@ -821,7 +639,7 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	if (chain != NULL && (chain[0] == '\0' || !chain_known(ws->cfg, chain)))
 		return fail(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
 	addr_lower(address, a);
-	if ((found = wallet_find(db, key->account_id, a, chain, NULL, w)) == -1)
+	if ((found = bp_wallets_db_find(db, key->account_id, a, chain, NULL, w)) == -1)
 		return db_fail(err);
 	if (found == 0) {
 		if (mixed_case(param) && parse_address(err, "address", param, address) != 0)
@@ -844,12 +662,12 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	} else if (w->deploy_tx[0] == '\0') {
 		/* Deployed, transaction not found yet: look again (persisted once found). */
 		if (learn_deployment(ws, db, net, w, net != NULL) == 1 &&
-		    wallet_save_deployed(db, w) == -1)
+		    bp_wallets_db_save_deployed(db, w) == -1)
 			return db_fail(err);
 	} else if (w->deployed_at < 0 && w->deploy_block >= 0 && net != NULL) {
 		/* The block's time was not to be had when the transaction was found. */
 		if ((w->deployed_at = block_time(ws, db, net, w->deploy_block)) >= 0 &&
-		    wallet_save_deployed(db, w) == -1)
+		    bp_wallets_db_save_deployed(db, w) == -1)
 			return db_fail(err);
 	}
 	if (net == NULL)	/* the network left the config: what is stored, nonce unknown */
@@ -860,66 +678,49 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	return 0;
 }
 
+/* What bp_wallets_list hands each row to, with the caller's callback. */
+struct list_ctx {
+	struct bp_db	*db;
+	int		(*fn)(const struct bp_wallets_item *, void *);
+	void		*arg;
+};
+
+/* A row of the page: deployed when stored so, or when the indexer has the deployment. */
+static int
+list_row(const struct bp_wallets_item *row, void *arg)
+{
+	const struct list_ctx *lc = arg;
+	struct bp_wallets_item it = *row;
+	struct bp_index_deployment d;
+	char key[2 * BP_NAME_MAX + 2];
+
+	if (it.status != BP_WALLET_DEPLOYED) {
+		chain_key(it.chain, it.network, key, sizeof(key));
+		if (bp_index_account_deployed(lc->db, key, it.address_lower, &d) == 1)
+			it.status = BP_WALLET_DEPLOYED;
+	}
+	return lc->fn(&it, lc->arg);
+}
+
 int
 bp_wallets_list(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key,
     const char *chain, int64_t page, int64_t limit,
     int (*fn)(const struct bp_wallets_item *, void *), void *arg, int64_t *total,
     struct bp_wallets_error *err)
 {
-#define LIST_COLS "address_eip55, owner_eip55, chain, network, created_at, status, address"
-	static const char sql_count[] = "SELECT count(*) FROM wallets WHERE account_id = ?";
-	static const char sql_count_chain[] = "SELECT count(*) FROM wallets"
-	    " WHERE account_id = ? AND chain = ?";
-	static const char sql_page[] = "SELECT " LIST_COLS " FROM wallets"
-	    " WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?";
-	static const char sql_page_chain[] = "SELECT " LIST_COLS " FROM wallets"
-	    " WHERE account_id = ? AND chain = ? ORDER BY id DESC LIMIT ? OFFSET ?";
-#undef LIST_COLS
-	struct bp_index_deployment d;
-	struct bp_wallets_item it;
-	struct bp_stmt *st;
-	char ckey[2 * BP_NAME_MAX + 2];
-	enum bp_db_step step;
-	int idx, dep;
+	struct list_ctx lc = { db, fn, arg };
 
-	*total = -1;
+	/* The stored status, or deployed when the indexer has it (the next get records it). */
 	if (chain != NULL && (chain[0] == '\0' || !chain_known(ws->cfg, chain)))
 		return fail(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
-	if ((st = bp_db_stmt(db, chain ? sql_count_chain : sql_count)) == NULL)
+	if (bp_wallets_db_count(db, key->account_id, chain, total) == -1)
 		return db_fail(err);
-	bp_stmt_int(st, 1, key->account_id);
-	if (chain != NULL)
-		bp_stmt_text(st, 2, chain);
-	if (bp_stmt_step(st) == BP_DB_ROW)
-		*total = bp_col_int(st, 0);
-	bp_stmt_reset(st);
-	if (*total < 0 || (st = bp_db_stmt(db, chain ? sql_page_chain : sql_page)) == NULL)
+	switch (bp_wallets_db_page(db, key->account_id, chain, page, limit, list_row, &lc)) {
+	case 0:
+		return 0;
+	case 1:
+		return fail(err, 500, "internal_error", "response too large");
+	default:
 		return db_fail(err);
-	idx = 1;
-	bp_stmt_int(st, idx++, key->account_id);
-	if (chain != NULL)
-		bp_stmt_text(st, idx++, chain);
-	bp_stmt_int(st, idx++, limit);
-	bp_stmt_int(st, idx, (page - 1) * limit);
-	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
-		it.address = bp_col_text(st, 0);
-		it.owner = bp_col_text(st, 1);
-		it.chain = bp_col_text(st, 2);
-		it.network = bp_col_text(st, 3);
-		it.created_at = bp_col_int(st, 4);
-		/* The stored status, or deployed when the indexer has the deployment (the next
-		 * get records it); no chain reads. */
-		dep = strcmp(bp_col_text(st, 5), "deployed") == 0;
-		if (!dep) {
-			chain_key(it.chain, it.network, ckey, sizeof(ckey));
-			dep = bp_index_account_deployed(db, ckey, bp_col_text(st, 6), &d) == 1;
-		}
-		it.status = dep ? BP_WALLET_DEPLOYED : BP_WALLET_COUNTERFACTUAL;
-		if (fn(&it, arg) != 0) {
-			bp_stmt_reset(st);
-			return fail(err, 500, "internal_error", "response too large");
-		}
 	}
-	bp_stmt_reset(st);
-	return step == BP_DB_ERROR ? db_fail(err) : 0;
 }

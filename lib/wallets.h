@@ -73,6 +73,7 @@ struct bp_wallets_item {
 	const char		*network;
 	enum bp_wallet_status	 status;
 	int64_t			 created_at;
+	const char		*address_lower;	/* the table's form */
 };
 
 /* Why a call failed: the HTTP status, the error code and message of the uniform body. */
