@@ -12,7 +12,8 @@ import { env } from './helpers.mjs';
 const factoryAbi = parseAbi(['function getAddress(address owner, uint256 salt) view returns (address)']);
 const entryPointAbi = parseAbi(['function balanceOf(address account) view returns (uint256)']);
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
-const [FACTORY, ENTRY_POINT, DEPLOYER] = [dc.account_factory, dc.entry_point, dc.deployer].map(getAddress);
+const [FACTORY, ENTRY_POINT, DEPLOYER] = [dc.account_factory, dc.entry_point, dc.deployer]
+  .map((a) => getAddress(a));
 const pub = createPublicClient({ transport: http(env.chain) });
 
 // Runs chaintool on the devnet; returns its output lines (throws on a non-zero exit).
