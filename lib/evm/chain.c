@@ -155,8 +155,13 @@ read_result(struct bp_chain_read *r, const struct bp_jsonrpc_call *c)
 		set_err(&r->err, BP_CHAIN_ERR_DECODE, 0, "result is not hex data");
 		return;
 	}
-	if (len == 2 && s[0] == '0' && s[1] == 'x')
+	if (len == 2) {		/* no bytes: "0x" (or "0X"), nothing to allocate */
+		uint8_t none;
+
+		if (bp_hex_decode(s, len, &none, 0, &r->nbytes) == -1)
+			set_err(&r->err, BP_CHAIN_ERR_DECODE, 0, "result is not hex data");
 		return;
+	}
 	if ((r->bytes = malloc((len - 2) / 2)) == NULL) {
 		set_err(&r->err, BP_CHAIN_ERR_INTERNAL, 0, "out of memory");
 		return;

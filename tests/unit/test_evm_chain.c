@@ -108,10 +108,14 @@ static void
 test_parse_single(void)
 {
 	static const char ans[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":\"0x\"}";
+	static const char upper[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":\"0X\"}";
 	struct bp_chain_read r = { .op = BP_CHAIN_CODE, .block = BP_CHAIN_LATEST };
 
 	CU_ASSERT_EQUAL(bp_chain_parse(&r, 1, ans, strlen(ans)), 1);
 	CU_ASSERT_EQUAL(r.err.kind, BP_CHAIN_OK);
+	CU_ASSERT(r.bytes == NULL && r.nbytes == 0);
+	/* "0X" is DATA too (bp_hex_decode); found by tests/fuzz/fuzz_chain.c. */
+	CU_ASSERT_EQUAL(bp_chain_parse(&r, 1, upper, strlen(upper)), 1);
 	CU_ASSERT(r.bytes == NULL && r.nbytes == 0);
 }
 
@@ -140,6 +144,7 @@ test_parse_hostile(void)
 		{ BP_CHAIN_CODE, "{\"id\":0,\"result\":\"\"}", BP_CHAIN_ERR_DECODE },
 		{ BP_CHAIN_CODE, "{\"id\":0,\"result\":\"6080\"}", BP_CHAIN_ERR_DECODE },
 		{ BP_CHAIN_CODE, "{\"id\":0,\"result\":\"1x\"}", BP_CHAIN_ERR_DECODE },
+		{ BP_CHAIN_CALL, "{\"id\":0,\"result\":\"xx\"}", BP_CHAIN_ERR_DECODE },
 		{ BP_CHAIN_CALL, "{\"id\":0,\"error\":{\"code\":3,\"message\":\"execution reverted\"}}",
 		  BP_CHAIN_ERR_RPC },
 		{ BP_CHAIN_CALL, "{\"id\":0,\"result\":{\"x\":1}}", BP_CHAIN_ERR_DECODE },
