@@ -4,7 +4,6 @@
  * rules, the table, the chain reads) and renders its answer.
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 

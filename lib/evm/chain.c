@@ -274,6 +274,19 @@ one(struct bp_chain *c, const struct bp_network *net, struct bp_chain_read *r,
 	return rc;
 }
 
+/* Runs the one read op of address at block into *r; as one. */
+static int
+account_read(struct bp_chain *c, const struct bp_network *net, enum bp_chain_op op,
+    const uint8_t address[20], int64_t block, struct bp_chain_read *r,
+    struct bp_chain_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	r->block = block;
+	memcpy(r->address, address, 20);
+	return one(c, net, r, err);
+}
+
 int
 bp_chain_block_number(struct bp_chain *c, const struct bp_network *net, uint64_t *out,
     struct bp_chain_error *err)
@@ -290,10 +303,9 @@ int
 bp_chain_code(struct bp_chain *c, const struct bp_network *net, const uint8_t address[20],
     int64_t block, uint8_t **code, size_t *len, struct bp_chain_error *err)
 {
-	struct bp_chain_read r = { .op = BP_CHAIN_CODE, .block = block };
+	struct bp_chain_read r;
 
-	memcpy(r.address, address, 20);
-	if (one(c, net, &r, err) == -1)
+	if (account_read(c, net, BP_CHAIN_CODE, address, block, &r, err) == -1)
 		return -1;
 	*code = r.bytes;
 	*len = r.nbytes;
@@ -317,10 +329,9 @@ int
 bp_chain_balance(struct bp_chain *c, const struct bp_network *net, const uint8_t address[20],
     int64_t block, struct bp_u256 *out, struct bp_chain_error *err)
 {
-	struct bp_chain_read r = { .op = BP_CHAIN_BALANCE, .block = block };
+	struct bp_chain_read r;
 
-	memcpy(r.address, address, 20);
-	if (one(c, net, &r, err) == -1)
+	if (account_read(c, net, BP_CHAIN_BALANCE, address, block, &r, err) == -1)
 		return -1;
 	*out = r.u256;
 	return 0;
@@ -330,10 +341,9 @@ int
 bp_chain_tx_count(struct bp_chain *c, const struct bp_network *net, const uint8_t address[20],
     int64_t block, uint64_t *out, struct bp_chain_error *err)
 {
-	struct bp_chain_read r = { .op = BP_CHAIN_TX_COUNT, .block = block };
+	struct bp_chain_read r;
 
-	memcpy(r.address, address, 20);
-	if (one(c, net, &r, err) == -1)
+	if (account_read(c, net, BP_CHAIN_TX_COUNT, address, block, &r, err) == -1)
 		return -1;
 	*out = r.u64;
 	return 0;
