@@ -2,7 +2,8 @@
 // Deploys the Blockport dev-chain contracts onto a running dev node (anvil from start.sh):
 //   ERC-4337 v0.6 EntryPoint + SimpleAccountFactory at their canonical CREATE2 addresses,
 //   a VerifyingPaymaster (plain CREATE, owned by the deployer, deposit + stake),
-//   sample ERC-20 (18 and 6 decimals), ERC-721 and ERC-1155 tokens with a few mints.
+//   sample ERC-20 (18 and 6 decimals), ERC-721 and ERC-1155 tokens with a few mints,
+//   Multicall3 at its canonical address.
 //
 //   node devchain/deploy.mjs --rpc http://127.0.0.1:8545 --out FILE.json --ini FILE.ini
 //
@@ -28,6 +29,18 @@ const t0 = performance.now()
 
 // Runtime code of the deterministic deployment proxy (Arachnid); anvil has it at genesis.
 const CREATE2_DEPLOYER_CODE = '0x7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe03601600081602082378035828234f58015156039578182fd5b8082525050506014600cf3'
+
+// Multicall3 (https://www.multicall3.com), at the address it has on most public chains. Its
+// creation code is the copy pinned viem ships for deployless multicalls (not exported by name,
+// so read from the package's file); eth_call of it answers the runtime code, installed with
+// anvil_setCode: no transaction, so no deployer nonce and no block is spent on it.
+const MULTICALL3 = '0xcA11bde05977b3631167028862bE2a173976CA11'
+function multicall3Creation() {
+  const text = readFileSync(join(here, 'node_modules/viem/_esm/constants/contracts.js'), 'utf8')
+  const m = /multicall3Bytecode = '(0x[0-9a-f]+)'/.exec(text)
+  if (!m) die('viem no longer ships multicall3Bytecode in constants/contracts.js')
+  return m[1]
+}
 
 function die(msg) {
   process.stderr.write(`deploy.mjs: ${msg}\n`)
@@ -131,6 +144,14 @@ async function main() {
       try { await rpc(m, [CREATE2_DEPLOYER, CREATE2_DEPLOYER_CODE]); break } catch { /* next */ }
     }
     if ((await code(CREATE2_DEPLOYER)).toLowerCase() !== CREATE2_DEPLOYER_CODE) die(`no code at the deterministic deployer ${CREATE2_DEPLOYER} and the node refused anvil_setCode/hardhat_setCode`)
+  }
+
+  if (!(await hasCode(MULTICALL3))) {
+    const runtime = await rpc('eth_call', [{ data: multicall3Creation() }, 'latest'])
+    for (const m of ['anvil_setCode', 'hardhat_setCode']) {
+      try { await rpc(m, [MULTICALL3, runtime]); break } catch { /* next */ }
+    }
+    if (!(await hasCode(MULTICALL3))) die(`no code at Multicall3 ${MULTICALL3} and the node refused anvil_setCode/hardhat_setCode`)
   }
 
   // One nonce counter and one fee quote for the whole run: transactions are sent back to back

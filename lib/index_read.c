@@ -2,6 +2,7 @@
  * The chain index's readers: the read side of the indexer's tables for the features built on
  * them (index_read.h). The writers are index_store.c, index_reorg.c and index_prune.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,3 +235,56 @@ bp_index_get_tx(struct bp_db *db, const char *chain, const char *hash, struct bp
 
 	return lookup(db, sql, keys, BP_NITEMS(keys), fill_tx, out);
 }
+
+/* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
+
+/* Column 0 as an int64 into the int64_t at arg, for lookup. */
+static int
+fill_int(struct bp_stmt *st, void *arg)
+{
+	*(int64_t *)arg = bp_col_int(st, 0);
+	return 0;
+}
+
+int
+bp_index_block_time(struct bp_db *db, const char *chain, int64_t number, int64_t *ts)
+{
+	/* The number is bound as text: the column's INTEGER affinity makes it a number again. */
+	static const char sql[] = "SELECT timestamp FROM index_blocks WHERE chain = ? AND number = ?";
+	char num[24];
+	const char *keys[] = { chain, num };
+
+	snprintf(num, sizeof(num), "%lld", (long long)number);
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_int, ts);
+}
+
+int
+bp_index_sender_deployment(struct bp_db *db, const char *chain, const char *sender,
+    struct bp_index_deployment *out)
+{
+	/* No ORDER BY: see index.h. Column 5 only picks the first record. */
+	static const char sql[] = "SELECT factory, paymaster, user_op_hash, tx_hash,"
+	    " block_number, log_index FROM index_account_deployments WHERE chain = ? AND sender = ?";
+	const char *keys[] = { chain, sender };
+	struct bp_index_deployment cur;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int64_t best_log = 0;
+	int found = 0;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		fill_deployment(st, &cur);
+		if (!found || cur.block_number < out->block_number ||
+		    (cur.block_number == out->block_number && bp_col_int(st, 5) < best_log)) {
+			*out = cur;
+			best_log = bp_col_int(st, 5);
+		}
+		found = 1;
+	}
+	bp_stmt_reset(st);
+	return step == BP_DB_ERROR ? -1 : found;
+}
+
+/* ---- End of the wallet resource's readers. */

@@ -103,4 +103,24 @@ struct bp_index_tx {
 int		bp_index_get_tx(struct bp_db *, const char *chain, const char *hash,
 		    struct bp_index_tx *out);
 
+/* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
+
+/*
+ * The timestamp (Unix seconds) of block number of chain, as indexed, into *ts. Returns 1 when
+ * the block is indexed, 0 when not, -1 on a database error.
+ */
+int		bp_index_block_time(struct bp_db *, const char *chain, int64_t number,
+		    int64_t *ts);
+
+/*
+ * The first AccountDeployed record of sender (lowest block, then log index; as
+ * bp_index_account_deployed) into *out, found through the (chain, sender) index and picked in C:
+ * with an ORDER BY, SQLite walks every deployment of the chain by block and sorts in a temporary
+ * b-tree. For the per-request path of wallets. Returns 1 when found, 0 when not, -1 on error.
+ */
+int		bp_index_sender_deployment(struct bp_db *, const char *chain, const char *sender,
+		    struct bp_index_deployment *out);
+
+/* ---- End of the wallet resource's readers. */
+
 #endif

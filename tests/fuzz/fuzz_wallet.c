@@ -1,17 +1,17 @@
 /*
  * libFuzzer harness for what the smart-wallet API (fcgi/wallets.c) takes from a client: the
- * salt (bp_wallet_parse_salt, lib/wallet.c), the owner and the path's wallet address
- * (bp_addr_parse, with the EIP-55 checksum for the owner), and the POST body around them
+ * salt (bp_simple_account_parse_salt, lib/evm/simple_account.c), the owner and the path's wallet
+ * address (bp_addr_parse, with the EIP-55 checksum for the owner), and the POST body around them
  * (bp_req_json, then the members read as wallet_create reads them). Each input goes through all
  * three: as a salt, as an address, and as a body whose string members are parsed again.
  *
  * Beyond memory safety it checks, aborting on a violation:
  *
- *  - bp_wallet_parse_salt accepts exactly what SPEC.md section 4 allows, decided here by a
+ *  - bp_simple_account_parse_salt accepts exactly what SPEC.md section 4 allows, decided here by a
  *    reference written from the header's rules (decimal: 1 to 78 digits and below 2^256; hex:
  *    "0x"/"0X" and 1 to 64 digits), writes the value those digits name, and leaves out untouched
  *    when it refuses;
- *  - bp_wallet_format_salt prints a decimal that is the input without its leading zeros and
+ *  - bp_simple_account_format_salt prints a decimal that is the input without its leading zeros and
  *    parses back to the same word; with too small a buffer it fails and stays in it;
  *  - bp_addr_parse accepts "0x"/"0X" and 40 hex digits and nothing else; with the checksum flag
  *    a mixed-case string passes exactly when it is the EIP-55 form of its bytes;
@@ -46,7 +46,7 @@
 #include "evm/keccak.h"
 #include "evm/u256.h"
 #include "http.h"
-#include "wallet.h"
+#include "evm/simple_account.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -77,12 +77,12 @@ setup(void)
 	bp_abi_selector("createAccount(address,uint256)", sel_create_account);
 	bp_abi_selector("getNonce(address,uint192)", sel_get_nonce);
 	bp_abi_selector("getAddress(address,uint256)", sel_get_address);
-	/* The topics lib/wallet.c writes out are the hashes of their signatures. */
-	bp_wallet_account_deployed_topic(t);
+	/* The topics lib/evm/simple_account.c writes out are the hashes of their signatures. */
+	bp_simple_account_account_deployed_topic(t);
 	bp_abi_event_topic("AccountDeployed(bytes32,address,address,address)", want);
 	if (memcmp(t, want, 32) != 0)
 		abort();
-	bp_wallet_initialized_topic(t);
+	bp_simple_account_initialized_topic(t);
 	bp_abi_event_topic("SimpleAccountInitialized(address,address)", want);
 	if (memcmp(t, want, 32) != 0)
 		abort();
@@ -107,8 +107,8 @@ all(const char *s, size_t len, int (*is)(int))
 
 /*
  * Whether the salt rules accept s, and if so the 32-byte word it names into w: decimal words
- * are left to the round trip through bp_wallet_format_salt (*dec is set), hex ones are decoded
- * here digit by digit.
+ * are left to the round trip through bp_simple_account_format_salt (*dec is set), hex ones are
+ * decoded here digit by digit.
  */
 static int
 salt_reference(const char *s, size_t len, uint8_t w[32], int *dec)
@@ -145,12 +145,12 @@ static int
 check_salt(const char *s, size_t len, unsigned int cap, uint8_t w[32])
 {
 	uint8_t want[32], back[32];
-	char buf[BP_WALLET_SALT_DEC_MAX + 2], small[BP_WALLET_SALT_DEC_MAX + 2];
+	char buf[BP_SIMPLE_ACCOUNT_SALT_DEC_MAX + 2], small[BP_SIMPLE_ACCOUNT_SALT_DEC_MAX + 2];
 	size_t z;
 	int dec, ok;
 
 	memset(w, 0xa5, 32);
-	ok = bp_wallet_parse_salt(s, len, w) == 0;
+	ok = bp_simple_account_parse_salt(s, len, w) == 0;
 	if (ok != salt_reference(s, len, want, &dec))
 		abort();
 	if (!ok) {
@@ -162,7 +162,7 @@ check_salt(const char *s, size_t len, unsigned int cap, uint8_t w[32])
 	if (!dec && memcmp(w, want, 32) != 0)
 		abort();
 	/* The decimal form: the input's digits without leading zeros, and back to w. */
-	if (bp_wallet_format_salt(w, buf, sizeof(buf)) != 0 || strlen(buf) > 78)
+	if (bp_simple_account_format_salt(w, buf, sizeof(buf)) != 0 || strlen(buf) > 78)
 		abort();
 	if (dec) {
 		for (z = 0; z < len - 1 && s[z] == '0'; z++)
@@ -170,12 +170,12 @@ check_salt(const char *s, size_t len, unsigned int cap, uint8_t w[32])
 		if (strlen(buf) != len - z || memcmp(buf, s + z, len - z) != 0)
 			abort();
 	}
-	if (bp_wallet_parse_salt(buf, strlen(buf), back) != 0 || memcmp(w, back, 32) != 0)
+	if (bp_simple_account_parse_salt(buf, strlen(buf), back) != 0 || memcmp(w, back, 32) != 0)
 		abort();
 	/* Any buffer: it fits with its NUL, or the call fails; nothing is written past cap. */
 	cap %= sizeof(small);
 	memset(small, 'Z', sizeof(small));
-	if (bp_wallet_format_salt(w, small, cap) == 0) {
+	if (bp_simple_account_format_salt(w, small, cap) == 0) {
 		if (strlen(buf) + 1 > cap || strcmp(small, buf) != 0)
 			abort();
 	} else if (strlen(buf) + 1 <= cap)
@@ -240,29 +240,29 @@ check_address(const char *s, size_t len, uint8_t a[20])
 static void
 check_derived(const uint8_t owner[20], const uint8_t salt[32], uint64_t key)
 {
-	uint8_t code_hash[32], addr[20], again[20], ic[BP_WALLET_INIT_CODE_LEN];
-	uint8_t call[BP_WALLET_CALL2_LEN], w[32], a[20];
+	uint8_t code_hash[32], addr[20], again[20], ic[BP_SIMPLE_ACCOUNT_INIT_CODE_LEN];
+	uint8_t call[BP_SIMPLE_ACCOUNT_CALL2_LEN], w[32], a[20];
 	uint64_t k;
 
-	bp_wallet_init_code_hash(impl, owner, code_hash);
-	bp_wallet_create2(factory, salt, code_hash, addr);
-	bp_wallet_address(factory, impl, owner, salt, again);
+	bp_simple_account_init_code_hash(impl, owner, code_hash);
+	bp_simple_account_create2(factory, salt, code_hash, addr);
+	bp_simple_account_address(factory, impl, owner, salt, again);
 	if (memcmp(addr, again, 20) != 0)
 		abort();
 
-	bp_wallet_init_code(factory, owner, salt, ic);
+	bp_simple_account_init_code(factory, owner, salt, ic);
 	if (memcmp(ic, factory, 20) != 0 || memcmp(ic + 20, sel_create_account, 4) != 0 ||
 	    bp_abi_read_address(ic + 24, 64, 0, a) != 0 || memcmp(a, owner, 20) != 0 ||
 	    bp_abi_read_bytes32(ic + 24, 64, 1, w) != 0 || memcmp(w, salt, 32) != 0)
 		abort();
 
-	bp_wallet_get_address_call(owner, salt, call);
+	bp_simple_account_get_address_call(owner, salt, call);
 	if (memcmp(call, sel_get_address, 4) != 0 ||
 	    bp_abi_read_address(call + 4, 64, 0, a) != 0 || memcmp(a, owner, 20) != 0 ||
 	    bp_abi_read_bytes32(call + 4, 64, 1, w) != 0 || memcmp(w, salt, 32) != 0)
 		abort();
 
-	bp_wallet_get_nonce_call(addr, key, call);
+	bp_simple_account_get_nonce_call(addr, key, call);
 	if (memcmp(call, sel_get_nonce, 4) != 0 ||
 	    bp_abi_read_address(call + 4, 64, 0, a) != 0 || memcmp(a, addr, 20) != 0 ||
 	    bp_abi_read_u64(call + 4, 64, 1, &k) != 0 || k != key)
@@ -527,7 +527,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size > 0)
 		memcpy(s, data, size);
-	cap = size > 0 ? data[size - 1] : 0;	/* a buffer size for bp_wallet_format_salt */
+	cap = size > 0 ? data[size - 1] : 0;	/* a buffer size for format_salt */
 	if (check_salt(s, size, cap, salt) == 0)
 		check_derived(factory, salt, 0);
 	if (check_address(s, size, a) == 0)

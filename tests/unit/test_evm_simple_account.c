@@ -1,6 +1,6 @@
 /*
- * lib/wallet.c: salt parsing (with hostile rows), the embedded proxy creation code, and the
- * counterfactual addresses and calldata against vectors read from the devchain.
+ * lib/evm/simple_account.c: salt parsing (with hostile rows), the embedded proxy creation code,
+ * and the counterfactual addresses and calldata against vectors read from the devchain.
  *
  * How the vectors were obtained (once, by hand): devchain/start.sh 28545, then
  * node devchain/deploy.mjs --rpc http://127.0.0.1:28545 (SimpleAccountFactory v0.6 at
@@ -17,7 +17,7 @@
 #include "hex.h"
 #include "evm/keccak.h"
 #include "unit.h"
-#include "wallet.h"
+#include "evm/simple_account.h"
 
 #define FACTORY	"0x9406cc6185a346906296840746125a0e44976454"
 #define IMPL	"0x8abb13360b87be5eeb1b98647a016add927a136c"
@@ -37,16 +37,16 @@ hex_is(const uint8_t *p, size_t n, const char *want)
 	CU_ASSERT_STRING_EQUAL(got, want);
 }
 
-/* The embedded creation code: its size, its ends, and its Keccak-256 (see lib/wallet.c). */
+/* The embedded creation code: its size, its ends, its Keccak-256 (lib/evm/simple_account.c). */
 static void
 test_proxy_code(void)
 {
 	uint8_t h[32];
 
-	CU_ASSERT_EQUAL(bp_wallet_proxy_code_len, 1985);
+	CU_ASSERT_EQUAL(bp_simple_account_proxy_code_len, 1985);
 	/* It starts with the usual free-memory-pointer setup and reads its constructor args. */
-	CU_ASSERT(memcmp(bp_wallet_proxy_code, "\x60\x80\x60\x40\x52", 5) == 0);
-	bp_keccak256(bp_wallet_proxy_code, bp_wallet_proxy_code_len, h);
+	CU_ASSERT(memcmp(bp_simple_account_proxy_code, "\x60\x80\x60\x40\x52", 5) == 0);
+	bp_keccak256(bp_simple_account_proxy_code, bp_simple_account_proxy_code_len, h);
 	hex_is(h, 32, "0x2ef949a1ea043e392e2f802f6c9ec056aff8e49b896b4888b937c948d1f9f9fe");
 }
 
@@ -87,9 +87,9 @@ test_address_vectors(void)
 	addr(IMPL, impl);
 	for (i = 0; i < sizeof(addr_rows) / sizeof(addr_rows[0]); i++) {
 		addr(addr_rows[i].owner, owner);
-		CU_ASSERT_FATAL(bp_wallet_parse_salt(addr_rows[i].salt,
+		CU_ASSERT_FATAL(bp_simple_account_parse_salt(addr_rows[i].salt,
 		    strlen(addr_rows[i].salt), salt) == 0);
-		bp_wallet_address(factory, impl, owner, salt, out);
+		bp_simple_account_address(factory, impl, owner, salt, out);
 		CU_ASSERT_FATAL(bp_addr_format_checksum(out, got, sizeof(got)) == 0);
 		CU_ASSERT_STRING_EQUAL(got, addr_rows[i].want);
 	}
@@ -104,20 +104,20 @@ test_address_inputs(void)
 	addr(FACTORY, factory);
 	addr(IMPL, impl);
 	addr("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266", owner);
-	bp_wallet_address(factory, impl, owner, salt, base);
+	bp_simple_account_address(factory, impl, owner, salt, base);
 	factory[19] ^= 1;
-	bp_wallet_address(factory, impl, owner, salt, out);
+	bp_simple_account_address(factory, impl, owner, salt, out);
 	CU_ASSERT(memcmp(base, out, 20) != 0);
 	factory[19] ^= 1;
 	impl[0] ^= 0x80;
-	bp_wallet_address(factory, impl, owner, salt, out);
+	bp_simple_account_address(factory, impl, owner, salt, out);
 	CU_ASSERT(memcmp(base, out, 20) != 0);
 	impl[0] ^= 0x80;
 	salt[0] = 1;
-	bp_wallet_address(factory, impl, owner, salt, out);
+	bp_simple_account_address(factory, impl, owner, salt, out);
 	CU_ASSERT(memcmp(base, out, 20) != 0);
 	salt[0] = 0;
-	bp_wallet_address(factory, impl, owner, salt, out);
+	bp_simple_account_address(factory, impl, owner, salt, out);
 	CU_ASSERT(memcmp(base, out, 20) == 0);
 }
 
@@ -129,7 +129,7 @@ test_create2_eip1014(void)
 	char got[BP_ADDR_STR_MAX];
 
 	bp_keccak256(&code, 1, h);
-	bp_wallet_create2(deployer, salt, h, out);
+	bp_simple_account_create2(deployer, salt, h, out);
 	CU_ASSERT_FATAL(bp_addr_format_checksum(out, got, sizeof(got)) == 0);
 	CU_ASSERT_STRING_EQUAL(got, "0x4D1A2e2bB4F88F0250f26Ffff098B0b30B26BF38");
 }
@@ -138,32 +138,32 @@ static void
 test_calldata(void)
 {
 	uint8_t factory[20], owner[20], sender[20], salt[32];
-	uint8_t ic[BP_WALLET_INIT_CODE_LEN], call[BP_WALLET_CALL2_LEN], topic[32];
+	uint8_t ic[BP_SIMPLE_ACCOUNT_INIT_CODE_LEN], call[BP_SIMPLE_ACCOUNT_CALL2_LEN], topic[32];
 
 	addr(FACTORY, factory);
 	addr("0x70997970c51812dc3a010c7d01b50e0d17dc79c8", owner);
-	CU_ASSERT_FATAL(bp_wallet_parse_salt("1", 1, salt) == 0);
-	bp_wallet_init_code(factory, owner, salt, ic);
+	CU_ASSERT_FATAL(bp_simple_account_parse_salt("1", 1, salt) == 0);
+	bp_simple_account_init_code(factory, owner, salt, ic);
 	hex_is(ic, sizeof(ic), "0x9406cc6185a346906296840746125a0e449764545fbfb9cf"
 	    "00000000000000000000000070997970c51812dc3a010c7d01b50e0d17dc79c8"
 	    "0000000000000000000000000000000000000000000000000000000000000001");
 
 	addr("0x2C6626618678dE393f0A0467E960B34Aaab969Be", sender);
-	bp_wallet_get_nonce_call(sender, 0, call);
+	bp_simple_account_get_nonce_call(sender, 0, call);
 	hex_is(call, sizeof(call), "0x35567e1a"
 	    "0000000000000000000000002c6626618678de393f0a0467e960b34aaab969be"
 	    "0000000000000000000000000000000000000000000000000000000000000000");
 
 	addr("0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc", owner);
-	CU_ASSERT_FATAL(bp_wallet_parse_salt("123456789", 9, salt) == 0);
-	bp_wallet_get_address_call(owner, salt, call);
+	CU_ASSERT_FATAL(bp_simple_account_parse_salt("123456789", 9, salt) == 0);
+	bp_simple_account_get_address_call(owner, salt, call);
 	hex_is(call, sizeof(call), "0x8cb84e18"
 	    "0000000000000000000000003c44cdddb6a900fa2b585dd299e03d12fa4293bc"
 	    "00000000000000000000000000000000000000000000000000000000075bcd15");
 
-	bp_wallet_account_deployed_topic(topic);
+	bp_simple_account_account_deployed_topic(topic);
 	hex_is(topic, 32, "0xd51a9c61267aa6196961883ecf5ff2da6619c37dac0fa92122513fb32c032d2d");
-	bp_wallet_initialized_topic(topic);
+	bp_simple_account_initialized_topic(topic);
 	hex_is(topic, 32, "0x47e55c76e7a6f1fd8996a1da8008c1ea29699cca35e7bcd057f2dec313b6e5de");
 }
 
@@ -231,17 +231,17 @@ test_salt_rows(void)
 
 		memset(salt, 0xa5, sizeof(salt));
 		memcpy(keep, salt, sizeof(keep));
-		rc = bp_wallet_parse_salt(salt_rows[i].s, salt_rows[i].len, salt);
+		rc = bp_simple_account_parse_salt(salt_rows[i].s, salt_rows[i].len, salt);
 		if (salt_rows[i].dec == NULL) {
 			CU_ASSERT_EQUAL(rc, -1);
 			CU_ASSERT(memcmp(salt, keep, sizeof(salt)) == 0);	/* untouched */
 			continue;
 		}
 		CU_ASSERT_EQUAL_FATAL(rc, 0);
-		CU_ASSERT_EQUAL(bp_wallet_format_salt(salt, dec, sizeof(dec)), 0);
+		CU_ASSERT_EQUAL(bp_simple_account_format_salt(salt, dec, sizeof(dec)), 0);
 		CU_ASSERT_STRING_EQUAL(dec, salt_rows[i].dec);
 	}
-	CU_ASSERT_EQUAL(bp_wallet_parse_salt(NULL, 0, (uint8_t[32]){ 0 }), -1);
+	CU_ASSERT_EQUAL(bp_simple_account_parse_salt(NULL, 0, (uint8_t[32]){ 0 }), -1);
 }
 
 /* Formatting needs 79 bytes for the largest salt and says so when given less. */
@@ -252,12 +252,12 @@ test_salt_format_cap(void)
 	char out[79];
 
 	memset(salt, 0xff, sizeof(salt));
-	CU_ASSERT_EQUAL(bp_wallet_format_salt(salt, out, sizeof(out)), 0);
+	CU_ASSERT_EQUAL(bp_simple_account_format_salt(salt, out, sizeof(out)), 0);
 	CU_ASSERT_EQUAL(strlen(out), 78);
-	CU_ASSERT_EQUAL(bp_wallet_format_salt(salt, out, 78), -1);
+	CU_ASSERT_EQUAL(bp_simple_account_format_salt(salt, out, 78), -1);
 }
 
-/* The selectors and topics lib/wallet.c writes out equal the hashes of their signatures. */
+/* The selectors and topics of lib/evm/simple_account.c equal the hashes of their signatures. */
 static void
 test_constants(void)
 {
@@ -266,24 +266,24 @@ test_constants(void)
 		"getNonce(address,uint192)", "getAddress(address,uint256)",
 	};
 	uint8_t factory[20] = { 0 }, a[20] = { 0 }, salt[32] = { 0 }, sel[4], topic[32];
-	uint8_t ic[BP_WALLET_INIT_CODE_LEN], call[BP_WALLET_CALL2_LEN];
+	uint8_t ic[BP_SIMPLE_ACCOUNT_INIT_CODE_LEN], call[BP_SIMPLE_ACCOUNT_CALL2_LEN];
 	struct bp_keccak k;
 	uint8_t h[32], args[160];
 
 	bp_abi_selector(sigs[1], sel);
-	bp_wallet_init_code(factory, a, salt, ic);
+	bp_simple_account_init_code(factory, a, salt, ic);
 	CU_ASSERT(memcmp(ic + 20, sel, 4) == 0);
 	bp_abi_selector(sigs[2], sel);
-	bp_wallet_get_nonce_call(a, 0, call);
+	bp_simple_account_get_nonce_call(a, 0, call);
 	CU_ASSERT(memcmp(call, sel, 4) == 0);
 	bp_abi_selector(sigs[3], sel);
-	bp_wallet_get_address_call(a, salt, call);
+	bp_simple_account_get_address_call(a, salt, call);
 	CU_ASSERT(memcmp(call, sel, 4) == 0);
 	bp_abi_event_topic("AccountDeployed(bytes32,address,address,address)", h);
-	bp_wallet_account_deployed_topic(topic);
+	bp_simple_account_account_deployed_topic(topic);
 	CU_ASSERT(memcmp(h, topic, 32) == 0);
 	bp_abi_event_topic("SimpleAccountInitialized(address,address)", h);
-	bp_wallet_initialized_topic(topic);
+	bp_simple_account_initialized_topic(topic);
 	CU_ASSERT(memcmp(h, topic, 32) == 0);
 	/* initialize(owner) inside the init code hash: rebuild it with the hashed selector. */
 	memset(args, 0, sizeof(args));
@@ -291,14 +291,14 @@ test_constants(void)
 	args[95] = 36;
 	bp_abi_selector(sigs[0], args + 96);
 	bp_keccak_init(&k);
-	bp_keccak_update(&k, bp_wallet_proxy_code, bp_wallet_proxy_code_len);
+	bp_keccak_update(&k, bp_simple_account_proxy_code, bp_simple_account_proxy_code_len);
 	bp_keccak_update(&k, args, sizeof(args));
 	bp_keccak_final(&k, h);
-	bp_wallet_init_code_hash(a, a, topic);
+	bp_simple_account_init_code_hash(a, a, topic);
 	CU_ASSERT(memcmp(h, topic, 32) == 0);
 }
 
-BP_UNIT_SUITE(wallet, NULL, NULL,
+BP_UNIT_SUITE(evm_simple_account, NULL, NULL,
 	{ "proxy creation code", test_proxy_code },
 	{ "selectors and topics", test_constants },
 	{ "addresses from the devchain factory", test_address_vectors },

@@ -1,6 +1,6 @@
 /*
- * Counterfactual SimpleAccount wallets (wallet.h, docs/wallets.md): CREATE2 addresses, initCode
- * and the calldata of the chain reads, all without a chain.
+ * Counterfactual SimpleAccount wallets (simple_account.h, docs/wallets.md): CREATE2 addresses,
+ * initCode and the calldata of the chain reads, all without a chain.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -8,11 +8,12 @@
 
 #include "evm/keccak.h"
 #include "evm/u256.h"
-#include "wallet.h"
+#include "evm/simple_account.h"
 
 /*
  * Selectors and topics, written out: they are hashed on every request otherwise. Each is the
- * Keccak-256 of the signature in its comment (tests/unit/test_wallet.c recomputes them).
+ * Keccak-256 of the signature in its comment (tests/unit/test_evm_simple_account.c recomputes
+ * them).
  */
 static const uint8_t sel_initialize[4] = { 0xc4, 0xd6, 0x6d, 0xe8 };	/* initialize(address) */
 static const uint8_t sel_create_account[4] = { 0x5f, 0xbf, 0xb9, 0xcf };
@@ -40,7 +41,7 @@ addr_word(const uint8_t addr[20], uint8_t w[32])
 }
 
 int
-bp_wallet_parse_salt(const char *s, size_t len, uint8_t out[BP_WALLET_SALT_LEN])
+bp_simple_account_parse_salt(const char *s, size_t len, uint8_t out[32])
 {
 	struct bp_u256 v;
 	int hex;
@@ -49,7 +50,7 @@ bp_wallet_parse_salt(const char *s, size_t len, uint8_t out[BP_WALLET_SALT_LEN])
 		return -1;
 	hex = len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	/* Bounded before parsing: no salt needs more text than 2^256 - 1 takes. */
-	if (len > (hex ? BP_WALLET_SALT_HEX_MAX : BP_WALLET_SALT_DEC_MAX))
+	if (len > (hex ? BP_SIMPLE_ACCOUNT_SALT_HEX_MAX : BP_SIMPLE_ACCOUNT_SALT_DEC_MAX))
 		return -1;
 	/* Both parsers take a length, so an embedded NUL is a bad byte, not an end. */
 	if ((hex ? bp_u256_from_hex(&v, s, len) : bp_u256_from_dec(&v, s, len)) == -1)
@@ -59,7 +60,7 @@ bp_wallet_parse_salt(const char *s, size_t len, uint8_t out[BP_WALLET_SALT_LEN])
 }
 
 int
-bp_wallet_format_salt(const uint8_t salt[BP_WALLET_SALT_LEN], char *out, size_t cap)
+bp_simple_account_format_salt(const uint8_t salt[32], char *out, size_t cap)
 {
 	struct bp_u256 v;
 
@@ -68,7 +69,7 @@ bp_wallet_format_salt(const uint8_t salt[BP_WALLET_SALT_LEN], char *out, size_t 
 }
 
 void
-bp_wallet_init_code_hash(const uint8_t impl[20], const uint8_t owner[20], uint8_t hash[32])
+bp_simple_account_init_code_hash(const uint8_t impl[20], const uint8_t owner[20], uint8_t hash[32])
 {
 	/*
 	 * abi.encode(address impl, bytes data) with data = initialize(owner) calldata (36 bytes):
@@ -86,13 +87,13 @@ bp_wallet_init_code_hash(const uint8_t impl[20], const uint8_t owner[20], uint8_
 	addr_word(owner, args + 100);
 
 	bp_keccak_init(&k);
-	bp_keccak_update(&k, bp_wallet_proxy_code, bp_wallet_proxy_code_len);
+	bp_keccak_update(&k, bp_simple_account_proxy_code, bp_simple_account_proxy_code_len);
 	bp_keccak_update(&k, args, sizeof(args));
 	bp_keccak_final(&k, hash);
 }
 
 void
-bp_wallet_create2(const uint8_t deployer[20], const uint8_t salt[BP_WALLET_SALT_LEN],
+bp_simple_account_create2(const uint8_t deployer[20], const uint8_t salt[32],
     const uint8_t code_hash[32], uint8_t out[20])
 {
 	uint8_t pre[1 + 20 + 32 + 32], h[32];
@@ -106,16 +107,16 @@ bp_wallet_create2(const uint8_t deployer[20], const uint8_t salt[BP_WALLET_SALT_
 }
 
 void
-bp_wallet_address(const uint8_t factory[20], const uint8_t impl[20], const uint8_t owner[20],
-    const uint8_t salt[BP_WALLET_SALT_LEN], uint8_t out[20])
+bp_simple_account_address(const uint8_t factory[20], const uint8_t impl[20],
+    const uint8_t owner[20], const uint8_t salt[32], uint8_t out[20])
 {
 	uint8_t code_hash[32];
 
-	bp_wallet_init_code_hash(impl, owner, code_hash);
-	bp_wallet_create2(factory, salt, code_hash, out);
+	bp_simple_account_init_code_hash(impl, owner, code_hash);
+	bp_simple_account_create2(factory, salt, code_hash, out);
 }
 
-/* selector ++ word a ++ word b into out (BP_WALLET_CALL2_LEN bytes). */
+/* selector ++ word a ++ word b into out (BP_SIMPLE_ACCOUNT_CALL2_LEN bytes). */
 static void
 call2(const uint8_t sel[4], const uint8_t a[32], const uint8_t b[32], uint8_t *out)
 {
@@ -125,8 +126,8 @@ call2(const uint8_t sel[4], const uint8_t a[32], const uint8_t b[32], uint8_t *o
 }
 
 void
-bp_wallet_init_code(const uint8_t factory[20], const uint8_t owner[20],
-    const uint8_t salt[BP_WALLET_SALT_LEN], uint8_t out[BP_WALLET_INIT_CODE_LEN])
+bp_simple_account_init_code(const uint8_t factory[20], const uint8_t owner[20],
+    const uint8_t salt[32], uint8_t out[BP_SIMPLE_ACCOUNT_INIT_CODE_LEN])
 {
 	uint8_t w[32];
 
@@ -136,7 +137,8 @@ bp_wallet_init_code(const uint8_t factory[20], const uint8_t owner[20],
 }
 
 void
-bp_wallet_get_nonce_call(const uint8_t sender[20], uint64_t key, uint8_t out[BP_WALLET_CALL2_LEN])
+bp_simple_account_get_nonce_call(const uint8_t sender[20], uint64_t key,
+    uint8_t out[BP_SIMPLE_ACCOUNT_CALL2_LEN])
 {
 	uint8_t a[32], k[32];
 	struct bp_u256 v;
@@ -148,8 +150,8 @@ bp_wallet_get_nonce_call(const uint8_t sender[20], uint64_t key, uint8_t out[BP_
 }
 
 void
-bp_wallet_get_address_call(const uint8_t owner[20], const uint8_t salt[BP_WALLET_SALT_LEN],
-    uint8_t out[BP_WALLET_CALL2_LEN])
+bp_simple_account_get_address_call(const uint8_t owner[20], const uint8_t salt[32],
+    uint8_t out[BP_SIMPLE_ACCOUNT_CALL2_LEN])
 {
 	uint8_t a[32];
 
@@ -158,13 +160,13 @@ bp_wallet_get_address_call(const uint8_t owner[20], const uint8_t salt[BP_WALLET
 }
 
 void
-bp_wallet_account_deployed_topic(uint8_t out[32])
+bp_simple_account_account_deployed_topic(uint8_t out[32])
 {
 	memcpy(out, topic_account_deployed, 32);
 }
 
 void
-bp_wallet_initialized_topic(uint8_t out[32])
+bp_simple_account_initialized_topic(uint8_t out[32])
 {
 	memcpy(out, topic_initialized, 32);
 }
@@ -184,9 +186,9 @@ bp_wallet_initialized_topic(uint8_t out[32])
  *	    'SimpleAccountFactory.json"); console.log(a.deployedBytecode.slice(2 + 2400, 2 + 6370))'
  *
  * Its Keccak-256 is 0x2ef949a1ea043e392e2f802f6c9ec056aff8e49b896b4888b937c948d1f9f9fe
- * (checked by tests/unit/test_wallet.c).
+ * (checked by tests/unit/test_evm_simple_account.c).
  */
-const uint8_t bp_wallet_proxy_code[] = {
+const uint8_t bp_simple_account_proxy_code[] = {
 	0x60, 0x80, 0x60, 0x40, 0x52, 0x60, 0x40, 0x51, 0x61, 0x07, 0xc1, 0x38,
 	0x03, 0x80, 0x61, 0x07, 0xc1, 0x83, 0x39, 0x81, 0x01, 0x60, 0x40, 0x81,
 	0x90, 0x52, 0x61, 0x00, 0x22, 0x91, 0x61, 0x03, 0x21, 0x56, 0x5b, 0x61,
@@ -354,4 +356,4 @@ const uint8_t bp_wallet_proxy_code[] = {
 	0x65, 0x67, 0x61, 0x74, 0x65, 0x20, 0x63, 0x61, 0x6c, 0x6c, 0x20, 0x66,
 	0x61, 0x69, 0x6c, 0x65, 0x64,
 };
-const size_t bp_wallet_proxy_code_len = sizeof(bp_wallet_proxy_code);
+const size_t bp_simple_account_proxy_code_len = sizeof(bp_simple_account_proxy_code);

@@ -1,8 +1,8 @@
 /*
  * ERC-4337 smart wallets as SimpleAccountFactory v0.6 makes them (docs/wallets.md): the
  * counterfactual address, the initCode of the first UserOperation, and the few calls and events
- * fcgi/wallets.c reads from the chain. Everything here is a pure function of its arguments, so
- * the unit tests check it without a chain (tests/unit/test_wallet.c).
+ * lib/wallets.c reads from the chain. Everything here is a pure function of its arguments, so
+ * the unit tests check it without a chain (tests/unit/test_evm_simple_account.c).
  *
  * The factory deploys each wallet as an ERC1967Proxy with CREATE2:
  *
@@ -10,28 +10,28 @@
  *	initCode = proxy creation code ++ abi.encode(implementation,
  *		       abi.encodeCall(SimpleAccount.initialize, (owner)))
  *
- * The proxy creation code is bp_wallet_proxy_code, copied from the factory's own bytecode; a
- * factory with other code gives other addresses (fcgi/wallets.c checks the configured factory
- * once per process against its getAddress).
+ * The proxy creation code is bp_simple_account_proxy_code, copied from the factory's own
+ * bytecode; a factory with other code gives other addresses (lib/wallets.c checks the configured
+ * factory once per process against its getAddress).
  */
-#ifndef BP_WALLET_H
-#define BP_WALLET_H
+#ifndef BP_EVM_SIMPLE_ACCOUNT_H
+#define BP_EVM_SIMPLE_ACCOUNT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define BP_WALLET_SALT_LEN		32
+#define BP_SIMPLE_ACCOUNT_SALT_LEN		32
 /* factory (20) ++ createAccount selector (4) ++ owner word ++ salt word. */
-#define BP_WALLET_INIT_CODE_LEN		(20 + 4 + 32 + 32)
+#define BP_SIMPLE_ACCOUNT_INIT_CODE_LEN		(20 + 4 + 32 + 32)
 /* selector ++ two words: getNonce(address,uint192) and getAddress(address,uint256). */
-#define BP_WALLET_CALL2_LEN		(4 + 32 + 32)
+#define BP_SIMPLE_ACCOUNT_CALL2_LEN		(4 + 32 + 32)
 /* A salt as text: at most 78 decimal digits, or "0x" and at most 64 hex digits. */
-#define BP_WALLET_SALT_DEC_MAX		78
-#define BP_WALLET_SALT_HEX_MAX		66
+#define BP_SIMPLE_ACCOUNT_SALT_DEC_MAX		78
+#define BP_SIMPLE_ACCOUNT_SALT_HEX_MAX		66
 
 /* The ERC1967Proxy creation code of SimpleAccountFactory v0.6 (1985 bytes). */
-extern const uint8_t	bp_wallet_proxy_code[];
-extern const size_t	bp_wallet_proxy_code_len;
+extern const uint8_t	bp_simple_account_proxy_code[];
+extern const size_t	bp_simple_account_proxy_code_len;
 
 /*
  * Parses a salt as the API takes it (SPEC.md section 4): a uint256 written in decimal ("0",
@@ -39,54 +39,55 @@ extern const size_t	bp_wallet_proxy_code_len;
  * within those lengths. No sign, space, NUL or other byte. Writes the 32-byte big-endian word.
  * Returns 0, or -1 for anything else, "", "0x" and values >= 2^256 included (out untouched).
  */
-int	bp_wallet_parse_salt(const char *s, size_t len, uint8_t out[BP_WALLET_SALT_LEN]);
+int	bp_simple_account_parse_salt(const char *s, size_t len, uint8_t out[32]);
 
 /* Writes the salt in decimal + NUL to out (room for cap bytes, 79 suffice); 0 or -1. */
-int	bp_wallet_format_salt(const uint8_t salt[BP_WALLET_SALT_LEN], char *out, size_t cap);
+int	bp_simple_account_format_salt(const uint8_t salt[32], char *out, size_t cap);
 
 /*
  * Writes the Keccak-256 of the proxy's initCode for implementation impl and owner: the hash
  * CREATE2 takes. Cannot fail.
  */
-void	bp_wallet_init_code_hash(const uint8_t impl[20], const uint8_t owner[20],
+void	bp_simple_account_init_code_hash(const uint8_t impl[20], const uint8_t owner[20],
 	    uint8_t hash[32]);
 
 /* Writes the CREATE2 address of code_hash deployed by deployer with salt. Cannot fail. */
-void	bp_wallet_create2(const uint8_t deployer[20], const uint8_t salt[BP_WALLET_SALT_LEN],
+void	bp_simple_account_create2(const uint8_t deployer[20], const uint8_t salt[32],
 	    const uint8_t code_hash[32], uint8_t out[20]);
 
 /*
  * Writes the counterfactual address of the wallet that factory (whose implementation is impl)
  * deploys for owner and salt: what the factory's getAddress(owner, salt) answers. Cannot fail.
  */
-void	bp_wallet_address(const uint8_t factory[20], const uint8_t impl[20],
-	    const uint8_t owner[20], const uint8_t salt[BP_WALLET_SALT_LEN], uint8_t out[20]);
+void	bp_simple_account_address(const uint8_t factory[20], const uint8_t impl[20],
+	    const uint8_t owner[20], const uint8_t salt[32], uint8_t out[20]);
 
 /*
  * Writes the initCode of the wallet's first UserOperation:
- * factory ++ createAccount(owner, salt) calldata (BP_WALLET_INIT_CODE_LEN bytes). Cannot fail.
+ * factory ++ createAccount(owner, salt) calldata (BP_SIMPLE_ACCOUNT_INIT_CODE_LEN bytes).
+ * Cannot fail.
  */
-void	bp_wallet_init_code(const uint8_t factory[20], const uint8_t owner[20],
-	    const uint8_t salt[BP_WALLET_SALT_LEN], uint8_t out[BP_WALLET_INIT_CODE_LEN]);
+void	bp_simple_account_init_code(const uint8_t factory[20], const uint8_t owner[20],
+	    const uint8_t salt[32], uint8_t out[BP_SIMPLE_ACCOUNT_INIT_CODE_LEN]);
 
 /* Calldata of EntryPoint.getNonce(sender, key) with a key below 2^64 (the API reads key 0). */
-void	bp_wallet_get_nonce_call(const uint8_t sender[20], uint64_t key,
-	    uint8_t out[BP_WALLET_CALL2_LEN]);
+void	bp_simple_account_get_nonce_call(const uint8_t sender[20], uint64_t key,
+	    uint8_t out[BP_SIMPLE_ACCOUNT_CALL2_LEN]);
 
 /* Calldata of SimpleAccountFactory.getAddress(owner, salt). */
-void	bp_wallet_get_address_call(const uint8_t owner[20], const uint8_t salt[BP_WALLET_SALT_LEN],
-	    uint8_t out[BP_WALLET_CALL2_LEN]);
+void	bp_simple_account_get_address_call(const uint8_t owner[20], const uint8_t salt[32],
+	    uint8_t out[BP_SIMPLE_ACCOUNT_CALL2_LEN]);
 
 /*
  * Topic 0 of EntryPoint v0.6's AccountDeployed(bytes32 indexed userOpHash, address indexed
  * sender, address factory, address paymaster): sender is topic 2.
  */
-void	bp_wallet_account_deployed_topic(uint8_t out[32]);
+void	bp_simple_account_account_deployed_topic(uint8_t out[32]);
 
 /*
  * Topic 0 of SimpleAccount's SimpleAccountInitialized(address indexed entryPoint, address
  * indexed owner), which the wallet itself emits when it is deployed, however that happened.
  */
-void	bp_wallet_initialized_topic(uint8_t out[32]);
+void	bp_simple_account_initialized_topic(uint8_t out[32]);
 
 #endif
