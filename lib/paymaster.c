@@ -132,3 +132,33 @@ bp_paymaster_key_load(const char *path, uint8_t key[32], uint8_t addr[20])
 		OPENSSL_cleanse(key, 32);
 	return rc;
 }
+
+int
+bp_paymaster_grant(struct bp_upstream *up, const struct bp_network *net, const uint8_t key[32],
+    const struct bp_userop *op, uint64_t valid_until, uint64_t valid_after,
+    struct bp_paymaster_grant *out)
+{
+	struct bp_userop signed_op;
+	struct bp_u256 nonce;
+	uint8_t pm[20], ep[20], hash[32];
+
+	if (bp_addr_parse(net->paymaster, strlen(net->paymaster), 0, pm) == -1 ||
+	    bp_addr_parse(net->entry_point, strlen(net->entry_point), 0, ep) == -1 ||
+	    net->chain_id < 0) {
+		bp_err("%s: %s.%s: no paymaster, entry point or chain id", __func__, net->chain,
+		    net->network);
+		return -1;
+	}
+	if (bp_paymaster_sender_nonce(up, net, pm, op->sender, &nonce) == -1 ||
+	    bp_paymaster_hash(op, (uint64_t)net->chain_id, pm, &nonce, valid_until, valid_after,
+	    hash) == -1 || bp_paymaster_sign(key, pm, hash, valid_until, valid_after, out->pnd) == -1)
+		return -1;
+	out->valid_until = valid_until;
+	out->valid_after = valid_after;
+	/* A shallow copy with the new paymasterAndData: nothing of it is freed. */
+	signed_op = *op;
+	signed_op.bytes[BP_USEROP_PAYMASTER_AND_DATA] = out->pnd;
+	signed_op.len[BP_USEROP_PAYMASTER_AND_DATA] = sizeof(out->pnd);
+	bp_userop_hash(&signed_op, ep, (uint64_t)net->chain_id, out->op_hash);
+	return 0;
+}

@@ -44,6 +44,24 @@ int	bp_paymaster_hash(const struct bp_userop *op, uint64_t chain_id, const uint8
 int	bp_paymaster_sign(const uint8_t key[32], const uint8_t paymaster[20], const uint8_t hash[32],
 	    uint64_t valid_until, uint64_t valid_after, uint8_t pnd[BP_PAYMASTER_PND_LEN]);
 
+/* A sponsorship signed for one op. */
+struct bp_paymaster_grant {
+	uint8_t		 pnd[BP_PAYMASTER_PND_LEN];	/* the op's paymasterAndData */
+	uint64_t	 valid_until;
+	uint64_t	 valid_after;
+	uint8_t		 op_hash[32];	/* the userOpHash of the op with pnd: what its owner signs */
+};
+
+/*
+ * Signs op for the paymaster of net with key, valid from valid_after to valid_until: reads
+ * senderNonce (bp_paymaster_sender_nonce), hashes, signs, and computes the op's userOpHash
+ * with the new paymasterAndData. Returns 0, or -1 after logging why (the chain did not
+ * answer, a bad config).
+ */
+int	bp_paymaster_grant(struct bp_upstream *, const struct bp_network *net, const uint8_t key[32],
+	    const struct bp_userop *op, uint64_t valid_until, uint64_t valid_after,
+	    struct bp_paymaster_grant *out);
+
 /*
  * Chain read: the paymaster's senderNonce(sender) at "latest", by eth_call on net. Returns 0, or
  * -1 after logging why (no answer, a revert, an answer that is not one word).

@@ -211,6 +211,21 @@ out:
 	return out;
 }
 
+int
+bp_userop_max_cost(const struct bp_userop *op, struct bp_u256 *wei)
+{
+	struct bp_u256 gas, v;
+	uint64_t g;
+
+	if (bp_u256_mul_u64(&v, &op->num[BP_USEROP_VERIFICATION_GAS_LIMIT], 3) != 0 ||
+	    bp_u256_add(&gas, &v, &op->num[BP_USEROP_CALL_GAS_LIMIT]) != 0 ||
+	    bp_u256_add(&gas, &gas, &op->num[BP_USEROP_PRE_VERIFICATION_GAS]) != 0 ||
+	    bp_u256_to_u64(&gas, &g) == -1 ||
+	    bp_u256_mul_u64(wei, &op->num[BP_USEROP_MAX_FEE_PER_GAS], g) != 0)
+		return -1;
+	return 0;
+}
+
 /* Fills c from a call's target and data. */
 static void
 call_set(struct bp_userop_call *c, const uint8_t target[20], const uint8_t *p, size_t n)

@@ -91,6 +91,13 @@ uint8_t		*bp_userop_abi(const struct bp_userop *op, size_t pnd_len, size_t *len,
 		    size_t *packed_len);
 
 /*
+ * The most an op can cost its paymaster under EntryPoint v0.6, in wei: (callGasLimit +
+ * verificationGasLimit x 3 + preVerificationGas) x maxFeePerGas (the prefund EntryPoint asks of
+ * a paymaster, which may run postOp). Returns 0, or -1 when it passes 2^256 or the gas passes 2^64.
+ */
+int		 bp_userop_max_cost(const struct bp_userop *op, struct bp_u256 *wei);
+
+/*
  * Reads the calls a SimpleAccount v0.6 makes from callData: execute(address,uint256,bytes) is
  * one call, executeBatch(address[],bytes[]) one per element (the arrays must have the same
  * length), empty callData none. Returns the number of calls written to calls (room for cap),
