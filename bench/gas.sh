@@ -14,18 +14,7 @@ cd "$top"
 . bench/lib.sh
 SECS=${BENCH_SECONDS:-3}
 ROUNDS=${BENCH_ROUNDS:-3}
-make -s -j2 ${BENCH_TARGETS:-all build/bench/bare.fcgi} >/dev/null
-dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
-trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-mkdir -p "$dir/bench-bin"
-ln -s "$top/build/bench/bare.fcgi" "$dir/bench-bin/bare.fcgi"
-BLOCKPORT_BENCH_BIN=$dir/bench-bin BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
-	bash scripts/stack.sh start "$dir" --server lighttpd >/dev/null 2>&1
-. "$dir/env"
-export BLOCKPORT_CONFIG
-blockport=$top/build/blockport
-$blockport account create --email bench-gas@localhost --plan enterprise >/dev/null
-key=$($blockport key create bench-gas@localhost --test 2>/dev/null)
+bench_start bench-gas
 
 post() {	# PATH BODY: prints the answer's body; fails unless the status is 2xx
 	curl -sf -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$2" "$BASE_URL$1"

@@ -442,30 +442,44 @@ out:
 	return rc;
 }
 
-int
-bp_policy_update(struct bp_db *db, int64_t account_id, const char *id, const char *name,
-    const struct bp_policy_rules *rules, const enum bp_policy_status *status,
-    struct bp_policy *out)
+/* Sets what is not NULL on the account's policy id (not deleted): 1 done, 0 none, -1 error. */
+static int
+policy_set(struct bp_db *db, int64_t account_id, const char *id, const char *name,
+    const char *rules, const char *status)
 {
 	static const char sql[] = "UPDATE gas_policies SET name = coalesce(?, name),"
 	    " rules = coalesce(?, rules), status = coalesce(?, status), updated_at = ?"
 	    " WHERE id = ? AND account_id = ? AND status <> 'deleted'";
 	struct bp_stmt *st;
-	struct bp_buf b;
 	int rc = -1;
 
-	bp_buf_init(&b, 64 * 1024);
-	if ((rules != NULL && rules_text(rules, &b) == -1) || (st = bp_db_stmt(db, sql)) == NULL)
-		goto out;
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
 	bp_stmt_text(st, 1, name);
-	bp_stmt_text(st, 2, rules != NULL ? b.data : NULL);
-	bp_stmt_text(st, 3, status != NULL ? status_names[*status] : NULL);
+	bp_stmt_text(st, 2, rules);
+	bp_stmt_text(st, 3, status);
 	bp_stmt_int(st, 4, (int64_t)time(NULL));
 	bp_stmt_text(st, 5, id);
 	bp_stmt_int(st, 6, account_id);
 	if (bp_stmt_step(st) == BP_DB_DONE)
 		rc = bp_db_changes(db) > 0;
 	bp_stmt_reset(st);
+	return rc;
+}
+
+int
+bp_policy_update(struct bp_db *db, int64_t account_id, const char *id, const char *name,
+    const struct bp_policy_rules *rules, const enum bp_policy_status *status,
+    struct bp_policy *out)
+{
+	struct bp_buf b;
+	int rc = -1;
+
+	bp_buf_init(&b, 64 * 1024);
+	if (rules != NULL && rules_text(rules, &b) == -1)
+		goto out;
+	rc = policy_set(db, account_id, id, name, rules != NULL ? b.data : NULL,
+	    status != NULL ? status_names[*status] : NULL);
 	if (rc == 1)
 		rc = bp_policy_get(db, account_id, id, out);
 out:
@@ -476,20 +490,7 @@ out:
 int
 bp_policy_delete(struct bp_db *db, int64_t account_id, const char *id)
 {
-	static const char sql[] = "UPDATE gas_policies SET status = 'deleted', updated_at = ?"
-	    " WHERE id = ? AND account_id = ? AND status <> 'deleted'";
-	struct bp_stmt *st;
-	int rc = -1;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, (int64_t)time(NULL));
-	bp_stmt_text(st, 2, id);
-	bp_stmt_int(st, 3, account_id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = bp_db_changes(db) > 0;
-	bp_stmt_reset(st);
-	return rc;
+	return policy_set(db, account_id, id, NULL, NULL, status_names[BP_POLICY_DELETED]);
 }
 
 /* A stored USD decimal as 10^-36 USD units; "" and NULL are 0. */

@@ -14,7 +14,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { api, assertError, env, newKey, sleep } from './helpers.mjs';
+import { api, assertError, env, newKey, sleep, waitFor } from './helpers.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -49,15 +49,6 @@ const createPolicy = (body, k = key) => api('/v1/gas/policies', { method: 'POST'
 const sponsor = (body, k = key) => api('/v1/gas/sponsor', { method: 'POST', key: k, body });
 const gwei = (s) => parseGwei(s);
 
-async function waitFor(fn, what, ms = 20000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 async function policy(rules, k = key, chainName = 'ethereum') {
   const res = await createPolicy({ name: `p-${Math.random()}`, chain: chainName, rules }, k);
@@ -117,7 +108,7 @@ test('prices: estimates from blocks of transactions with varied tips, ordered an
     const res = await api('/v1/gas/ethereum/prices', { key });
     assert.equal(res.status, 200, res.text);
     return BigInt(res.json.block_number) === last ? res.json : null;
-  }, 'a sample of the last block');
+  }, 'a sample of the last block', 20000);
   assert.deepEqual(Object.keys(got), ['chain', 'block_number', 'base_fee_gwei', 'estimates', 'updated_at']);
   assert.equal(got.chain, 'ethereum');
   assert.match(got.updated_at, ISO);
