@@ -66,13 +66,13 @@ bp_paymaster_sender_nonce(struct bp_upstream *up, const struct bp_network *net,
 {
 	struct bp_jsonrpc_error err;
 	struct bp_abi_enc *e;
-	uint8_t sel[4], *data = NULL, word[32];
+	static const uint8_t sel[4] = { 0x9c, 0x90, 0xb4, 0x43 };	/* senderNonce(address) */
+	uint8_t *data = NULL, word[32];
 	size_t len;
 	char to[BP_ADDR_STR_MAX], hex[2 * 36 + 3];
 	cJSON *params = NULL, *tx, *res = NULL;
 	int rc = -1;
 
-	bp_abi_selector("senderNonce(address)", sel);
 	if ((e = bp_abi_enc_new(64)) == NULL)
 		return -1;
 	bp_abi_put_address(e, sender);

@@ -512,27 +512,34 @@ usd_text(const struct bp_u256 *u, char out[BP_U256_UNITS_MAX])
 int
 bp_policy_spend(struct bp_db *db, const char *id, struct bp_policy_spend *out)
 {
-	static const char sql[] = "SELECT p.spent_count, p.spent_usd, d.count, d.usd"
-	    " FROM gas_policies p LEFT JOIN gas_policy_days d ON d.policy_id = p.id AND d.day = ?"
-	    " WHERE p.id = ?";
+	static const char sql[] = "SELECT day, count, usd FROM gas_policy_days WHERE policy_id = ?";
+	struct bp_u256 today, total, u;
 	struct bp_stmt *st;
-	int rc = -1;
+	enum bp_db_step step;
+	int64_t day = (int64_t)time(NULL) / DAY;
 
 	memset(out, 0, sizeof(*out));
+	memset(&today, 0, sizeof(today));
+	memset(&total, 0, sizeof(total));
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
-	bp_stmt_int(st, 1, (int64_t)time(NULL) / DAY);
-	bp_stmt_text(st, 2, id);
-	if (bp_stmt_step(st) == BP_DB_ROW) {
-		out->total_count = bp_col_int(st, 0);
-		bp_strlcpy(out->total_usd, bp_col_text(st, 1), sizeof(out->total_usd));
-		out->today_count = bp_col_int(st, 2);
-		bp_strlcpy(out->today_usd, bp_col_is_null(st, 3) ? "0" : bp_col_text(st, 3),
-		    sizeof(out->today_usd));
-		rc = 1;
+	bp_stmt_text(st, 1, id);
+	/* One row per UTC day with sponsorships: the total is their exact sum. */
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		if (usd_units(bp_col_text(st, 2), &u) == -1 || bp_u256_add(&total, &total, &u) != 0)
+			break;
+		out->total_count += bp_col_int(st, 1);
+		if (bp_col_int(st, 0) == day) {
+			today = u;
+			out->today_count = bp_col_int(st, 1);
+		}
 	}
 	bp_stmt_reset(st);
-	return rc;
+	if (step != BP_DB_DONE)
+		return -1;
+	usd_text(&today, out->today_usd);
+	usd_text(&total, out->total_usd);
+	return 1;
 }
 
 int
@@ -615,16 +622,13 @@ record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
 {
 	static const char sql_ins[] = "INSERT INTO gas_sponsorships (policy_id, network, sender,"
 	    " user_op_hash, usd, day, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
-	static const char sql_tot[] = "SELECT spent_usd FROM gas_policies WHERE id = ?";
-	static const char sql_upd[] = "UPDATE gas_policies SET spent_count = spent_count + 1,"
-	    " spent_usd = ? WHERE id = ?";
 	static const char sql_day[] = "SELECT usd FROM gas_policy_days WHERE policy_id = ?"
 	    " AND day = ?";
 	static const char sql_dayset[] = "INSERT INTO gas_policy_days (policy_id, day, count, usd)"
 	    " VALUES (?, ?, 1, ?) ON CONFLICT (policy_id, day) DO UPDATE SET"
 	    " count = count + 1, usd = excluded.usd";
 	struct bp_stmt *st;
-	char hash[67], u[BP_U256_UNITS_MAX], tot[BP_U256_UNITS_MAX], day[BP_U256_UNITS_MAX];
+	char hash[67], u[BP_U256_UNITS_MAX], day[BP_U256_UNITS_MAX];
 	int ok;
 
 	bp_hex_encode(op_hash, 32, hash, sizeof(hash));
@@ -641,18 +645,7 @@ record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
 	bp_stmt_int(st, 7, now);
 	ok = bp_stmt_step(st) == BP_DB_DONE;
 	bp_stmt_reset(st);
-	/* The running sums: read, add exactly in C, write back (SQLite has no 256-bit sums). */
-	if (!ok || (st = bp_db_stmt(db, sql_tot)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, p->id);
-	ok = bp_stmt_step(st) == BP_DB_ROW && usd_add(bp_col_text(st, 0), usd, tot) == 0;
-	bp_stmt_reset(st);
-	if (!ok || (st = bp_db_stmt(db, sql_upd)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, tot);
-	bp_stmt_text(st, 2, p->id);
-	ok = bp_stmt_step(st) == BP_DB_DONE;
-	bp_stmt_reset(st);
+	/* The day's sum: read, add exactly in C, write back (SQLite has no 256-bit sums). */
 	if (!ok || (st = bp_db_stmt(db, sql_day)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, p->id);

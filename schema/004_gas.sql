@@ -24,9 +24,7 @@ CREATE TABLE gas_policies (
 	rules		TEXT NOT NULL,			-- the rules object, canonical JSON
 	status		TEXT NOT NULL CHECK (status IN ('active', 'paused', 'deleted')),
 	created_at	INTEGER NOT NULL,
-	updated_at	INTEGER NOT NULL,
-	spent_count	INTEGER NOT NULL DEFAULT 0,	-- sponsorships, ever
-	spent_usd	TEXT NOT NULL DEFAULT '0'	-- their worst-case USD, ever
+	updated_at	INTEGER NOT NULL
 );
 CREATE INDEX gas_policies_account ON gas_policies(account_id, created_at);
 
@@ -44,7 +42,8 @@ CREATE TABLE gas_sponsorships (
 CREATE INDEX gas_sponsorships_sender ON gas_sponsorships(policy_id, sender, day);
 CREATE INDEX gas_sponsorships_time ON gas_sponsorships(policy_id, created_at);
 
--- Owner: lib/policy.c. Per policy and UTC day: what GET /v1/gas/policies/{id} shows as today.
+-- Owner: lib/policy.c. Per policy and UTC day, the sponsorships and their worst-case USD: the
+-- spend GET /v1/gas/policies/{id} shows (today's row, and the sum of all rows).
 CREATE TABLE gas_policy_days (
 	policy_id	TEXT NOT NULL REFERENCES gas_policies(id),
 	day		INTEGER NOT NULL,

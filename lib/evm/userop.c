@@ -241,7 +241,10 @@ call_set(struct bp_userop_call *c, const uint8_t target[20], const uint8_t *p, s
 int
 bp_userop_calls(const uint8_t *data, size_t len, struct bp_userop_call *calls, size_t cap)
 {
-	uint8_t sel_exec[4], sel_batch[4], target[20];
+	/* execute(address,uint256,bytes) and executeBatch(address[],bytes[]) (tests check them). */
+	static const uint8_t sel_exec[4] = { 0xb6, 0x1d, 0x27, 0xf6 };
+	static const uint8_t sel_batch[4] = { 0x18, 0xdf, 0xb3, 0xc7 };
+	uint8_t target[20];
 	const uint8_t *args, *p, *dests, *funcs;
 	size_t alen, n, dlen, flen, nd, nf, i;
 
@@ -249,8 +252,6 @@ bp_userop_calls(const uint8_t *data, size_t len, struct bp_userop_call *calls, s
 		return 0;
 	if (len < 4)
 		return -1;
-	bp_abi_selector("execute(address,uint256,bytes)", sel_exec);
-	bp_abi_selector("executeBatch(address[],bytes[])", sel_batch);
 	args = data + 4;
 	alen = len - 4;
 	if (memcmp(data, sel_exec, 4) == 0) {
