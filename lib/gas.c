@@ -354,3 +354,23 @@ bp_gas_load(struct bp_db *db, const struct bp_network *net, struct bp_buf *b,
 	bp_stmt_reset(st);
 	return rc;
 }
+
+int
+bp_gas_prices(struct bp_db *db, struct bp_upstream *up, const struct bp_network *net,
+    int64_t max_age, struct bp_buf *b)
+{
+	struct bp_gas_sample s;
+	int64_t at = 0;
+	int found;
+
+	if ((found = bp_gas_load(db, net, b, &at)) == -1)
+		return -1;
+	if (found && (int64_t)time(NULL) - at <= max_age)
+		return 0;
+	if (bp_gas_sample_chain(up, net, &s) == -1)
+		return found ? 0 : 1;
+	if (bp_gas_store(db, net, &s) == -1)
+		bp_warn("%s.%s: the gas sample was not stored", net->chain, net->network);
+	bp_buf_reset(b);
+	return bp_gas_json(&s, net->chain, b);
+}

@@ -106,4 +106,13 @@ int		 bp_gas_store(struct bp_db *, const struct bp_network *net, const struct bp
 int		 bp_gas_load(struct bp_db *, const struct bp_network *net, struct bp_buf *b,
 		    int64_t *sampled_at);
 
+/*
+ * The answer of GET /v1/gas/{chain}/prices for net into b: the stored sample while it is at most
+ * max_age seconds old, else a new one (bp_gas_sample_chain), stored; when the node does not
+ * answer, the older stored sample. Returns 0, 1 when there is none to answer (the node did not
+ * answer), or -1 on a database error or a full b.
+ */
+int		 bp_gas_prices(struct bp_db *, struct bp_upstream *, const struct bp_network *net,
+		    int64_t max_age, struct bp_buf *b);
+
 #endif

@@ -162,3 +162,27 @@ bp_paymaster_grant(struct bp_upstream *up, const struct bp_network *net, const u
 	bp_userop_hash(&signed_op, ep, (uint64_t)net->chain_id, out->op_hash);
 	return 0;
 }
+
+int
+bp_paymaster_key_for(const struct bp_network *n, uint8_t key[32])
+{
+	uint8_t addr[20], want[20];
+
+	if (n->paymaster_key_file[0] == '\0')
+		return -1;
+	if (n->entry_point[0] == '\0' || n->paymaster[0] == '\0') {
+		bp_err("%s.%s: paymaster_key_file without entry_point and paymaster: no sponsorship",
+		    n->chain, n->network);
+		return -1;
+	}
+	if (bp_paymaster_key_load(n->paymaster_key_file, key, addr) == -1)
+		return -1;
+	if (n->paymaster_signer[0] != '\0' && (bp_addr_parse(n->paymaster_signer,
+	    strlen(n->paymaster_signer), 0, want) == -1 || memcmp(want, addr, 20) != 0)) {
+		bp_err("%s.%s: paymaster_key_file is not the key of paymaster_signer %s",
+		    n->chain, n->network, n->paymaster_signer);
+		OPENSSL_cleanse(key, 32);
+		return -1;
+	}
+	return 0;
+}

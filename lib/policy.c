@@ -323,6 +323,72 @@ bp_policy_check(const struct bp_policy_rules *r, const struct bp_userop_call *ca
 	return -1;
 }
 
+/* The string member name of body into *out (NULL when absent); 0, or -1 with why. */
+static int
+input_str(const cJSON *body, const char *name, int required, const char **out, char *why,
+    size_t cap)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(body, name);
+
+	*out = NULL;
+	if (j == NULL && required)
+		snprintf(why, cap, "%s is required", name);
+	else if (j != NULL && (!cJSON_IsString(j) || j->valuestring[0] == '\0'))
+		snprintf(why, cap, "%s must be a non-empty string", name);
+	else {
+		*out = j != NULL ? j->valuestring : NULL;
+		return 0;
+	}
+	return -1;
+}
+
+int
+bp_policy_input(const struct bp_config *cfg, const cJSON *body, int create,
+    struct bp_policy_input *in, char *why, size_t cap)
+{
+	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(body, "rules");
+	const char *status = NULL, *s;
+	size_t chars = 0, i;
+
+	memset(in, 0, sizeof(*in));
+	if (input_str(body, "name", create, &in->name, why, cap) == -1 ||
+	    (create && input_str(body, "chain", 1, &in->chain, why, cap) == -1) ||
+	    (!create && input_str(body, "status", 0, &status, why, cap) == -1))
+		return -1;
+	for (s = in->name; s != NULL && *s != '\0'; s++)	/* UTF-8 characters */
+		chars += ((unsigned char)*s & 0xc0) != 0x80;
+	if (chars > BP_POLICY_NAME_CHARS) {
+		snprintf(why, cap, "name must be 1 to %d characters", BP_POLICY_NAME_CHARS);
+		return -1;
+	}
+	for (i = 0; in->chain != NULL && i < cfg->nnets; i++)
+		if (strcmp(cfg->nets[i].chain, in->chain) == 0 && cfg->nets[i].kind == BP_CHAIN_EVM)
+			break;
+	if (in->chain != NULL && i == cfg->nnets) {
+		snprintf(why, cap, "chain: no EVM chain \"%.32s\"", in->chain);
+		return -1;
+	}
+	if (!create && status != NULL) {
+		if (bp_policy_status_parse(status, &in->status) == -1) {
+			snprintf(why, cap, "status must be active or paused");
+			return -1;
+		}
+		in->has_status = 1;
+	}
+	if (rules == NULL && create) {
+		snprintf(why, cap, "rules is required");
+		return -1;
+	}
+	if (rules != NULL && bp_policy_rules_parse(rules, &in->rules, why, cap) == -1)
+		return -1;
+	in->has_rules = rules != NULL;
+	if (!create && in->name == NULL && !in->has_rules && !in->has_status) {
+		snprintf(why, cap, "give at least one of name, rules, status");
+		return -1;
+	}
+	return 0;
+}
+
 static int
 put_time(struct bp_buf *b, const char *name, int64_t t)
 {

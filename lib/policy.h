@@ -102,6 +102,25 @@ int		 bp_policy_rules_json(const struct bp_policy_rules *, struct bp_buf *b);
 int		 bp_policy_check(const struct bp_policy_rules *, const struct bp_userop_call *calls,
 		    int ncalls, const struct bp_u256 *usd, char *why, size_t cap);
 
+/* What a create or update body says; the strings point into the body. */
+struct bp_policy_input {
+	const char		*name;		/* NULL: not given */
+	const char		*chain;		/* NULL: not given */
+	int			 has_rules;
+	struct bp_policy_rules	 rules;
+	int			 has_status;
+	enum bp_policy_status	 status;
+};
+
+/*
+ * Reads the body of POST /v1/gas/policies (create: name, chain, rules required; status not
+ * taken) or of PATCH (any of name, rules, status; at least one): name 1 to 100 characters,
+ * chain an EVM chain of cfg, rules as bp_policy_rules_parse, status active or paused. Other
+ * members are ignored. Returns 0, or -1 with why starting with the member at fault.
+ */
+int		 bp_policy_input(const struct bp_config *cfg, const cJSON *body, int create,
+		    struct bp_policy_input *in, char *why, size_t cap);
+
 /* Appends the policy's JSON (with spend when not NULL) to b; 0, or -1 when full. */
 int		 bp_policy_json(const struct bp_policy *, const struct bp_policy_spend *,
 		    struct bp_buf *b);

@@ -209,7 +209,67 @@ test_tables(void)
 	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 0);
 }
 
+/* Create and update bodies: each bad member is named; names count UTF-8 characters. */
+static void
+test_input(void)
+{
+	static const struct {
+		int create;
+		const char *json, *key;
+	} bad[] = {
+		{ 1, "{\"chain\":\"ethereum\",\"rules\":{\"max_gas_usd\":\"1\"}}", "name" },
+		{ 1, "{\"name\":\"\",\"chain\":\"ethereum\",\"rules\":{\"max_gas_usd\":\"1\"}}", "name" },
+		{ 1, "{\"name\":7,\"chain\":\"ethereum\",\"rules\":{\"max_gas_usd\":\"1\"}}", "name" },
+		{ 1, "{\"name\":\"x\",\"rules\":{\"max_gas_usd\":\"1\"}}", "chain" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"solana\",\"rules\":{\"max_gas_usd\":\"1\"}}", "chain" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"nochain\",\"rules\":{\"max_gas_usd\":\"1\"}}", "chain" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"ethereum\"}", "rules" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"ethereum\",\"rules\":{\"x\":1}}", "x" },
+		{ 0, "{}", "at least one" },
+		{ 0, "{\"status\":\"deleted\"}", "status" },
+		{ 0, "{\"status\":1}", "status" },
+	};
+	struct bp_config *cfg = calloc(1, sizeof(*cfg));
+	struct bp_policy_input in;
+	char why[512], name[512];
+	size_t i;
+	cJSON *j;
+
+	CU_ASSERT_FATAL(cfg != NULL);
+	cfg->nnets = 2;
+	bp_strlcpy(cfg->nets[0].chain, "ethereum", BP_NAME_MAX);
+	cfg->nets[0].kind = BP_CHAIN_EVM;
+	bp_strlcpy(cfg->nets[1].chain, "solana", BP_NAME_MAX);
+	cfg->nets[1].kind = BP_CHAIN_SOLANA;
+	for (i = 0; i < BP_NITEMS(bad); i++) {
+		j = cJSON_Parse(bad[i].json);
+		CU_ASSERT(bp_policy_input(cfg, j, bad[i].create, &in, why, sizeof(why)) == -1);
+		CU_ASSERT(strstr(why, bad[i].key) != NULL);
+		cJSON_Delete(j);
+	}
+	/* 100 two-byte characters pass, 101 do not. */
+	for (i = 0; i < 101; i++)
+		memcpy(name + 2 * i, "\xc3\xa9", 2);
+	name[200] = '\0';
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "name", name);
+	CU_ASSERT(bp_policy_input(cfg, j, 0, &in, why, sizeof(why)) == 0);
+	CU_ASSERT(in.name != NULL && !in.has_rules && !in.has_status);
+	name[200] = '\xc3';
+	name[201] = '\xa9';
+	name[202] = '\0';
+	cJSON_ReplaceItemInObject(j, "name", cJSON_CreateString(name));
+	CU_ASSERT(bp_policy_input(cfg, j, 0, &in, why, sizeof(why)) == -1);
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"status\":\"paused\",\"rules\":{\"max_per_user_per_day\":2}}");
+	CU_ASSERT(bp_policy_input(cfg, j, 0, &in, why, sizeof(why)) == 0);
+	CU_ASSERT(in.has_status && in.status == BP_POLICY_PAUSED && in.has_rules);
+	cJSON_Delete(j);
+	free(cfg);
+}
+
 BP_UNIT_SUITE(gas_policy, setup, teardown,
+    { "input: create and update bodies name the member at fault", test_input },
     { "rules: every bad value names its key; canonical JSON", test_rules },
     { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },
     { "tables: ownership, counting, spend, states", test_tables })
