@@ -14,9 +14,14 @@
  *  - the callData decoder never reports more calls than the room, and a call without four
  *    bytes of data has no selector;
  *  - accepted rules have at least one rule and render as JSON that parses back to the same
- *    rules (canonical: the same text again);
+ *    rules (canonical: the same text again); a create or update body (bp_policy_input) is
+ *    refused with a reason, or accepted with a name of at most 100 characters;
  *  - estimates from an accepted fee history are ordered slow <= standard <= fast on both fees,
  *    with max_fee >= max_priority for each level.
+ *
+ * The corpus starts empty, as for the other harnesses; tests/fuzz/userop.dict holds the member
+ * names and selectors. So that the fuzzer reaches the fields without writing whole JSON, every
+ * input is also placed, as a string, into each member of a valid op and into each rule.
  *
  *   bash tests/fuzz/run.sh 60      (builds every tests/fuzz/fuzz_*.c and runs each 60 s)
  */
@@ -76,6 +81,31 @@ check_op(const cJSON *j)
 }
 
 static void
+check_input(const cJSON *j)
+{
+	static struct bp_config cfg;	/* one EVM chain; read only after the first call */
+	struct bp_policy_input *in = malloc(sizeof(*in));
+	char why[512];
+	int create;
+
+	if (in == NULL)
+		return;
+	cfg.nnets = 1;
+	memcpy(cfg.nets[0].chain, "ethereum", 9);
+	for (create = 0; create < 2; create++) {
+		why[0] = '\0';
+		if (bp_policy_input(&cfg, j, create, in, why, sizeof(why)) == -1) {
+			if (why[0] == '\0')
+				abort();
+		} else if ((create && (in->name == NULL || in->chain == NULL || !in->has_rules)) ||
+		    (in->name != NULL && strlen(in->name) > 4 * BP_POLICY_NAME_CHARS)) {
+			abort();
+		}
+	}
+	free(in);
+}
+
+static void
 check_rules(const cJSON *j)
 {
 	struct bp_policy_rules *r = malloc(sizeof(*r)), *again = malloc(sizeof(*again));
@@ -98,6 +128,7 @@ check_rules(const cJSON *j)
 	} else if (why[0] == '\0') {
 		abort();
 	}
+	check_input(j);
 	bp_buf_free(&a);
 	bp_buf_free(&b);
 out:
@@ -126,12 +157,56 @@ check_history(const cJSON *j)
 	}
 }
 
+/* A valid op, then each member in turn replaced by the input as a string. */
+static void
+check_members(const char *text)
+{
+	static const char op[] = "{\"sender\":\"0x1111111111111111111111111111111111111111\","
+	    "\"nonce\":\"0x0\",\"initCode\":\"0x\",\"callData\":\"0xb61d27f6\","
+	    "\"callGasLimit\":\"0x1\",\"verificationGasLimit\":\"0x1\","
+	    "\"preVerificationGas\":\"0x1\",\"maxFeePerGas\":\"0x1\","
+	    "\"maxPriorityFeePerGas\":\"0x1\"}";
+	static const char *const rules[] = { "max_gas_usd", "allowed_contracts", "allowed_methods" };
+	cJSON *j, *m, *r;
+	int n, i;
+
+	if ((j = cJSON_Parse(op)) == NULL)
+		return;
+	n = cJSON_GetArraySize(j);
+	for (i = 0; i < n; i++) {
+		m = cJSON_GetArrayItem(j, i);
+		cJSON_ReplaceItemInObjectCaseSensitive(j, m->string, cJSON_CreateString(text));
+		check_op(j);
+	}
+	cJSON_Delete(j);
+	for (i = 0; i < 3; i++) {
+		if ((j = cJSON_CreateObject()) == NULL)
+			return;
+		r = cJSON_CreateString(text);
+		if (i > 0) {
+			m = cJSON_CreateArray();
+			cJSON_AddItemToArray(m, r);
+			r = m;
+		}
+		cJSON_AddItemToObject(j, rules[i], r);
+		check_rules(j);
+		cJSON_Delete(j);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	cJSON *j;
+	char *text;
 
 	check_calls(data, len);
+	if (len < 4096 && (text = malloc(len + 1)) != NULL) {
+		memcpy(text, data, len);
+		text[len] = '\0';
+		check_members(text);
+		free(text);
+	}
 	if (len > 256 * 1024 || (j = cJSON_ParseWithLength((const char *)data, len)) == NULL)
 		return 0;
 	check_op(j);
