@@ -27,3 +27,22 @@ to_us() {
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.1f%%\n", 100 * a / b }'
 }
+
+# bench_start NAME: builds, starts the stack behind lighttpd in a temporary directory (stopped
+# and removed on exit) with the bare program (bench/bare.c) served at /bench/, and makes an
+# Enterprise account NAME@localhost with a test key. Sets dir and key, and sources the stack's
+# env (BASE_URL, CHAIN_URL, BLOCKPORT_CONFIG, ...). Needs top (the source tree).
+bench_start() {
+	make -s -j2 ${BENCH_TARGETS:-all build/bench/bare.fcgi} >/dev/null
+	dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
+	trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+	# Only the bare program is served at /bench/: other files in build/bench are not programs.
+	mkdir -p "$dir/bench-bin"
+	ln -s "$top/build/bench/bare.fcgi" "$dir/bench-bin/bare.fcgi"
+	BLOCKPORT_BENCH_BIN=$dir/bench-bin BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
+		bash scripts/stack.sh start "$dir" --server lighttpd >/dev/null 2>&1
+	. "$dir/env"
+	export BLOCKPORT_CONFIG
+	"$top/build/blockport" account create --email "$1@localhost" --plan enterprise >/dev/null
+	key=$("$top/build/blockport" key create "$1@localhost" --test 2>/dev/null)
+}

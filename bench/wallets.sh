@@ -17,19 +17,7 @@ cd "$top"
 . bench/lib.sh
 SECS=${BENCH_SECONDS:-3}
 ROUNDS=${BENCH_ROUNDS:-3}
-make -s -j2 ${BENCH_TARGETS:-all build/bench/bare.fcgi} >/dev/null
-dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
-trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
-# Only the bare program is served at /bench/: other files in build/bench are not FastCGI programs.
-mkdir -p "$dir/bench-bin"
-ln -s "$top/build/bench/bare.fcgi" "$dir/bench-bin/bare.fcgi"
-BLOCKPORT_BENCH_BIN=$dir/bench-bin BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
-	bash scripts/stack.sh start "$dir" --server lighttpd >/dev/null 2>&1
-. "$dir/env"
-export BLOCKPORT_CONFIG
-blockport=$top/build/blockport
-$blockport account create --email bench-wallets@localhost --plan enterprise >/dev/null
-key=$($blockport key create bench-wallets@localhost --test 2>/dev/null)
+bench_start bench-wallets
 
 # post PATH BODY: prints the answer's body; fails unless the status is 2xx.
 post() {

@@ -15,6 +15,7 @@ enum section_kind {
 	SEC_SERVER,	/* 0 */
 	SEC_PLAN,	/* 1 */
 	SEC_CHAIN,	/* 2 */
+	SEC_PRICES,	/* 3: gas, [prices CHAIN] */
 	SEC__MAX
 };
 
@@ -25,6 +26,7 @@ enum value_type {
 	VT_URL,		/* 3: http:// or https:// URL */
 	VT_ADDR,	/* 4: 0x + 40 hex digits */
 	VT_KIND,	/* 5: evm or solana */
+	VT_DECIMAL,	/* 6: gas: digits, optionally '.' and 1 to 18 digits */
 	VT__MAX
 };
 
@@ -43,6 +45,7 @@ struct rule {
 
 #define CFG(f)	offsetof(struct bp_config, f), sizeof(((struct bp_config *)0)->f)
 #define PLAN(f)	offsetof(struct bp_plan, f), sizeof(((struct bp_plan *)0)->f)
+#define PRICE(f) offsetof(struct bp_prices, f), sizeof(((struct bp_prices *)0)->f)
 #define NET(f)	offsetof(struct bp_network, f), sizeof(((struct bp_network *)0)->f)
 #define MiB	(1024 * 1024)
 
@@ -79,6 +82,13 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "index_logs_range", VT_INT, 1, 100000, NET(index_logs_range) },
 	{ SEC_CHAIN, "index_retention_blocks", VT_INT, 0, INT64_MAX, NET(index_retention_blocks) },
 	{ SEC_CHAIN, "index_receipts", VT_BOOL, 0, 1, NET(index_receipts) },
+	/* ---- Gas: prices, sponsorship and the sampler (docs/gas.md) ---- */
+	{ SEC_SERVER, "gas_sample_max_age", VT_INT, 1, 86400, CFG(gas_sample_max_age) },
+	{ SEC_SERVER, "paymaster_validity", VT_INT, 10, 86400, CFG(paymaster_validity) },
+	{ SEC_CHAIN, "paymaster_key_file", VT_PATH, 0, 0, NET(paymaster_key_file) },
+	{ SEC_CHAIN, "block_seconds", VT_INT, 1, 3600, NET(block_seconds) },
+	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
+	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
@@ -235,12 +245,51 @@ start_section(struct loader *l, const char *section)
 		n->index_retention_blocks = 100000;
 		n->index_receipts = 1;
 		n->chain_id = -1;
+		n->block_seconds = 12;
+		bp_strlcpy(n->gas_priority_floor, "0.001", sizeof(n->gas_priority_floor));
 		l->cursec_kind = SEC_CHAIN;
 		l->cursec_obj = n;
 		return 0;
 	}
+	if (strncmp(section, "prices ", 7) == 0) {	/* gas: USD prices of a chain */
+		arg = section + 7;
+		if (!valid_name(arg)) {
+			fail(l, NULL, "bad chain name in [%s]", section);
+			return -1;
+		}
+		for (i = 0; i < c->nprices; i++)
+			if (strcmp(c->prices[i].chain, arg) == 0) {
+				fail(l, NULL, "section [%s] appears twice", section);
+				return -1;
+			}
+		if (c->nprices == BP_MAX_PRICES) {
+			fail(l, NULL, "too many price sections at [%s]", section);
+			return -1;
+		}
+		memset(&c->prices[c->nprices], 0, sizeof(c->prices[0]));
+		bp_strlcpy(c->prices[c->nprices].chain, arg, sizeof(c->prices[0].chain));
+		l->cursec_kind = SEC_PRICES;
+		l->cursec_obj = &c->prices[c->nprices++];
+		return 0;
+	}
 	fail(l, NULL, "unknown section [%s]", section);
 	return -1;
+}
+
+/* Gas: "12", "0.5", "3000.25": digits, then optionally '.' and 1 to 18 digits. */
+static int
+valid_decimal(const char *s, size_t cap)
+{
+	size_t n = strspn(s, "0123456789"), f;
+
+	if (n == 0 || n > 20)
+		return 0;
+	if (s[n] == '\0')
+		return n < cap;
+	if (s[n] != '.')
+		return 0;
+	f = strspn(s + n + 1, "0123456789");
+	return f >= 1 && f <= 18 && s[n + 1 + f] == '\0' && n + 1 + f < cap;
 }
 
 static int
@@ -297,6 +346,13 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 			    value[i] == 'X' ? 'x' : value[i]);
 		field[42] = '\0';
 		return 0;
+	case VT_DECIMAL:
+		if (!valid_decimal(value, r->size)) {
+			fail(l, r->key, "not a decimal number such as 12 or 0.5: '%s'", value);
+			return -1;
+		}
+		memcpy(field, value, strlen(value) + 1);
+		return 0;
 	case VT_URL: {
 		struct bp_network *n = l->cursec_obj;
 
@@ -346,7 +402,7 @@ static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct loader *l = user;
-	static const char *const secnames[SEC__MAX] = { "server", "plan", "chain" };
+	static const char *const secnames[SEC__MAX] = { "server", "plan", "chain", "prices" };
 	size_t i;
 
 	if (l->failed)
@@ -451,6 +507,8 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->upstream_down_seconds = 30;
 	cfg->anon_rps = 20;
 	cfg->key_cache_seconds = 30;
+	cfg->gas_sample_max_age = 30;
+	cfg->paymaster_validity = 600;
 	memcpy(cfg->plans, default_plans, sizeof(default_plans));
 	cfg->nplans = BP_NITEMS(default_plans);
 	if ((l.fp = fopen(path, "r")) == NULL) {

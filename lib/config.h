@@ -16,6 +16,8 @@
 #define BP_NAME_MAX		32
 #define BP_URL_MAX		512
 #define BP_ADDR_STRLEN		43	/* "0x" + 40 hex digits + NUL */
+#define BP_MAX_PRICES		32
+#define BP_DECIMAL_MAX		48	/* a decimal config value: digits, '.', digits + NUL */
 
 enum bp_chain_kind {
 	BP_CHAIN_EVM,		/* 0 */
@@ -56,6 +58,16 @@ struct bp_network {
 	int64_t		index_logs_range;	/* blocks per eth_getLogs call (100) */
 	int64_t		index_retention_blocks;	/* raw blocks/transactions kept; 0 = all */
 	int		index_receipts;		/* fetch receipts: status, contract created */
+	/* ---- Gas (lib/gas.c, lib/paymaster.c; docs/gas.md) ---- */
+	char		paymaster_key_file[4096];	/* the verifying signer's private key */
+	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
+	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
+};
+
+/* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */
+struct bp_prices {
+	char		chain[BP_NAME_MAX];
+	char		native[BP_DECIMAL_MAX];	/* USD per native coin; "" when not given */
 };
 
 struct bp_config {
@@ -74,6 +86,11 @@ struct bp_config {
 	size_t		nplans;
 	struct bp_network nets[BP_MAX_NETWORKS];
 	size_t		nnets;
+	/* ---- Gas (docs/gas.md) ---- */
+	int64_t		gas_sample_max_age;	/* seconds before /prices samples again (30) */
+	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
+	struct bp_prices prices[BP_MAX_PRICES];
+	size_t		nprices;
 };
 
 /*

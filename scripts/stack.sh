@@ -23,6 +23,22 @@ chain_section() {	# NAME.NET KIND CHAIN_ID TESTNET [LINE...]: one [chain] block 
 	[ $# = 0 ] || printf '%s\n' "$@"
 }
 
+gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (docs/gas.md)
+	local dir=$1 test=$2
+	# The VerifyingPaymaster's signer: dev account 9 of the public dev mnemonic (DEV ONLY).
+	if [ -f "$dir/devchain.json" ]; then
+		(umask 077; node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(
+			process.argv[1], "utf8")).paymaster_signer_key + "\n")' "$dir/devchain.json" \
+			> "$dir/paymaster.key")
+		echo "paymaster_key_file = $dir/paymaster.key"
+	fi
+	[ "$test" = 1 ] && echo "gas_priority_floor = 0.000000001"
+	echo
+	echo "# USD prices (fixed; a price sampler may keep them later)."
+	echo "[prices ethereum]"
+	echo "native = 3000"
+}
+
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
@@ -35,6 +51,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 			echo "anon_rps = 5"
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
+			echo "gas_sample_max_age = 1"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
 			echo "[plan daily]"
@@ -50,6 +67,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
+		gas_config "$dir" "$test"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
@@ -138,6 +156,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 	if [ -x "$build/cron/indexer" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini "$build/cron/indexer" --loop --interval 200 \
 			>> "$dir/indexer.log" 2>&1 &
+		echo $! >> "$dir/workers.pid"
+	fi
+	# The gas sampler (docs/gas.md).
+	if [ -x "$build/cron/gas" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini "$build/cron/gas" --loop --interval 1000 \
+			>> "$dir/gas.log" 2>&1 &
 		echo $! >> "$dir/workers.pid"
 	fi
 }

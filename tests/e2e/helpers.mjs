@@ -112,3 +112,14 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export async function nextSecond() {
   await sleep(1000 - (Date.now() % 1000) + 20);
 }
+
+// Calls fn every 200 ms until it returns something truthy, which it returns; throws after ms.
+export async function waitFor(fn, what, ms = 15000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}

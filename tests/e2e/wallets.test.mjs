@@ -17,7 +17,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { admin, api, assertError, env, newKey, sleep } from './helpers.mjs';
+import { admin, api, assertError, env, newKey, waitFor } from './helpers.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -90,16 +90,6 @@ function sql(query) {
 
 async function setBalance(address, eth) {
   await pub.request({ method: 'anvil_setBalance', params: [address, toHex(parseEther(eth))] });
-}
-
-async function waitFor(fn, what, ms = 15000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
 }
 
 test('create: 201 with the counterfactual wallet, then the same wallet with 200 (curl)', async () => {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "price.h"
 #include "unit.h"
 #include "util.h"
 
@@ -364,8 +365,74 @@ test_hostile(void)
 	}
 }
 
+/* ---- the gas keys (docs/gas.md): [prices CHAIN], the paymaster key file, the sampler ---- */
+
+#define GAS_CHAIN	"[chain ethereum.devnet]\nchain_id = 1\nupstream = http://127.0.0.1:1\n"
+
+static void
+test_gas_keys(void)
+{
+	struct bp_config *c;
+	struct bp_price p;
+	char err[512];
+
+	c = load(DB GAS_CHAIN, err, sizeof(err));
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT(c->gas_sample_max_age == 30 && c->paymaster_validity == 600);
+	CU_ASSERT(c->nets[0].block_seconds == 12);
+	CU_ASSERT_STRING_EQUAL(c->nets[0].gas_priority_floor, "0.001");
+	CU_ASSERT(c->nets[0].paymaster_key_file[0] == '\0');
+	CU_ASSERT(bp_price_native(c, "ethereum", &p) == -1);	/* unknown: never made up */
+	bp_config_free(c);
+
+	c = load(DB "gas_sample_max_age = 5\npaymaster_validity = 60\n" GAS_CHAIN
+	    "paymaster_key_file = pm.key\nblock_seconds = 2\ngas_priority_floor = 1.5\n"
+	    "[prices ethereum]\nnative = 3000.25\n", err, sizeof(err));
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT(c->gas_sample_max_age == 5 && c->paymaster_validity == 60);
+	CU_ASSERT(strstr(c->nets[0].paymaster_key_file, "/pm.key") != NULL);
+	CU_ASSERT(c->nets[0].block_seconds == 2);
+	CU_ASSERT(bp_price_native(c, "ethereum", &p) == 0 && p.whole == 3000 &&
+	    p.frac == UINT64_C(250000000000000000));
+	CU_ASSERT(bp_price_native(c, "polygon", &p) == -1);
+	bp_config_free(c);
+}
+
+static void
+test_gas_refusals(void)
+{
+	static const struct {
+		const char *text, *want;
+	} rows[] = {
+		{ DB "[prices ethereum]\nnative = 1e3\n", ":4: native" },
+		{ DB "[prices ethereum]\nnative = -1\n", "native" },
+		{ DB "[prices ethereum]\nnative = 1.0000000000000000001\n", "native" },
+		{ DB "[prices ethereum]\nusd = 1\n", "usd: unknown key in a [prices] section" },
+		{ DB "[prices ethereum]\nnative = 1\n[prices ethereum]\nnative = 2\n", "twice" },
+		{ DB "[prices Bad]\nnative = 1\n", "bad chain name" },
+		{ DB GAS_CHAIN "gas_priority_floor = abc\n", "gas_priority_floor" },
+		{ DB GAS_CHAIN "block_seconds = 0\n", "block_seconds" },
+		{ DB "paymaster_validity = 5\n", "paymaster_validity" },
+		{ DB "gas_sample_max_age = 0\n", "gas_sample_max_age" },
+	};
+	struct bp_config *c;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		c = load(rows[i].text, err, sizeof(err));
+		CU_ASSERT(c == NULL);
+		if (strstr(err, rows[i].want) == NULL)
+			fprintf(stderr, "row %zu: %s\n", i, err);
+		CU_ASSERT(strstr(err, rows[i].want) != NULL);
+		bp_config_free(c);
+	}
+}
+
 BP_UNIT_SUITE(config, setup, teardown,
 	{ "a good file", test_good_file },
 	{ "default plans, redefined and new plans", test_default_plans },
 	{ "errors name file:line: key", test_errors },
-	{ "long lines, bytes, missing files", test_hostile })
+	{ "long lines, bytes, missing files", test_hostile },
+	{ "gas keys and [prices CHAIN] load with their defaults", test_gas_keys },
+	{ "bad gas keys name file, line and key", test_gas_refusals })

@@ -1,0 +1,332 @@
+/*
+ * /v1/gas: gas prices, sponsorship policies and sponsorship (SPEC.md sections 2-5; docs/gas.md).
+ * A route table and thin handlers: estimates live in lib/gas.c, rules and their counting in
+ * lib/policy.c, the VerifyingPaymaster signature in lib/paymaster.c, UserOperations in
+ * lib/evm/userop.c, USD prices in lib/price.c.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "db.h"
+#include "fcgi.h"
+#include "gas.h"
+#include "paymaster.h"
+#include "policy.h"
+#include "sponsor.h"
+#include "upstream.h"
+#include "util.h"
+
+static int	gas_prices(struct bp_req *);
+static int	policy_create(struct bp_req *);
+static int	policy_list(struct bp_req *);
+static int	policy_get(struct bp_req *);
+static int	policy_patch(struct bp_req *);
+static int	policy_delete(struct bp_req *);
+static int	sponsor(struct bp_req *);
+static int	app_init(const struct bp_config *, struct bp_db *);
+static void	app_fini(void);
+
+/* Compute units: reads 5, writes 10, a sponsorship (a chain read and a signature) 20. */
+static const struct bp_route routes[] = {
+	{ "POST", "/v1/gas/policies", policy_create, BP_SCOPE_GAS, 10, 0 },
+	{ "GET", "/v1/gas/policies", policy_list, BP_SCOPE_GAS, 5, 0 },
+	{ "GET", "/v1/gas/policies/:id", policy_get, BP_SCOPE_GAS, 5, 0 },
+	{ "PATCH", "/v1/gas/policies/:id", policy_patch, BP_SCOPE_GAS, 10, 0 },
+	{ "DELETE", "/v1/gas/policies/:id", policy_delete, BP_SCOPE_GAS, 10, 0 },
+	{ "POST", "/v1/gas/sponsor", sponsor, BP_SCOPE_GAS, 20, 0 },
+	{ "GET", "/v1/gas/:chain/prices", gas_prices, BP_SCOPE_DATA_READ, 5, 0 },
+};
+
+static const struct bp_app app = { "gas", routes, BP_NITEMS(routes), app_init, app_fini };
+
+int	main(void);
+
+int
+main(void)
+{
+	return bp_fcgi_main(&app);
+}
+
+#define LIST_LIMIT_MAX	100
+#define LIST_PAGE_MAX	1000000000
+#define WHY_MAX		512
+
+/* Per process, set once at init: the config, the upstream pool, each network's signer key. */
+static const struct bp_config *config;
+static struct bp_upstream *upstream;
+static struct {
+	int	ok;
+	uint8_t	key[32];
+} signer[BP_MAX_NETWORKS];
+
+static int
+app_init(const struct bp_config *cfg, struct bp_db *db)
+{
+	size_t i;
+
+	(void)db;
+	config = cfg;
+	for (i = 0; i < cfg->nnets; i++)
+		signer[i].ok = bp_paymaster_key_for(&cfg->nets[i], signer[i].key) == 0;
+	return (upstream = bp_upstream_new(cfg)) == NULL ? -1 : 0;
+}
+
+static void
+app_fini(void)
+{
+	OPENSSL_cleanse(signer, sizeof(signer));
+	bp_upstream_free(upstream);
+	upstream = NULL;
+}
+
+/* ---- small helpers ---- */
+
+static int
+reply_buf(struct bp_req *r, int status)
+{
+	r->status = status;
+	r->content_type = "application/json";
+	return status;
+}
+
+/* The JSON object body, NULs refused; NULL with the 400 set in r. */
+static cJSON *
+body_object(struct bp_req *r)
+{
+	char nul[BP_NAME_MAX];
+	cJSON *body;
+
+	if ((body = bp_req_json(r)) == NULL)
+		return NULL;
+	if (!cJSON_IsObject(body))
+		bp_error(r, 400, "invalid_request", "request body must be a JSON object");
+	else if (bp_json_find_nul(r->body, r->body_len, nul, sizeof(nul)))
+		bp_error(r, 400, "invalid_request", "%s must not contain NUL characters",
+		    nul[0] != '\0' ? nul : "the request body");
+	else
+		return body;
+	cJSON_Delete(body);
+	return NULL;
+}
+
+/* The string member name (NULL when absent and optional); 0 or the 400 set in r. */
+static int
+member(struct bp_req *r, const cJSON *body, const char *name, int required, const char **out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(body, name);
+
+	*out = NULL;
+	if (j == NULL)
+		return required ? bp_error(r, 400, "invalid_request", "%s is required", name) : 0;
+	if (!cJSON_IsString(j) || j->valuestring[0] == '\0')
+		return bp_error(r, 400, "invalid_request", "%s must be a non-empty string", name);
+	*out = j->valuestring;
+	return 0;
+}
+
+/* The EVM network {chain} (and ?network=) means for this key; NULL with the answer set. */
+static const struct bp_network *
+network_of(struct bp_req *r, const char *chain, const char *network)
+{
+	const struct bp_network *net;
+
+	net = bp_config_rest_network(config, chain, r->key.test, network);
+	if (net == NULL || net->kind != BP_CHAIN_EVM)
+		bp_error(r, 400, "invalid_request", "chain: no EVM network \"%s%s%s\" for this key",
+		    chain, network ? "." : "", network ? network : "");
+	else if (r->key.test && !net->testnet)
+		bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)",
+		    net->chain, net->network);
+	else
+		return net;
+	return NULL;
+}
+
+/* ---- gas prices ---- */
+
+/* GET /v1/gas/{chain}/prices[?network=]: the latest sample, sampled now when stale. */
+static int
+gas_prices(struct bp_req *r)
+{
+	const struct bp_network *net;
+	int rc;
+
+	if ((net = network_of(r, bp_req_param(r, "chain"), bp_req_query(r, "network"))) == NULL)
+		return r->status;
+	bp_buf_reset(&r->out);
+	if ((rc = bp_gas_prices(r->db, upstream, net, config->gas_sample_max_age, &r->out)) == 0)
+		return reply_buf(r, 200);
+	if (rc == 1)
+		return bp_error(r, 500, "internal_error", "the %s %s node did not answer; retry later",
+		    net->chain, net->network);
+	return bp_error(r, 500, "internal_error", "database error");
+}
+
+/* ---- policies ---- */
+
+static int
+reply_policy(struct bp_req *r, int status, const struct bp_policy *p, int spend)
+{
+	struct bp_policy_spend sp;
+
+	if (spend && bp_policy_spend(r->db, p->id, &sp) != 1)
+		return bp_error(r, 500, "internal_error", "database error");
+	bp_buf_reset(&r->out);
+	if (bp_policy_json(p, spend ? &sp : NULL, &r->out) == -1)
+		return bp_error(r, 500, "internal_error", "response too large");
+	return reply_buf(r, status);
+}
+
+/* POST /v1/gas/policies {name, chain, rules}: 201 with the new policy, active. */
+static int
+policy_create(struct bp_req *r)
+{
+	struct bp_policy_input in;
+	struct bp_policy p;
+	char why[WHY_MAX];
+	cJSON *body;
+	int rc;
+
+	if ((body = body_object(r)) == NULL)
+		return r->status;
+	if (bp_policy_input(config, body, 1, &in, why, sizeof(why)) == -1)
+		rc = bp_error(r, 400, "invalid_request", "%s", why);
+	else if (bp_policy_create(r->db, r->key.account_id, in.name, in.chain, &in.rules, &p) != 1)
+		rc = bp_error(r, 500, "internal_error", "database error");
+	else
+		rc = reply_policy(r, 201, &p, 0);
+	cJSON_Delete(body);
+	return rc;
+}
+
+/* GET /v1/gas/policies?page=&limit=&status=: the account's policies, newest first. */
+static int
+policy_list(struct bp_req *r)
+{
+	const char *s = bp_req_query(r, "status");
+	enum bp_policy_status st;
+	int64_t page, limit;
+
+	if (bp_req_query_int(r, "page", 1, 1, LIST_PAGE_MAX, &page) == -1 ||
+	    bp_req_query_int(r, "limit", 25, 1, LIST_LIMIT_MAX, &limit) == -1)
+		return r->status;
+	if (s != NULL && bp_policy_status_parse(s, &st) == -1)
+		return bp_error(r, 400, "invalid_request", "status must be active or paused");
+	bp_buf_reset(&r->out);
+	if (bp_policy_list(r->db, r->key.account_id, s ? &st : NULL, page, limit, &r->out) == -1)
+		return bp_error(r, 500, "internal_error", "database error");
+	return reply_buf(r, 200);
+}
+
+/* 1 with p, else the answer (404 for another account's or a deleted policy) set in r. */
+static int
+find_policy(struct bp_req *r, const char *id, struct bp_policy *p)
+{
+	int found = bp_policy_get(r->db, r->key.account_id, id, p);
+
+	if (found == -1)
+		bp_error(r, 500, "internal_error", "database error");
+	else if (found == 0)
+		bp_error(r, 404, "not_found", "no gas policy %.40s", id);
+	return found;
+}
+
+/* GET /v1/gas/policies/{id}: the policy and its spend. */
+static int
+policy_get(struct bp_req *r)
+{
+	struct bp_policy p;
+
+	if (find_policy(r, bp_req_param(r, "id"), &p) != 1)
+		return r->status;
+	return reply_policy(r, 200, &p, 1);
+}
+
+/* PATCH /v1/gas/policies/{id} {name?, rules?, status?}. */
+static int
+policy_patch(struct bp_req *r)
+{
+	struct bp_policy_input in;
+	struct bp_policy p;
+	char why[WHY_MAX];
+	cJSON *body;
+	int rc, found;
+
+	if ((body = body_object(r)) == NULL)
+		return r->status;
+	if (bp_policy_input(config, body, 0, &in, why, sizeof(why)) == -1)
+		rc = bp_error(r, 400, "invalid_request", "%s", why);
+	else if ((found = bp_policy_update(r->db, r->key.account_id, bp_req_param(r, "id"),
+	    in.name, in.has_rules ? &in.rules : NULL, in.has_status ? &in.status : NULL, &p)) == -1)
+		rc = bp_error(r, 500, "internal_error", "database error");
+	else if (found == 0)
+		rc = bp_error(r, 404, "not_found", "no gas policy %.40s", bp_req_param(r, "id"));
+	else
+		rc = reply_policy(r, 200, &p, 0);
+	cJSON_Delete(body);
+	return rc;
+}
+
+/* DELETE /v1/gas/policies/{id}: irreversible; {id, deleted: true}. */
+static int
+policy_delete(struct bp_req *r)
+{
+	const char *id = bp_req_param(r, "id");
+	int found = bp_policy_delete(r->db, r->key.account_id, id);
+
+	if (found == -1)
+		return bp_error(r, 500, "internal_error", "database error");
+	if (found == 0)
+		return bp_error(r, 404, "not_found", "no gas policy %.40s", id);
+	bp_buf_reset(&r->out);
+	if (bp_buf_adds(&r->out, "{\"id\":\"") == -1 || bp_buf_json_str(&r->out, id) == -1 ||
+	    bp_buf_adds(&r->out, "\",\"deleted\":true}") == -1)
+		return bp_error(r, 500, "internal_error", "response too large");
+	return reply_buf(r, 200);
+}
+
+/* ---- sponsorship ---- */
+
+/* POST /v1/gas/sponsor {chain, policy_id, user_operation, network?}. */
+static int
+sponsor(struct bp_req *r)
+{
+	struct bp_sponsor_result res;
+	struct bp_policy p;
+	const struct bp_network *net;
+	const char *chain, *network, *id;
+	int rc;
+	cJSON *body;
+
+	if ((body = body_object(r)) == NULL)
+		return r->status;
+	if ((rc = member(r, body, "chain", 1, &chain)) != 0 ||
+	    (rc = member(r, body, "network", 0, &network)) != 0 ||
+	    (rc = member(r, body, "policy_id", 1, &id)) != 0)
+		goto out;
+	if (find_policy(r, id, &p) != 1 || (net = network_of(r, chain, network)) == NULL)
+		rc = r->status;
+	else if (p.status != BP_POLICY_ACTIVE)
+		rc = bp_error(r, 400, "invalid_request", "policy_id: policy %s is %s", p.id,
+		    bp_policy_status_name(p.status));
+	else if (strcmp(p.chain, net->chain) != 0)
+		rc = bp_error(r, 400, "invalid_request", "chain: policy %s is for chain %s", p.id,
+		    p.chain);
+	else if (!signer[net - config->nets].ok)
+		rc = bp_error(r, 400, "invalid_request", "chain: sponsorship is not available on "
+		    "%s %s (no paymaster and signer key configured)", net->chain, net->network);
+	else if (bp_sponsor(r->db, upstream, config, net, signer[net - config->nets].key, &p,
+	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
+		rc = bp_error(r, res.status, res.code, "%s", res.message);
+	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)
+		rc = bp_error(r, 500, "internal_error", "response too large");
+	else
+		rc = reply_buf(r, 200);
+out:
+	cJSON_Delete(body);
+	return rc;
+}

@@ -1,0 +1,109 @@
+/*
+ * ERC-4337 UserOperations of EntryPoint v0.6 (SPEC.md section 2; docs/gas.md): reading one from
+ * a client's JSON object, its userOpHash, its ABI encoding as EntryPoint passes it to a
+ * paymaster, and the calls a SimpleAccount v0.6 makes from its callData (execute and
+ * executeBatch). Everything here is a pure function of its arguments; parsing is the trust
+ * boundary (tests/fuzz/fuzz_userop.c).
+ *
+ *	userOpHash = keccak256(abi.encode(keccak256(abi.encode(sender, nonce, keccak256(initCode),
+ *	    keccak256(callData), callGasLimit, verificationGasLimit, preVerificationGas,
+ *	    maxFeePerGas, maxPriorityFeePerGas, keccak256(paymasterAndData))), entryPoint, chainId))
+ */
+#ifndef BP_EVM_USEROP_H
+#define BP_EVM_USEROP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "evm/u256.h"
+
+/* The most bytes a client's initCode, callData, paymasterAndData or signature may hold. */
+#define BP_USEROP_BYTES_MAX	(48 * 1024)
+/* The most calls of an executeBatch the decoder reads. */
+#define BP_USEROP_CALLS_MAX	64
+
+/* The byte fields of a UserOperation, in their ABI order. */
+enum bp_userop_bytes {
+	BP_USEROP_INIT_CODE,		/* 0 */
+	BP_USEROP_CALL_DATA,		/* 1 */
+	BP_USEROP_PAYMASTER_AND_DATA,	/* 2 */
+	BP_USEROP_SIGNATURE,		/* 3 */
+	BP_USEROP_BYTES__MAX
+};
+
+/* The uint256 fields, in their ABI order. */
+enum bp_userop_num {
+	BP_USEROP_NONCE,			/* 0 */
+	BP_USEROP_CALL_GAS_LIMIT,		/* 1 */
+	BP_USEROP_VERIFICATION_GAS_LIMIT,	/* 2 */
+	BP_USEROP_PRE_VERIFICATION_GAS,		/* 3 */
+	BP_USEROP_MAX_FEE_PER_GAS,		/* 4 */
+	BP_USEROP_MAX_PRIORITY_FEE_PER_GAS,	/* 5 */
+	BP_USEROP_NUM__MAX
+};
+
+/* A v0.6 UserOperation. The byte fields are heap copies owned by the op (bp_userop_free). */
+struct bp_userop {
+	uint8_t		 sender[20];
+	struct bp_u256	 num[BP_USEROP_NUM__MAX];
+	uint8_t		*bytes[BP_USEROP_BYTES__MAX];	/* NULL when empty */
+	size_t		 len[BP_USEROP_BYTES__MAX];
+};
+
+/* One call an account makes: target, value and the call's first four bytes. */
+struct bp_userop_call {
+	uint8_t		 target[20];
+	int		 has_selector;	/* 0: data shorter than 4 bytes (a plain transfer) */
+	uint8_t		 selector[4];
+};
+
+/* The JSON member name of a field ("callGasLimit"). */
+const char	*bp_userop_num_name(enum bp_userop_num);
+const char	*bp_userop_bytes_name(enum bp_userop_bytes);
+
+/*
+ * Reads a UserOperation from the JSON object j: sender (an address; a mixed-case one must carry
+ * its EIP-55 checksum), the six quantities ("0x" and 1 to 64 hex digits, leading zeros allowed:
+ * clients pad), callData (DATA, "0x" allowed) required; initCode, paymasterAndData and
+ * signature optional (absent means empty). Members it does not know are ignored. Returns 0, or
+ * -1 with the offending member's name in *field (a static string) and why in why (room for
+ * cap bytes); op is then empty. On success the caller owns op's bytes (bp_userop_free).
+ */
+int		 bp_userop_from_json(const cJSON *j, struct bp_userop *op, const char **field,
+		    char *why, size_t cap);
+/* Frees op's bytes and zeroes it; an op that was zeroed or freed is a no-op. */
+void		 bp_userop_free(struct bp_userop *op);
+
+/* Writes the v0.6 userOpHash of op for entry point ep on chain_id. Cannot fail. */
+void		 bp_userop_hash(const struct bp_userop *op, const uint8_t ep[20], uint64_t chain_id,
+		    uint8_t out[32]);
+
+/*
+ * The ABI encoding of op as a tuple argument (its own head and tails, without an outer
+ * offset), with paymasterAndData replaced by pnd_len zero bytes when pnd_len is not
+ * (size_t)-1: the bytes VerifyingPaymaster 0.6.0's pack() copies, up to the length word of
+ * paymasterAndData, are the first *packed_len bytes. Returns a buffer the caller frees, or
+ * NULL when out of memory.
+ */
+uint8_t		*bp_userop_abi(const struct bp_userop *op, size_t pnd_len, size_t *len,
+		    size_t *packed_len);
+
+/*
+ * The most an op can cost its paymaster under EntryPoint v0.6, in wei: (callGasLimit +
+ * verificationGasLimit x 3 + preVerificationGas) x maxFeePerGas (the prefund EntryPoint asks of
+ * a paymaster, which may run postOp). Returns 0, or -1 when it passes 2^256 or the gas passes 2^64.
+ */
+int		 bp_userop_max_cost(const struct bp_userop *op, struct bp_u256 *wei);
+
+/*
+ * Reads the calls a SimpleAccount v0.6 makes from callData: execute(address,uint256,bytes) is
+ * one call, executeBatch(address[],bytes[]) one per element (the arrays must have the same
+ * length), empty callData none. Returns the number of calls written to calls (room for cap),
+ * or -1 for anything else: another selector, a malformed encoding, more than cap calls.
+ */
+int		 bp_userop_calls(const uint8_t *data, size_t len, struct bp_userop_call *calls,
+		    size_t cap);
+
+#endif

@@ -1,0 +1,275 @@
+/*
+ * lib/policy.c: rules validation (each bad value names its key), canonical JSON, the check of
+ * calls and cost, and the tables in a real database: create, get (other accounts see nothing),
+ * update, delete, the counting of max_per_user_per_day and rate_limit, and the exact spend.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "evm/abi.h"
+#include "evm/address.h"
+#include "policy.h"
+#include "price.h"
+#include "unit.h"
+#include "util.h"
+
+#define TOKEN	"0x5FbDB2315678afecb367f032d93F642f64180aa3"
+
+static char dir[64];
+static char path[128];
+static struct bp_db *db;
+
+static int
+setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/bp-unit-policy.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	if ((db = bp_db_open(path, 1)) == NULL)
+		return 1;
+	return bp_db_exec(db, "INSERT INTO accounts (id, email, plan, created_at) VALUES"
+	    " (1, 'a@x', 'free', 0), (2, 'b@x', 'free', 0)") == 0 ? 0 : 1;
+}
+
+static int
+teardown(void)
+{
+	char p[160];
+
+	bp_db_close(db);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
+
+static int
+rules_of(const char *json, struct bp_policy_rules *r, char *why, size_t cap)
+{
+	cJSON *j = cJSON_Parse(json);
+	int rc;
+
+	CU_ASSERT_FATAL(j != NULL);
+	rc = bp_policy_rules_parse(j, r, why, cap);
+	cJSON_Delete(j);
+	return rc;
+}
+
+static void
+test_rules(void)
+{
+	static const struct {
+		const char *json, *key;
+	} bad[] = {
+		{ "{}", "rules" }, { "[]", "rules" }, { "{\"colour\":1}", "colour" },
+		{ "{\"max_gas_usd\":\"0\"}", "max_gas_usd" }, { "{\"max_gas_usd\":\"0.000\"}", "max_gas_usd" },
+		{ "{\"max_gas_usd\":1}", "max_gas_usd" }, { "{\"max_gas_usd\":\"1.\"}", "max_gas_usd" },
+		{ "{\"max_gas_usd\":\"1.0000000000000000001\"}", "max_gas_usd" },
+		{ "{\"max_gas_usd\":\" 1\"}", "max_gas_usd" }, { "{\"max_gas_usd\":\"-1\"}", "max_gas_usd" },
+		{ "{\"max_per_user_per_day\":0}", "max_per_user_per_day" },
+		{ "{\"max_per_user_per_day\":2.5}", "max_per_user_per_day" },
+		{ "{\"max_per_user_per_day\":1e300}", "max_per_user_per_day" },
+		{ "{\"max_per_user_per_day\":true}", "max_per_user_per_day" },
+		{ "{\"allowed_contracts\":[]}", "allowed_contracts" },
+		{ "{\"allowed_contracts\":\"" TOKEN "\"}", "allowed_contracts" },
+		{ "{\"allowed_contracts\":[\"0x5FbDB2315678afecb367f032d93F642f64180aA3\"]}",
+		    "allowed_contracts" },	/* bad checksum */
+		{ "{\"allowed_methods\":[\"transfer\"]}", "allowed_methods" },
+		{ "{\"allowed_methods\":[\"transfer(address, uint256)\"]}", "allowed_methods" },
+		{ "{\"allowed_methods\":[\"transfer(address,uint256))\"]}", "allowed_methods" },
+		{ "{\"allowed_methods\":[\"1x(uint256)\"]}", "allowed_methods" },
+		{ "{\"allowed_methods\":[\"0xa9059cbb00\"]}", "allowed_methods" },
+		{ "{\"allowed_methods\":[null]}", "allowed_methods" },
+		{ "{\"rate_limit\":{\"count\":1}}", "rate_limit" },
+		{ "{\"rate_limit\":{\"count\":1,\"period_seconds\":0}}", "rate_limit" },
+		{ "{\"rate_limit\":{\"count\":1,\"period_seconds\":60,\"x\":1}}", "rate_limit" },
+		{ "{\"max_gas_usd\":\"1\",\"max_gas_usd\":\"2\"}", "max_gas_usd" },
+	};
+	struct bp_policy_rules r;
+	struct bp_buf b;
+	char why[512];
+	size_t i;
+
+	for (i = 0; i < BP_NITEMS(bad); i++) {
+		CU_ASSERT(rules_of(bad[i].json, &r, why, sizeof(why)) == -1);
+		if (strstr(why, bad[i].key) == NULL)
+			fprintf(stderr, "row %zu: %s\n", i, why);
+		CU_ASSERT(strstr(why, bad[i].key) != NULL);
+	}
+	CU_ASSERT_FATAL(rules_of("{\"rate_limit\":{\"period_seconds\":60,\"count\":2},"
+	    "\"allowed_methods\":[\"transfer(address,uint256)\",\"0xA9059CBB\"],"
+	    "\"allowed_contracts\":[\"" "0x5fbdb2315678afecb367f032d93f642f64180aa3" "\"],"
+	    "\"max_per_user_per_day\":3,\"max_gas_usd\":\"5.50\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT(memcmp(r.selectors[0], r.selectors[1], 4) == 0);
+	bp_buf_init(&b, 4096);
+	CU_ASSERT_FATAL(bp_policy_rules_json(&r, &b) == 0);
+	CU_ASSERT_STRING_EQUAL(b.data, "{\"max_gas_usd\":\"5.50\",\"max_per_user_per_day\":3,"
+	    "\"allowed_contracts\":[\"" TOKEN "\"],\"allowed_methods\":"
+	    "[\"transfer(address,uint256)\",\"0xa9059cbb\"],"
+	    "\"rate_limit\":{\"count\":2,\"period_seconds\":60}}");
+	bp_buf_free(&b);
+}
+
+static void
+test_check(void)
+{
+	struct bp_policy_rules r;
+	struct bp_userop_call c[2];
+	struct bp_u256 usd;
+	char why[512];
+
+	CU_ASSERT_FATAL(rules_of("{\"allowed_contracts\":[\"" TOKEN "\"],"
+	    "\"allowed_methods\":[\"transfer(address,uint256)\"],\"max_gas_usd\":\"2\"}", &r, why,
+	    sizeof(why)) == 0);
+	memset(c, 0, sizeof(c));
+	bp_addr_parse(TOKEN, strlen(TOKEN), 0, c[0].target);
+	c[0].has_selector = 1;
+	bp_abi_selector("transfer(address,uint256)", c[0].selector);
+	c[1] = c[0];
+	bp_u256_parse_units(&usd, "2", 1, BP_PRICE_USD_DECIMALS);
+	CU_ASSERT(bp_policy_check(&r, c, 2, &usd, why, sizeof(why)) == -1);	/* exactly 2 */
+	CU_ASSERT(bp_policy_check(&r, c, 0, &usd, why, sizeof(why)) == -1);	/* no calls */
+	bp_u256_parse_units(&usd, "2.000000000000000000000000000000000001", 38,
+	    BP_PRICE_USD_DECIMALS);
+	CU_ASSERT(bp_policy_check(&r, c, 2, &usd, why, sizeof(why)) == BP_RULE_MAX_GAS_USD);
+	CU_ASSERT(strncmp(why, "max_gas_usd", 11) == 0);
+	CU_ASSERT(bp_policy_check(&r, c, 2, NULL, why, sizeof(why)) == BP_RULE_MAX_GAS_USD);
+	CU_ASSERT(bp_policy_check(&r, c, -1, &usd, why, sizeof(why)) == BP_RULE_ALLOWED_CONTRACTS);
+	c[1].target[19] ^= 1;
+	CU_ASSERT(bp_policy_check(&r, c, 2, NULL, why, sizeof(why)) == BP_RULE_ALLOWED_CONTRACTS);
+	c[1].target[19] ^= 1;
+	c[1].selector[0] ^= 1;
+	CU_ASSERT(bp_policy_check(&r, c, 2, NULL, why, sizeof(why)) == BP_RULE_ALLOWED_METHODS);
+	c[1].has_selector = 0;
+	CU_ASSERT(bp_policy_check(&r, c, 2, NULL, why, sizeof(why)) == BP_RULE_ALLOWED_METHODS);
+	/* Without contract or method rules, unreadable callData passes. */
+	CU_ASSERT_FATAL(rules_of("{\"max_per_user_per_day\":1}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT(bp_policy_check(&r, c, -1, NULL, why, sizeof(why)) == -1);
+}
+
+static void
+test_tables(void)
+{
+	struct bp_policy_rules r;
+	struct bp_policy p, q;
+	struct bp_policy_spend sp;
+	enum bp_policy_status paused = BP_POLICY_PAUSED;
+	struct bp_u256 usd;
+	struct bp_buf b;
+	uint8_t a[20], other[20], h[32];
+	char why[512];
+
+	CU_ASSERT_FATAL(rules_of("{\"max_per_user_per_day\":2,\"rate_limit\":{\"count\":3,"
+	    "\"period_seconds\":3600}}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "first", "ethereum", &r, &p) == 1);
+	CU_ASSERT(strncmp(p.id, "gp_", 3) == 0 && strlen(p.id) == 27);
+	CU_ASSERT(p.status == BP_POLICY_ACTIVE);
+	CU_ASSERT(bp_policy_get(db, 2, p.id, &q) == 0);		/* another account */
+	CU_ASSERT(bp_policy_get(db, 1, "gp_nope", &q) == 0);
+	CU_ASSERT(bp_policy_update(db, 2, p.id, "x", NULL, &paused, &q) == 0);
+
+	memset(a, 0xaa, 20);
+	memset(other, 0xbb, 20);
+	memset(h, 0x11, 32);
+	bp_u256_parse_units(&usd, "0.25", 4, BP_PRICE_USD_DECIMALS);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, why, sizeof(why)) ==
+	    BP_RULE_MAX_PER_USER_PER_DAY);
+	CU_ASSERT(strncmp(why, "max_per_user_per_day", 20) == 0);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, why, sizeof(why)) ==
+	    BP_RULE_RATE_LIMIT);
+	CU_ASSERT(strncmp(why, "rate_limit", 10) == 0);
+	CU_ASSERT_FATAL(bp_policy_spend(db, p.id, &sp) == 1);
+	CU_ASSERT(sp.today_count == 3 && sp.total_count == 3);
+	CU_ASSERT_STRING_EQUAL(sp.total_usd, "0.5");
+	CU_ASSERT_STRING_EQUAL(sp.today_usd, "0.5");
+
+	CU_ASSERT_FATAL(bp_policy_update(db, 1, p.id, "renamed", NULL, &paused, &q) == 1);
+	CU_ASSERT(q.status == BP_POLICY_PAUSED && strcmp(q.name, "renamed") == 0);
+	CU_ASSERT(q.rules.max_per_user_per_day == 2);
+	bp_buf_init(&b, 65536);
+	CU_ASSERT(bp_policy_list(db, 1, &paused, 1, 25, &b) == 0);
+	CU_ASSERT(strstr(b.data, p.id) != NULL && strstr(b.data, "\"total\":1}") != NULL);
+	bp_buf_reset(&b);
+	CU_ASSERT(bp_policy_list(db, 2, NULL, 1, 25, &b) == 0);
+	CU_ASSERT_STRING_EQUAL(b.data, "{\"policies\":[],\"page\":1,\"limit\":25,\"total\":0}");
+	bp_buf_free(&b);
+	CU_ASSERT(bp_policy_delete(db, 2, p.id) == 0);
+	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 1);
+	CU_ASSERT(bp_policy_get(db, 1, p.id, &q) == 0);
+	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 0);
+}
+
+/* Create and update bodies: each bad member is named; names count UTF-8 characters. */
+static void
+test_input(void)
+{
+	static const struct {
+		int create;
+		const char *json, *key;
+	} bad[] = {
+		{ 1, "{\"chain\":\"ethereum\",\"rules\":{\"max_gas_usd\":\"1\"}}", "name" },
+		{ 1, "{\"name\":\"\",\"chain\":\"ethereum\",\"rules\":{\"max_gas_usd\":\"1\"}}", "name" },
+		{ 1, "{\"name\":7,\"chain\":\"ethereum\",\"rules\":{\"max_gas_usd\":\"1\"}}", "name" },
+		{ 1, "{\"name\":\"x\",\"rules\":{\"max_gas_usd\":\"1\"}}", "chain" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"solana\",\"rules\":{\"max_gas_usd\":\"1\"}}", "chain" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"nochain\",\"rules\":{\"max_gas_usd\":\"1\"}}", "chain" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"ethereum\"}", "rules" },
+		{ 1, "{\"name\":\"x\",\"chain\":\"ethereum\",\"rules\":{\"x\":1}}", "x" },
+		{ 0, "{}", "at least one" },
+		{ 0, "{\"status\":\"deleted\"}", "status" },
+		{ 0, "{\"status\":1}", "status" },
+	};
+	struct bp_config *cfg = calloc(1, sizeof(*cfg));
+	struct bp_policy_input in;
+	char why[512], name[512];
+	size_t i;
+	cJSON *j;
+
+	CU_ASSERT_FATAL(cfg != NULL);
+	cfg->nnets = 2;
+	bp_strlcpy(cfg->nets[0].chain, "ethereum", BP_NAME_MAX);
+	cfg->nets[0].kind = BP_CHAIN_EVM;
+	bp_strlcpy(cfg->nets[1].chain, "solana", BP_NAME_MAX);
+	cfg->nets[1].kind = BP_CHAIN_SOLANA;
+	for (i = 0; i < BP_NITEMS(bad); i++) {
+		j = cJSON_Parse(bad[i].json);
+		CU_ASSERT(bp_policy_input(cfg, j, bad[i].create, &in, why, sizeof(why)) == -1);
+		CU_ASSERT(strstr(why, bad[i].key) != NULL);
+		cJSON_Delete(j);
+	}
+	/* 100 two-byte characters pass, 101 do not. */
+	for (i = 0; i < 101; i++)
+		memcpy(name + 2 * i, "\xc3\xa9", 2);
+	name[200] = '\0';
+	j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "name", name);
+	CU_ASSERT(bp_policy_input(cfg, j, 0, &in, why, sizeof(why)) == 0);
+	CU_ASSERT(in.name != NULL && !in.has_rules && !in.has_status);
+	name[200] = '\xc3';
+	name[201] = '\xa9';
+	name[202] = '\0';
+	cJSON_ReplaceItemInObject(j, "name", cJSON_CreateString(name));
+	CU_ASSERT(bp_policy_input(cfg, j, 0, &in, why, sizeof(why)) == -1);
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"status\":\"paused\",\"rules\":{\"max_per_user_per_day\":2}}");
+	CU_ASSERT(bp_policy_input(cfg, j, 0, &in, why, sizeof(why)) == 0);
+	CU_ASSERT(in.has_status && in.status == BP_POLICY_PAUSED && in.has_rules);
+	cJSON_Delete(j);
+	free(cfg);
+}
+
+BP_UNIT_SUITE(gas_policy, setup, teardown,
+    { "input: create and update bodies name the member at fault", test_input },
+    { "rules: every bad value names its key; canonical JSON", test_rules },
+    { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },
+    { "tables: ownership, counting, spend, states", test_tables })
