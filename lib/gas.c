@@ -3,7 +3,7 @@
 #include <time.h>
 
 #include "db.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "gas.h"
 #include "jsonrpc.h"
 #include "log.h"

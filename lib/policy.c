@@ -6,7 +6,7 @@
 #include "db.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "log.h"
 #include "policy.h"
 #include "price.h"
@@ -490,7 +490,7 @@ bp_policy_create(struct bp_db *db, int64_t account_id, const char *name, const c
 	if (rules_text(rules, &b) == -1 || bp_random(rnd, sizeof(rnd)) == -1)
 		goto out;
 	memcpy(id, "gp_", 3);
-	bp_hex_lower(rnd, sizeof(rnd), id + 3);
+	bp_hex_encode_digits(rnd, sizeof(rnd), id + 3, sizeof(id) - 3);
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		goto out;
 	bp_stmt_text(st, 1, id);

@@ -5,7 +5,7 @@
 
 #include "db.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/userop.h"
 #include "price.h"
 #include "sponsor.h"

@@ -4,7 +4,7 @@
 
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/keccak.h"
 #include "evm/userop.h"
 

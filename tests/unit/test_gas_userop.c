@@ -15,7 +15,7 @@
 
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "evm/hex.h"
+#include "hex.h"
 #include "evm/secp.h"
 #include "evm/userop.h"
 #include "paymaster.h"
