@@ -13,11 +13,11 @@
 #include "db.h"
 #include "evm/abi.h"
 #include "evm/address.h"
+#include "evm/blocks.h"
 #include "evm/chain.h"
 #include "hex.h"
 #include "evm/simple_account.h"
 #include "index_read.h"
-#include "jsonrpc.h"
 #include "log.h"
 #include "upstream.h"
 #include "util.h"
@@ -262,119 +262,87 @@ chain_nonce(struct bp_wallets *ws, const struct bp_network *net, const uint8_t a
 	return 0;
 }
 
-/* Reads a QUANTITY member of a node's answer as an int64; 0 or -1. */
-static int
-quantity(const cJSON *j, int64_t *out)
+/* A source of block and log reads on net for this request (lib/evm/blocks.h). */
+static void
+blocks_src(struct bp_wallets *ws, const struct bp_network *net, struct bp_blocks_src *src)
 {
-	uint64_t v;
-
-	if (!cJSON_IsString(j) || bp_hex_quantity_lenient(j->valuestring,
-	    strlen(j->valuestring), &v) == -1 || v > INT64_MAX)
-		return -1;
-	*out = (int64_t)v;
-	return 0;
+	memset(src, 0, sizeof(*src));
+	src->up = ws->up;
+	src->net = net;
+	src->name = net->chain;
+	src->logs_range = net->index_logs_range > 0 ? net->index_logs_range : 100;
 }
 
-/*
- * The timestamp of block number on net: the indexer's copy, else eth_getBlockByNumber (built
- * here until lib/evm/blocks.h, which owns block-by-number, is there to call).
- */
+/* The timestamp of block number on net: the indexer's copy, else the node's block. -1 unknown. */
 static int64_t
 block_time(struct bp_wallets *ws, struct bp_db *db, const struct bp_network *net,
     int64_t number)
 {
-	struct bp_jsonrpc_error err;
-	char key[2 * BP_NAME_MAX + 2], q[BP_HEX_QUANTITY64_MAX];
-	cJSON *params = NULL, *res = NULL;
+	struct bp_blocks_src src;
+	char key[2 * BP_NAME_MAX + 2], err[256];
+	cJSON *blk;
+	uint64_t t;
 	int64_t ts = -1;
 
 	chain_key(net->chain, net->network, key, sizeof(key));
 	if (bp_index_block_time(db, key, number, &ts) == 1 && ts >= 0)
 		return ts;
-	ts = -1;
-	bp_hex_quantity_encode((uint64_t)number, q, sizeof(q));
-	if ((params = cJSON_CreateArray()) == NULL ||
-	    !cJSON_AddItemToArray(params, cJSON_CreateString(q)) ||
-	    !cJSON_AddItemToArray(params, cJSON_CreateFalse()))
-		goto out;
-	if ((res = bp_jsonrpc_call(ws->up, net, "eth_getBlockByNumber", params, &err)) == NULL)
-		bp_warn("%s.%s: eth_getBlockByNumber: %s (%lld)", net->chain, net->network,
-		    err.message, (long long)err.code);
-	else if (quantity(cJSON_GetObjectItemCaseSensitive(res, "timestamp"), &ts) == -1)
-		ts = -1;
-out:
-	cJSON_Delete(params);
-	cJSON_Delete(res);
+	blocks_src(ws, net, &src);
+	if ((blk = bp_blocks_by_number(&src, number, 0, err, sizeof(err))) == NULL) {
+		bp_warn("%s.%s: block %lld: %s", net->chain, net->network, (long long)number, err);
+		return -1;
+	}
+	ts = bp_blocks_jquantity(blk, "timestamp", &t) == 0 && t <= INT64_MAX ? (int64_t)t : -1;
+	cJSON_Delete(blk);
 	return ts;
 }
 
-/* A cJSON string of n bytes in hex, or NULL. */
-static cJSON *
-json_hex(const uint8_t *p, size_t n)
-{
-	char s[2 * 32 + 3];
-
-	if (bp_hex_encode(p, n, s, sizeof(s)) == -1)
-		return NULL;
-	return cJSON_CreateString(s);
-}
-
 /*
- * eth_getLogs from `from` to latest (built here until lib/evm/blocks.h, which owns log ranges,
- * is there to call): emitter with topic0 and, when t2 is not NULL, topic 2 = t2. The first log
- * not removed gives *tx, *block and, when the node sends it, *ts. Returns 1 found, 0 none, -1
- * the chain did not answer.
+ * The logs of emitter with topic0 (and, when t2 is not NULL, topic 2 = t2) from block `from` to
+ * the head. The first log not removed gives *tx, *block and, when the node sends it, *ts.
+ * Returns 1 found, 0 none, -1 the chain did not answer.
  */
 static int
 find_log(struct bp_wallets *ws, const struct bp_network *net, const uint8_t emitter[20],
     const uint8_t topic0[32], const uint8_t *t2, int64_t from, char tx[BP_WALLETS_HASH_STR],
     int64_t *block, int64_t *ts)
 {
-	struct bp_jsonrpc_error err;
-	char q[BP_HEX_QUANTITY64_MAX], a[BP_ADDR_STR_MAX];
-	cJSON *params = cJSON_CreateArray(), *filter = cJSON_CreateObject(), *topics, *res = NULL;
-	const cJSON *log;
+	struct bp_blocks_filter flt = { emitter, { topic0, NULL, t2, NULL } };
+	struct bp_blocks_range r;
+	struct bp_blocks_src src;
+	char err[256];
+	int64_t head;
+	uint64_t v;
+	size_t i;
 	int rc = -1;
 
-	if (params == NULL || filter == NULL || !cJSON_AddItemToArray(params, filter)) {
-		cJSON_Delete(filter);
-		goto out;
-	}
-	bp_hex_quantity_encode((uint64_t)(from < 0 ? 0 : from), q, sizeof(q));
-	addr_lower(emitter, a);
-	if (cJSON_AddStringToObject(filter, "address", a) == NULL ||
-	    cJSON_AddStringToObject(filter, "fromBlock", q) == NULL ||
-	    cJSON_AddStringToObject(filter, "toBlock", "latest") == NULL ||
-	    (topics = cJSON_AddArrayToObject(filter, "topics")) == NULL ||
-	    !cJSON_AddItemToArray(topics, json_hex(topic0, 32)))
-		goto out;
-	if (t2 != NULL && (!cJSON_AddItemToArray(topics, cJSON_CreateNull()) ||
-	    !cJSON_AddItemToArray(topics, json_hex(t2, 32))))
-		goto out;
-	if ((res = bp_jsonrpc_call(ws->up, net, "eth_getLogs", params, &err)) == NULL) {
-		bp_warn("%s.%s: eth_getLogs: %s (%lld)", net->chain, net->network, err.message,
-		    (long long)err.code);
+	memset(&r, 0, sizeof(r));
+	blocks_src(ws, net, &src);
+	if (from < 0)
+		from = 0;
+	if (bp_blocks_head(&src, &head, err, sizeof(err)) == -1 ||
+	    (head >= from && bp_blocks_logs(&src, &flt, from, head, &r, err, sizeof(err)) == -1)) {
+		bp_warn("%s.%s: deployment logs: %s", net->chain, net->network, err);
 		goto out;
 	}
 	rc = 0;
-	cJSON_ArrayForEach(log, res) {
-		const cJSON *h = cJSON_GetObjectItemCaseSensitive(log, "transactionHash");
-		uint8_t hb[32];
+	for (i = 0; i < r.nlogs && rc == 0; i++) {
+		const cJSON *log;
 
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(log, "removed")) ||
-		    !cJSON_IsString(h) ||
-		    bp_hex_decode_fixed(h->valuestring, strlen(h->valuestring), hb, 32) == -1 ||
-		    quantity(cJSON_GetObjectItemCaseSensitive(log, "blockNumber"), block) == -1)
-			continue;
-		bp_hex_encode(hb, 32, tx, BP_WALLETS_HASH_STR);
-		if (quantity(cJSON_GetObjectItemCaseSensitive(log, "blockTimestamp"), ts) == -1)
-			*ts = -1;
-		rc = 1;
-		break;
+		cJSON_ArrayForEach(log, r.logs[i]) {
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(log, "removed")) ||
+			    bp_blocks_jhash(log, "transactionHash", tx) == -1 ||
+			    bp_blocks_jquantity(log, "blockNumber", &v) == -1 || v > INT64_MAX)
+				continue;
+			*block = (int64_t)v;
+			*ts = bp_blocks_jquantity(log, "blockTimestamp", &v) == 0 && v <= INT64_MAX ?
+			    (int64_t)v : -1;
+			rc = 1;
+			break;
+		}
 	}
 out:
-	cJSON_Delete(params);
-	cJSON_Delete(res);
+	bp_blocks_range_free(&r);
 	return rc;
 }
 

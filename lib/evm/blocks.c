@@ -128,23 +128,54 @@ bp_blocks_parse_log(const cJSON *j, struct bp_blocks_log *l, struct bp_blocks_lo
 
 /* ---- the requests ---- */
 
-/* The params of eth_getLogs over [from, to]. */
+/* Adds "0x" + the hex of n bytes to o as name (an object) or as an element (an array, name NULL). */
+static int
+add_hex(cJSON *o, const char *name, const uint8_t *p, size_t n)
+{
+	char s[2 * 32 + 3];
+	cJSON *v;
+
+	if (bp_hex_encode(p, n, s, sizeof(s)) == -1 || (v = cJSON_CreateString(s)) == NULL)
+		return -1;
+	if (name != NULL ? !cJSON_AddItemToObject(o, name, v) : !cJSON_AddItemToArray(o, v)) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* The params of eth_getLogs over [from, to], narrowed by f (NULL: every log of the range). */
 static cJSON *
-logs_params(int64_t from, int64_t to)
+logs_params(const struct bp_blocks_filter *flt, int64_t from, int64_t to)
 {
 	char f[BP_HEX_QUANTITY64_MAX], t[BP_HEX_QUANTITY64_MAX];
-	cJSON *params = cJSON_CreateArray(), *filter = cJSON_CreateObject();
+	cJSON *params = cJSON_CreateArray(), *filter = cJSON_CreateObject(), *topics;
+	int i, last = -1;
 
 	bp_hex_quantity_encode((uint64_t)from, f, sizeof(f));
 	bp_hex_quantity_encode((uint64_t)to, t, sizeof(t));
 	if (params == NULL || filter == NULL || cJSON_AddStringToObject(filter, "fromBlock",
-	    f) == NULL || cJSON_AddStringToObject(filter, "toBlock", t) == NULL) {
-		cJSON_Delete(params);
-		cJSON_Delete(filter);
-		return NULL;
+	    f) == NULL || cJSON_AddStringToObject(filter, "toBlock", t) == NULL)
+		goto fail;
+	if (flt != NULL && flt->address != NULL && add_hex(filter, "address", flt->address, 20) == -1)
+		goto fail;
+	for (i = 0; flt != NULL && i < BP_BLOCKS_MAX_TOPICS; i++)
+		if (flt->topics[i] != NULL)
+			last = i;
+	if (last >= 0) {
+		if ((topics = cJSON_AddArrayToObject(filter, "topics")) == NULL)
+			goto fail;
+		for (i = 0; i <= last; i++)
+			if (flt->topics[i] == NULL ? !cJSON_AddItemToArray(topics, cJSON_CreateNull()) :
+			    add_hex(topics, NULL, flt->topics[i], 32) == -1)
+				goto fail;
 	}
 	cJSON_AddItemToArray(params, filter);
 	return params;
+fail:
+	cJSON_Delete(params);
+	cJSON_Delete(filter);
+	return NULL;
 }
 
 /* The params [number, full] of eth_getBlockByNumber, or [number] (eth_getBlockReceipts). */
@@ -258,14 +289,14 @@ range_keep(struct bp_blocks_range *r, cJSON *answer)
  * The results are kept in r. 0, or -1 with err set.
  */
 static int
-logs_split(struct bp_blocks_src *src, struct bp_blocks_range *r, int64_t from, int64_t to,
-    char *err, size_t errlen)
+logs_split(struct bp_blocks_src *src, const struct bp_blocks_filter *flt,
+    struct bp_blocks_range *r, int64_t from, int64_t to, char *err, size_t errlen)
 {
 	struct bp_jsonrpc_error e;
 	cJSON *params, *res;
 	int64_t mid;
 
-	if ((params = logs_params(from, to)) == NULL) {
+	if ((params = logs_params(flt, from, to)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -283,9 +314,9 @@ logs_split(struct bp_blocks_src *src, struct bp_blocks_range *r, int64_t from, i
 		bp_info("%s: eth_getLogs %lld-%lld refused (%s); splitting, range now %lld",
 		    src->name, (long long)from, (long long)to, e.message,
 		    (long long)src->logs_range);
-		if (logs_split(src, r, from, mid, err, errlen) == -1)
+		if (logs_split(src, flt, r, from, mid, err, errlen) == -1)
 			return -1;
-		return logs_split(src, r, mid + 1, to, err, errlen);
+		return logs_split(src, flt, r, mid + 1, to, err, errlen);
 	}
 	if (range_keep(r, res) == -1) {
 		snprintf(err, errlen, "out of memory");
@@ -300,14 +331,14 @@ logs_split(struct bp_blocks_src *src, struct bp_blocks_range *r, int64_t from, i
 }
 
 int
-bp_blocks_logs(struct bp_blocks_src *src, int64_t from, int64_t to, struct bp_blocks_range *r,
-    char *err, size_t errlen)
+bp_blocks_logs(struct bp_blocks_src *src, const struct bp_blocks_filter *flt, int64_t from,
+    int64_t to, struct bp_blocks_range *r, char *err, size_t errlen)
 {
 	int64_t f, t;
 
 	for (f = from; f <= to; f = t + 1) {
 		t = f + src->logs_range - 1 < to ? f + src->logs_range - 1 : to;
-		if (logs_split(src, r, f, t, err, errlen) == -1)
+		if (logs_split(src, flt, r, f, t, err, errlen) == -1)
 			return -1;
 	}
 	return 0;
@@ -334,7 +365,7 @@ range_calls(const struct bp_blocks_src *src, struct bp_blocks_range *r)
 	}
 	for (f = r->from; f <= r->to; f += src->logs_range, k++) {
 		r->calls[k].method = "eth_getLogs";
-		if ((r->calls[k].params = logs_params(f, piece_end(src, f, r->to))) == NULL)
+		if ((r->calls[k].params = logs_params(NULL, f, piece_end(src, f, r->to))) == NULL)
 			return -1;
 	}
 	for (i = 0; src->receipts && i < r->n; i++, k++) {
@@ -406,7 +437,7 @@ bp_blocks_range(struct bp_blocks_src *src, int64_t from, int64_t to, struct bp_b
 			    call->err.message);
 			return -1;
 		}
-		if (logs_split(src, r, f, t, err, errlen) == -1)
+		if (logs_split(src, NULL, r, f, t, err, errlen) == -1)
 			return -1;
 	}
 	for (i = 0; src->receipts && i < r->n; i++, k++) {

@@ -190,13 +190,20 @@ int		bp_blocks_hashes(struct bp_blocks_src *, int64_t lo, int64_t hi,
 int		bp_blocks_range(struct bp_blocks_src *, int64_t from, int64_t to,
 		    struct bp_blocks_range *r, int *too_large, char *err, size_t errlen);
 
+/* What eth_getLogs asks for beyond a range: NULL members match anything. */
+struct bp_blocks_filter {
+	const uint8_t	*address;			/* the emitter, 20 bytes */
+	const uint8_t	*topics[BP_BLOCKS_MAX_TOPICS];	/* topic i, 32 bytes each */
+};
+
 /*
- * eth_getLogs over [from, to] (no address filter), in pieces of src->logs_range blocks; a piece
+ * eth_getLogs over [from, to] (flt NULL: every log; else only those flt matches), in pieces of src->logs_range blocks; a piece
  * the node refuses as too large (its message or code says so) is halved, recursively down to one
  * block, and src->logs_range is lowered. Appends the answers' arrays to r->logs (r zeroed by the
  * caller, or a range being filled). Returns 0, or -1 with err set.
  */
-int		bp_blocks_logs(struct bp_blocks_src *, int64_t from, int64_t to,
+int		bp_blocks_logs(struct bp_blocks_src *, const struct bp_blocks_filter *flt,
+		    int64_t from, int64_t to,
 		    struct bp_blocks_range *r, char *err, size_t errlen);
 
 #endif
