@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import { env, api, newKey, admin, assertError, nextSecond } from './helpers.mjs';
@@ -241,6 +242,24 @@ test('an unlimited plan never sends X-RateLimit-Remaining: 0', async () => {
     assert.equal(h.limit, 2147483647);	// docs/limits.md: a figure a client can act on
     assert.ok(h.remaining > 0 && h.remaining < h.limit, `remaining ${h.remaining}`);
   }
+});
+
+test('a failed key lookup is a 500 that still carries the rate headers', async () => {
+  // The key table out of the way for a moment: the lookup of a key no process has cached fails.
+  const db = `${env.dir}/blockport.db`;
+  const sql = (q) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, q]);
+  await nextSecond();
+  sql('ALTER TABLE api_keys RENAME TO api_keys_away');
+  let res;
+  try {
+    res = await api('/v1/nope', { key: unknownKey() });
+  } finally {
+    sql('ALTER TABLE api_keys_away RENAME TO api_keys');
+  }
+  assertError(assert, res, 500, 'internal_error');
+  assert.equal(rateHeaders(res).limit, ANON_RPS);
+  // And the service is back.
+  assertError(assert, await api('/v1/nope', { key: newKey() }), 404, 'not_found');
 });
 
 // Groups answers by the second they were counted in (their X-RateLimit-Reset) and checks each
