@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,7 +32,10 @@ struct cache_entry {
 	struct bp_key	 key;
 };
 
-static struct cache_entry cache[CACHE_SLOTS];
+/* The per-process key cache: one per caller (bp_auth_cache_new), never shared between threads. */
+struct bp_auth_cache {
+	struct cache_entry e[CACHE_SLOTS];
+};
 
 static const char sql_lookup[] =
     "SELECT k.id, k.account_id, k.kind, k.scopes, a.plan FROM api_keys k"
@@ -131,15 +135,42 @@ bp_key_generate(int test, char *buf, size_t len)
 	return 0;
 }
 
-void
-bp_auth_cache_clear(void)
+struct bp_auth_cache *
+bp_auth_cache_new(void)
 {
-	memset(cache, 0, sizeof(cache));
+	return calloc(1, sizeof(struct bp_auth_cache));
+}
+
+void
+bp_auth_cache_free(struct bp_auth_cache *c)
+{
+	free(c);
+}
+
+void
+bp_auth_cache_clear(struct bp_auth_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Whether key is an Authorization header of a scheme other than Bearer ("Basic dXNlcg=="): a
+ * token of letters, digits and "-._~+/" then a space. A key has no space.
+ */
+static int
+other_scheme(const char *key)
+{
+	const char *p = key;
+
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+	    (*p != '\0' && strchr("-._~+/", *p) != NULL))
+		p++;
+	return p > key && *p == ' ';
 }
 
 enum bp_auth_result
-bp_auth_lookup(struct bp_db *db, struct bp_limits *lim, const struct bp_config *cfg,
-    const char *key, struct bp_key *out)
+bp_auth_lookup(struct bp_auth_cache *cache, struct bp_db *db, struct bp_limits *lim,
+    const struct bp_config *cfg, const char *key, struct bp_key *out)
 {
 	unsigned char hash[32];
 	struct cache_entry *e;
@@ -152,9 +183,9 @@ bp_auth_lookup(struct bp_db *db, struct bp_limits *lim, const struct bp_config *
 	if (key == NULL || *key == '\0')
 		return BP_AUTH_MISSING;
 	if ((shape = bp_key_shape(key)) < 0)
-		return BP_AUTH_MALFORMED;
+		return other_scheme(key) ? BP_AUTH_SCHEME : BP_AUTH_MALFORMED;
 	bp_sha256(key, BP_KEY_LEN, hash);
-	e = &cache[(hash[0] | (hash[1] << 8)) & (CACHE_SLOTS - 1)];
+	e = &cache->e[(hash[0] | (hash[1] << 8)) & (CACHE_SLOTS - 1)];
 	gen = bp_limits_generation(lim);
 	now = time(NULL);
 	if (e->used && e->generation == gen && memcmp(e->hash, hash, 32) == 0 &&

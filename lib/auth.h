@@ -1,8 +1,9 @@
 /*
  * API keys and scopes (SPEC.md section 5, DESIGN.md). A key is "blockport_live_" or
  * "blockport_test_" and 40 lower-case hex digits (160 random bits); only its SHA-256 is stored.
- * Lookups go through a per-process cache that is dropped whenever the admin CLI changes keys or
- * plans (the generation counter in the limits file), and after key_cache_seconds at most.
+ * Lookups go through a per-process cache (struct bp_auth_cache, owned by the caller) that is
+ * dropped whenever the admin CLI changes keys or plans (the generation counter in the limits
+ * file), and after key_cache_seconds at most.
  */
 #ifndef BP_AUTH_H
 #define BP_AUTH_H
@@ -48,6 +49,7 @@ enum bp_auth_result {
 	BP_AUTH_MALFORMED,	/* 2: not the shape of a key */
 	BP_AUTH_UNKNOWN,	/* 3: no such key, or revoked */
 	BP_AUTH_ERROR,		/* 4: the database failed */
+	BP_AUTH_SCHEME,		/* 5: an Authorization scheme other than Bearer */
 	BP_AUTH__MAX
 };
 
@@ -69,12 +71,18 @@ int		 bp_key_shape(const char *key);
 /* Makes a new random key of the given kind into buf (at least BP_KEY_LEN + 1); 0 or -1. */
 int		 bp_key_generate(int test, char *buf, size_t len);
 
+/* A key cache; one per process (or thread). NULL when out of memory; bp_auth_cache_free. */
+struct bp_auth_cache *bp_auth_cache_new(void);
+void		 bp_auth_cache_free(struct bp_auth_cache *);
+/* Drops every entry (tests). */
+void		 bp_auth_cache_clear(struct bp_auth_cache *);
+
 /*
- * Finds the key: cache, then database. On BP_AUTH_OK fills *out (a copy the caller owns).
+ * Finds the key: cache, then database. key is the key text; an Authorization header value of
+ * another scheme ("Basic ...") is BP_AUTH_SCHEME. On BP_AUTH_OK fills *out (a copy the caller
+ * owns).
  */
-enum bp_auth_result bp_auth_lookup(struct bp_db *, struct bp_limits *, const struct bp_config *,
-		    const char *key, struct bp_key *out);
-/* Drops the whole per-process cache (tests). */
-void		 bp_auth_cache_clear(void);
+enum bp_auth_result bp_auth_lookup(struct bp_auth_cache *, struct bp_db *, struct bp_limits *,
+		    const struct bp_config *, const char *key, struct bp_key *out);
 
 #endif

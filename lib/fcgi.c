@@ -7,6 +7,7 @@
 
 #include <fcgiapp.h>
 
+#include "admit.h"
 #include "config.h"
 #include "db.h"
 #include "fcgi.h"
@@ -75,37 +76,33 @@ bp_route_match(const struct bp_route *routes, size_t n, struct bp_req *r, int *p
 	return NULL;
 }
 
+/* Sets r's answer to the refusal in ad: status, Retry-After on a 429, the uniform body. */
+static int
+error_admission(struct bp_req *r, const struct bp_admission *ad)
+{
+	if (ad->status == 429)
+		bp_reply_header(r, "Retry-After", "%lld", (long long)ad->limit.retry_after);
+	return bp_error(r, ad->status, ad->code, "%s", ad->message);
+}
+
 int
 bp_error_limited(struct bp_req *r, enum bp_limit_verdict v)
 {
-	static const char *const what[BP_LIMIT__MAX] = {
-		"",						/* BP_LIMIT_OK */
-		"requests per second",				/* BP_LIMIT_RPS */
-		"requests per day",				/* BP_LIMIT_RPD */
-		"compute units per second",			/* BP_LIMIT_CUPS */
-	};
+	struct bp_admission ad;
 
-	bp_reply_header(r, "Retry-After", "%lld", (long long)r->limit.retry_after);
-	return bp_error(r, 429, "rate_limited", "rate limit exceeded: %s; retry after %lld s",
-	    (unsigned)v < BP_LIMIT__MAX ? what[v] : "?", (long long)r->limit.retry_after);
-}
-
-static struct bp_limit_plan
-limit_plan(const struct bp_plan *p)
-{
-	struct bp_limit_plan lp = { p->rps, p->rpd, p->cups };
-
-	return lp;
+	memset(&ad, 0, sizeof(ad));
+	ad.limit = r->limit;
+	bp_admit_limited(&ad, v);
+	return error_admission(r, &ad);
 }
 
 enum bp_limit_verdict
 bp_req_charge(struct bp_req *r, unsigned nday, unsigned cu)
 {
-	struct bp_limit_plan lp = limit_plan(&r->key.plan);
 	struct bp_limit_state st;
 	enum bp_limit_verdict v;
 
-	v = bp_limits_take(r->lim, (uint64_t)r->key.id, &lp, 0, nday, cu, &st);
+	v = bp_admit_charge(r->lim, &r->key, 0, nday, cu, &st);
 	if (v != BP_LIMIT_OK)
 		r->limit.retry_after = st.retry_after;
 	return v;
@@ -120,37 +117,19 @@ bp_req_need_scope(struct bp_req *r, enum bp_scope s)
 	    bp_scope_name(s));
 }
 
-/* Authenticates and counts the request; 0 to go on, or the status already set in r. */
+/* Authenticates and counts the request (lib/admit.c); 0 to go on, or the status set in r. */
 static int
-admit(struct bp_req *r, unsigned nday, unsigned cu)
+admit(const struct bp_admit *a, struct bp_req *r, unsigned nday, unsigned cu)
 {
-	enum bp_auth_result ar;
-	enum bp_limit_verdict v;
-	const char *addr = r->remote_addr ? r->remote_addr : "";
+	struct bp_admission ad;
 
-	ar = bp_auth_lookup(r->db, r->lim, r->cfg, bp_req_api_key(r), &r->key);
-	if (ar == BP_AUTH_ERROR)
-		return bp_error(r, 500, "internal_error", "authentication is unavailable");
-	if (ar != BP_AUTH_OK) {
-		struct bp_limit_plan anon = { r->cfg->anon_rps, 0, 0 };
-
-		/* Requests without a valid key are counted per client address (key guessing). */
-		v = bp_limits_take(r->lim, bp_limits_addr_id(addr), &anon, 1, 0, 0, &r->limit);
-		if (v != BP_LIMIT_OK)
-			return bp_error_limited(r, v);
-		return bp_error(r, 401, "unauthorized", "%s",
-		    ar == BP_AUTH_MISSING ? "missing API key: send it in the X-API-Key header" :
-		    ar == BP_AUTH_MALFORMED ? "malformed API key" : "invalid or revoked API key");
+	bp_admit(a, bp_req_api_key(r), r->remote_addr, nday, cu, &ad);
+	r->limit = ad.limit;
+	if (ad.auth == BP_AUTH_OK) {
+		r->key = ad.key;
+		r->authed = 1;
 	}
-	r->authed = 1;
-	{
-		struct bp_limit_plan lp = limit_plan(&r->key.plan);
-
-		v = bp_limits_take(r->lim, (uint64_t)r->key.id, &lp, 1, nday, cu, &r->limit);
-	}
-	if (v != BP_LIMIT_OK)
-		return bp_error_limited(r, v);
-	return 0;
+	return ad.status == 0 ? 0 : error_admission(r, &ad);
 }
 
 /*
@@ -205,7 +184,7 @@ read_body(struct bp_req *r, FCGX_Request *fr, int64_t len)
 }
 
 static void
-dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
+dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, FCGX_Request *fr)
 {
 	const struct bp_route *route = NULL;
 	int perr, matched = 0;
@@ -214,7 +193,7 @@ dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
 	perr = bp_req_parse(r, bp_req_env(r, "REQUEST_METHOD"), bp_req_env(r, "REQUEST_URI"));
 	if (perr == 0)
 		route = bp_route_match(app->routes, app->nroutes, r, &matched);
-	if (admit(r, route && (route->flags & BP_ROUTE_SELF_LIMIT) ? 0 : 1,
+	if (admit(a, r, route && (route->flags & BP_ROUTE_SELF_LIMIT) ? 0 : 1,
 	    route && !(route->flags & BP_ROUTE_SELF_LIMIT) ? route->cu : 0) != 0)
 		return;
 	if (perr != 0)
@@ -231,9 +210,9 @@ dispatch(const struct bp_app *app, struct bp_req *r, FCGX_Request *fr)
 			    r->method, bp_req_env(r, "REQUEST_URI"));
 			return;
 		}
-		bp_error(r, 404, "not_found", "no such endpoint: %s %s", r->method,
-		    r->nseg > 0 && strcmp(r->seg[0], "v1") == 0 ? bp_req_env(r, "REQUEST_URI") :
-		    "(only /v1 exists)");
+		bp_error(r, 404, "not_found", "no such endpoint: %s %s%s", r->method,
+		    bp_req_env(r, "REQUEST_URI"),
+		    r->nseg > 0 && strcmp(r->seg[0], "v1") == 0 ? "" : " (only /v1 exists)");
 		return;
 	}
 	r->route = route;
@@ -252,17 +231,14 @@ respond(struct bp_req *r, FCGX_Request *fr)
 	char head[512];
 	int n;
 
+	/* Every answer carries the rate-limit figures: admission fills them first, whatever it says. */
 	n = snprintf(head, sizeof(head), "Status: %d %s\r\nContent-Type: %s\r\n"
-	    "Content-Length: %zu\r\nX-Request-Id: %s\r\n", r->status, bp_status_text(r->status),
-	    r->content_type ? r->content_type : "application/json", r->out.len, r->id);
+	    "Content-Length: %zu\r\nX-Request-Id: %s\r\nX-RateLimit-Limit: %lld\r\n"
+	    "X-RateLimit-Remaining: %lld\r\nX-RateLimit-Reset: %lld\r\n", r->status,
+	    bp_status_text(r->status), r->content_type ? r->content_type : "application/json",
+	    r->out.len, r->id, (long long)r->limit.limit, (long long)r->limit.remaining,
+	    (long long)r->limit.reset);
 	FCGX_PutStr(head, n, fr->out);
-	if (r->limit.reset != 0) {
-		n = snprintf(head, sizeof(head), "X-RateLimit-Limit: %lld\r\n"
-		    "X-RateLimit-Remaining: %lld\r\nX-RateLimit-Reset: %lld\r\n",
-		    (long long)r->limit.limit, (long long)r->limit.remaining,
-		    (long long)r->limit.reset);
-		FCGX_PutStr(head, n, fr->out);
-	}
 	if (r->headers.len > 0)
 		FCGX_PutStr(r->headers.data, (int)r->headers.len, fr->out);
 	FCGX_PutStr("\r\n", 2, fr->out);
@@ -277,6 +253,7 @@ bp_fcgi_main(const struct bp_app *app)
 	struct bp_db *db = NULL;
 	struct bp_limits *lim = NULL;
 	struct bp_req *r = NULL;
+	struct bp_admit adm = { 0 };
 	struct sigaction sa;
 	FCGX_Request fr;
 	unsigned long long seq = 0;
@@ -293,6 +270,8 @@ bp_fcgi_main(const struct bp_app *app)
 	    (lim = bp_limits_open(cfg->limits_file)) == NULL)
 		goto out;
 	if (app->init != NULL && app->init(cfg, db) == -1)
+		goto out;
+	if (bp_admit_init(&adm, cfg, db, lim) == -1)
 		goto out;
 	if ((r = malloc(sizeof(*r))) == NULL)
 		goto out;
@@ -317,7 +296,7 @@ bp_fcgi_main(const struct bp_app *app)
 		r->remote_addr = bp_req_env(r, "REMOTE_ADDR");
 		snprintf(r->id, sizeof(r->id), "%x-%llx", pid, ++seq);
 		bp_log_set_request(r->id);
-		dispatch(app, r, &fr);
+		dispatch(app, &adm, r, &fr);
 		if (r->status >= 500)
 			bp_err("%s %s -> %d", r->method, bp_req_env(r, "REQUEST_URI"), r->status);
 		respond(r, &fr);
@@ -332,6 +311,7 @@ out:
 		bp_req_free(r);
 		free(r);
 	}
+	bp_admit_fini(&adm);
 	bp_limits_close(lim);
 	bp_db_close(db);
 	bp_config_free(cfg);

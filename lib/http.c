@@ -182,9 +182,9 @@ bp_req_api_key(const struct bp_req *r)
 	if (k != NULL && *k != '\0')
 		return k;
 	if ((k = bp_req_env(r, "HTTP_AUTHORIZATION")) != NULL) {
-		if (strncasecmp(k, "Bearer ", 7) != 0)
-			return "";	/* present but not a bearer token: malformed */
-		for (k += 7; *k == ' '; k++)
+		if (strncasecmp(k, "Bearer", 6) != 0 || (k[6] != ' ' && k[6] != '\0'))
+			return k;	/* another scheme: whole, so the answer can name it */
+		for (k += 6; *k == ' '; k++)
 			;
 		return k;
 	}

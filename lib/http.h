@@ -82,7 +82,11 @@ void		 bp_req_free(struct bp_req *);
 int		 bp_req_parse(struct bp_req *, const char *method, const char *target);
 /* The CGI variable name ("HTTP_X_API_KEY") from envp, or NULL. */
 const char	*bp_req_env(const struct bp_req *, const char *name);
-/* The API key from X-API-Key, else from "Authorization: Bearer"; NULL when absent. */
+/*
+ * The API key from X-API-Key, else from "Authorization: Bearer" ("" when Bearer has no token);
+ * an Authorization header of another scheme is returned whole ("Basic ..."), which bp_auth_lookup
+ * tells apart from a key (BP_AUTH_SCHEME). NULL when there is neither.
+ */
 const char	*bp_req_api_key(const struct bp_req *);
 /* The query value of name, or NULL. */
 const char	*bp_req_query(const struct bp_req *, const char *name);

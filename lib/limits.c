@@ -1,3 +1,6 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -12,8 +15,12 @@
 
 #define LIMITS_MAGIC	UINT64_C(0x42504c494d495431)	/* "BPLIMIT1" */
 #define NSLOTS		65536u				/* power of two */
+#define KEY_SLOTS	(NSLOTS / 2)	/* [0, KEY_SLOTS): keys, by id */
+#define ADDR_SLOTS	(NSLOTS / 2)	/* [KEY_SLOTS, NSLOTS): client addresses, by hash */
 #define PROBES		64
-#define COUNT40		((UINT64_C(1) << 40) - 1)
+#define ADDR_IDLE	60		/* seconds before an address's slot may be reused */
+#define KEY_IDLE	300		/* ... a key's, when it has not counted today either */
+#define ADDR_BIT	(UINT64_C(1) << 63)
 
 /*
  * One slot: the owner and three packed counters. sec_req and sec_cu hold (second << 32 | count);
@@ -38,7 +45,22 @@ struct bp_limits {
 	struct header	*hdr;
 	struct slot	*slots;
 	size_t		 maplen;
+	uint64_t	 warned;	/* the last second a full table was logged (once a second) */
 };
+
+const char *
+bp_limit_what(enum bp_limit_verdict v)
+{
+	static const char *const what[BP_LIMIT__MAX] = {
+		"",					/* BP_LIMIT_OK */
+		"requests per second",			/* BP_LIMIT_RPS */
+		"requests per day",			/* BP_LIMIT_RPD */
+		"compute units per second",		/* BP_LIMIT_CUPS */
+		"clients at once (the counters are full)",	/* BP_LIMIT_FULL */
+	};
+
+	return (unsigned)v < BP_LIMIT__MAX ? what[v] : "a limit";
+}
 
 struct bp_limits *
 bp_limits_open(const char *path)
@@ -107,23 +129,47 @@ mix64(uint64_t x)
 	return x;
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t
+fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n-- > 0)
+		h = (h ^ *b++) * UINT64_C(1099511628211);
+	return h;
+}
+
 uint64_t
 bp_limits_addr_id(const char *addr)
 {
 	uint64_t h = UINT64_C(1469598103934665603);
+	unsigned char a[16];
 
-	for (; *addr != '\0'; addr++)
-		h = (h ^ (unsigned char)*addr) * UINT64_C(1099511628211);
-	return h | (UINT64_C(1) << 63);	/* key ids never have the top bit */
+	/*
+	 * An IPv6 client usually holds a whole /64 and picks addresses in it at will, so it is one
+	 * client: only the first 8 bytes count. An IPv4-mapped address is its IPv4 address.
+	 */
+	if (inet_pton(AF_INET6, addr, a) == 1) {
+		if (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)a))
+			h = fnv1a(fnv1a(h, "4", 1), a + 12, 4);
+		else
+			h = fnv1a(fnv1a(h, "6", 1), a, 8);
+	} else if (inet_pton(AF_INET, addr, a) == 1)
+		h = fnv1a(fnv1a(h, "4", 1), a, 4);
+	else
+		h = fnv1a(fnv1a(h, "?", 1), addr, strlen(addr));
+	return h | ADDR_BIT;	/* key ids never have the top bit */
 }
 
 /*
- * Whether nothing has counted in s since before yesterday. All three counters are looked at: a
- * client address, for one, counts only requests per second, never a day, and its slot must not
- * look idle while it is in use.
+ * Whether the slot s may be handed to another owner at now. An address counts requests per
+ * second only, so its slot is idle ADDR_IDLE seconds after its last request. A key's slot also
+ * holds the day's count, which must last the day: it is idle once nothing counted in it today
+ * and nothing in the last KEY_IDLE seconds (a request just before midnight keeps it).
  */
 static int
-slot_idle(struct slot *s, uint64_t day)
+slot_idle(struct slot *s, uint64_t who, uint64_t now)
 {
 	uint64_t sec = __atomic_load_n(&s->sec_req, __ATOMIC_RELAXED) >> 32;
 	uint64_t cu = __atomic_load_n(&s->sec_cu, __ATOMIC_RELAXED) >> 32;
@@ -131,33 +177,42 @@ slot_idle(struct slot *s, uint64_t day)
 
 	if (cu > sec)
 		sec = cu;
-	return d + 1 < day && sec / 86400 + 1 < day;
+	if (who & ADDR_BIT)
+		return sec + ADDR_IDLE < now;
+	return d < now / 86400 && sec + KEY_IDLE < now;
 }
 
 /*
- * Finds or claims the slot of who. A slot idle since before yesterday may be taken over; if two
+ * Finds or claims the slot of who: keys and addresses each probe their own half of the file, so
+ * no number of client addresses can take a key's slot. A key starts at its id (ids are dense, so
+ * keys rarely collide), an address at a hash. An idle slot (slot_idle) may be taken over; if two
  * processes race for it, both count in it for a moment, which only errs on the strict side.
- * NULL when the probe sequence is full (the caller fails open).
+ * NULL when every probed slot is busy: the caller refuses the request.
  */
 static struct slot *
-find_slot(struct bp_limits *l, uint64_t who, uint64_t day)
+find_slot(struct bp_limits *l, uint64_t who, uint64_t now)
 {
-	size_t i, idx = (size_t)(mix64(who) & (NSLOTS - 1));
+	size_t base, mask, i, idx;
 
+	if (who & ADDR_BIT) {
+		base = KEY_SLOTS;
+		mask = ADDR_SLOTS - 1;
+		idx = (size_t)(mix64(who) & mask);
+	} else {
+		base = 0;
+		mask = KEY_SLOTS - 1;
+		idx = (size_t)(who & mask);
+	}
 	for (i = 0; i < PROBES; i++) {
-		struct slot *s = &l->slots[(idx + i) & (NSLOTS - 1)];
+		struct slot *s = &l->slots[base + ((idx + i) & mask)];
 		uint64_t cur = __atomic_load_n(&s->who, __ATOMIC_ACQUIRE);
 
 		if (cur == who)
 			return s;
-		if (cur == 0) {
-			if (__atomic_compare_exchange_n(&s->who, &cur, who, 0,
-			    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) || cur == who)
-				return s;
+		if (cur != 0 && !slot_idle(s, cur, now))
 			continue;
-		}
-		if (slot_idle(s, day) && __atomic_compare_exchange_n(&s->who, &cur, who, 0,
-		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		if (__atomic_compare_exchange_n(&s->who, &cur, who, 0, __ATOMIC_ACQ_REL,
+		    __ATOMIC_ACQUIRE) || cur == who)
 			return s;
 	}
 	return NULL;
@@ -186,29 +241,49 @@ add_packed(uint64_t *w, uint64_t period, unsigned shift, uint64_t n, int64_t max
 	return 0;
 }
 
+/* The X-RateLimit figures of a plan with count requests already in this second. */
+static void
+fill_state(struct bp_limit_state *st, int64_t rps, uint64_t count)
+{
+	int64_t limit = rps > 0 ? rps : BP_LIMIT_UNLIMITED;
+
+	st->limit = limit;
+	st->remaining = (uint64_t)limit > count ? limit - (int64_t)count : 0;
+	if (rps <= 0 && st->remaining == 0)
+		st->remaining = 1;	/* never 0 on an unlimited plan: clients would wait */
+}
+
 enum bp_limit_verdict
 bp_limits_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
     unsigned nreq, unsigned nday, unsigned cu, struct bp_limit_state *st)
 {
-	uint64_t now = (uint64_t)time(NULL), day = now / 86400, after = 0;
+	return bp_limits_take_at(l, who, plan, nreq, nday, cu, (int64_t)time(NULL), st);
+}
+
+enum bp_limit_verdict
+bp_limits_take_at(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
+    unsigned nreq, unsigned nday, unsigned cu, int64_t when, struct bp_limit_state *st)
+{
+	uint64_t now = (uint64_t)when, day = now / 86400, after = 0;
 	struct slot *s;
 
-	st->limit = plan->rps;
+	fill_state(st, plan->rps, 0);
 	st->reset = (int64_t)now + 1;
-	st->remaining = plan->rps;
 	st->retry_after = 0;
-	if ((s = find_slot(l, who, day)) == NULL) {
-		bp_warn("%s: counters file full around slot of %llx; not limiting", __func__,
-		    (unsigned long long)who);
-		return BP_LIMIT_OK;
+	if ((s = find_slot(l, who, now)) == NULL) {
+		if (__atomic_exchange_n(&l->warned, now, __ATOMIC_RELAXED) != now)
+			bp_warn("%s: counters file full around slot of %llx; refusing (logged "
+			    "once a second)", __func__, (unsigned long long)who);
+		st->remaining = 0;
+		st->retry_after = 1;
+		return BP_LIMIT_FULL;
 	}
-	if (nreq > 0 && add_packed(&s->sec_req, now, 32, nreq, plan->rps, &after) == -1) {
+	if (add_packed(&s->sec_req, now, 32, nreq, plan->rps, &after) == -1) {
 		st->remaining = 0;
 		st->retry_after = 1;
 		return BP_LIMIT_RPS;
 	}
-	if (plan->rps > 0)
-		st->remaining = plan->rps > (int64_t)after ? plan->rps - (int64_t)after : 0;
+	fill_state(st, plan->rps, after);
 	if (nday > 0 && add_packed(&s->day_req, day, 40, nday, plan->rpd, &after) == -1) {
 		st->retry_after = (int64_t)((day + 1) * 86400 - now);
 		return BP_LIMIT_RPD;

@@ -2,7 +2,8 @@
  * Rate limits and compute units, shared by every process of every program through one
  * memory-mapped file (config: limits_file). Each key (or client address) owns a slot of three
  * 64-bit words, each updated with a compare-and-swap, so no increment is lost and a process that
- * dies mid-update leaves nothing locked. See docs/limits.md.
+ * dies mid-update leaves nothing locked. Keys and client addresses live in separate halves of
+ * the file; a request that finds no free slot is refused (BP_LIMIT_FULL). See docs/limits.md.
  */
 #ifndef BP_LIMITS_H
 #define BP_LIMITS_H
@@ -23,16 +24,23 @@ enum bp_limit_verdict {
 	BP_LIMIT_RPS,		/* 1: requests per second */
 	BP_LIMIT_RPD,		/* 2: requests per UTC day */
 	BP_LIMIT_CUPS,		/* 3: compute units per second */
+	BP_LIMIT_FULL,		/* 4: no free slot for who: refused, never let through */
 	BP_LIMIT__MAX
 };
 
+/* X-RateLimit-Limit of a plan without a per-second limit (its Remaining never reaches 0). */
+#define BP_LIMIT_UNLIMITED	INT64_C(2147483647)
+
 /* What the X-RateLimit-* and Retry-After headers say. */
 struct bp_limit_state {
-	int64_t	limit;		/* requests per second; 0 = unlimited */
+	int64_t	limit;		/* requests per second; BP_LIMIT_UNLIMITED when there is none */
 	int64_t	remaining;	/* requests left in this second */
 	int64_t	reset;		/* Unix time the window resets */
 	int64_t	retry_after;	/* seconds, when limited */
 };
+
+/* What a verdict refused, for messages ("requests per second"); "" for BP_LIMIT_OK. */
+const char	 *bp_limit_what(enum bp_limit_verdict);
 
 /*
  * Maps (creating if needed) the counters file. Returns a handle owned by the caller
@@ -44,12 +52,20 @@ void		  bp_limits_close(struct bp_limits *);
 /*
  * Counts a request for who (a key id, or bp_limits_addr_id of a client address) against plan:
  * nreq requests in this second, nday requests in today's count, cu compute units in this second.
- * Nothing is counted for a limit that refuses. Fills st. Returns the verdict.
+ * Nothing is counted for a limit that refuses; counting nothing (all 0) only reads the figures.
+ * Fills st. Returns the verdict; BP_LIMIT_FULL when no slot is free for who.
  */
 enum bp_limit_verdict bp_limits_take(struct bp_limits *, uint64_t who,
 		    const struct bp_limit_plan *, unsigned nreq, unsigned nday, unsigned cu,
 		    struct bp_limit_state *st);
-/* The slot id of a client address (a different space from key ids). */
+/* The same at the Unix time now instead of the clock's (tests of idle slots and midnight). */
+enum bp_limit_verdict bp_limits_take_at(struct bp_limits *, uint64_t who,
+		    const struct bp_limit_plan *, unsigned nreq, unsigned nday, unsigned cu,
+		    int64_t now, struct bp_limit_state *st);
+/*
+ * The slot id of a client address (a different space from key ids): an IPv4 address, the /64 of
+ * an IPv6 address (an IPv4-mapped one is its IPv4 address), or else the text as given.
+ */
 uint64_t	  bp_limits_addr_id(const char *addr);
 
 /* The key generation: bumped whenever keys or plans change, so caches can tell. */

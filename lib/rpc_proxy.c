@@ -238,12 +238,6 @@ static int
 judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, const struct bp_jsonrpc_item *it,
     struct verdict *v, int batch)
 {
-	static const char *const what[BP_LIMIT__MAX] = {
-		"",					/* BP_LIMIT_OK */
-		"requests per second",			/* BP_LIMIT_RPS */
-		"requests per day",			/* BP_LIMIT_RPD */
-		"compute units per second",		/* BP_LIMIT_CUPS */
-	};
 	const struct bp_jsonrpc_method *m;
 	enum bp_limit_verdict lv;
 	enum bp_scope need;
@@ -295,7 +289,7 @@ judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, co
 		if (!batch)
 			return bp_error_limited(r, lv);
 		set_v(v, BP_JSONRPC_LIMITED, "rate limited: %s exceeded; retry after %lld s",
-		    (unsigned)lv < BP_LIMIT__MAX ? what[lv] : "a limit",
+		    bp_limit_what(lv),
 		    (long long)r->limit.retry_after);
 		return 0;
 	}

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import { env, api, newKey, admin, assertError, nextSecond } from './helpers.mjs';
@@ -74,6 +75,7 @@ test('401 for a missing, malformed or unknown key, with the rate headers', async
     const res = await api('/v1/nope', { key });
     assertError(assert, res, 401, 'unauthorized');
     assert.equal(rateHeaders(res).limit, ANON_RPS, what);
+    if (what === 'missing') assert.match(res.json.error.message, /missing API key.*X-API-Key.*Bearer/);
   }
   await nextSecond();
   // Hostile shapes: upper-case hex, one digit short, one digit long, a NUL-free junk tail.
@@ -96,6 +98,12 @@ test('Authorization: Bearer carries a key; any other scheme is 401', async () =>
   for (const auth of [`Basic ${basic}`, `Token ${key}`, 'Bearer', `Bearer ${unknownKey()}`]) {
     res = await api('/v1/nope', { key: null, headers: { Authorization: auth } });
     assertError(assert, res, 401, 'unauthorized');
+    const scheme = auth.split(' ')[0];
+    if (scheme !== 'Bearer') {
+      // Not "missing API key": the scheme is named, with what to send instead.
+      assert.match(res.json.error.message,
+        new RegExp(`scheme ${scheme} is not supported.*Bearer.*X-API-Key`), auth);
+    }
   }
 });
 
@@ -133,6 +141,11 @@ test('404 in the uniform body for paths that do not exist, after authentication'
   for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
     assertError(assert, await api('/v1/nope', { method, key }), 404, 'not_found');
   }
+  // The message names the path, outside /v1 too.
+  assert.equal((await api('/', { key })).json.error.message, 'no such endpoint: GET / (only /v1 exists)');
+  assert.equal((await api('/v2/x?a=1', { key })).json.error.message,
+    'no such endpoint: GET /v2/x?a=1 (only /v1 exists)');
+  assert.equal((await api('/v1/nope', { key })).json.error.message, 'no such endpoint: GET /v1/nope');
   // Without a key the answer is 401, so paths cannot be probed anonymously.
   await nextSecond();
   for (const path of ['/v1/nope', '/v2/x', '/']) {
@@ -219,6 +232,35 @@ test('X-RateLimit-* on every answer: Remaining counts down, Reset is the next se
       assert.deepEqual(got.map((h) => h.remaining), [9, 8, 7, 6]);
     }
   });
+
+test('an unlimited plan never sends X-RateLimit-Remaining: 0', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const got = await Promise.all(Array.from({ length: 30 }, () => api('/v1/nope', { key })));
+  for (const res of got) {
+    assertError(assert, res, 404, 'not_found');
+    const h = rateHeaders(res);
+    assert.equal(h.limit, 2147483647);	// docs/limits.md: a figure a client can act on
+    assert.ok(h.remaining > 0 && h.remaining < h.limit, `remaining ${h.remaining}`);
+  }
+});
+
+test('a failed key lookup is a 500 that still carries the rate headers', async () => {
+  // The key table out of the way for a moment: the lookup of a key no process has cached fails.
+  const db = `${env.dir}/blockport.db`;
+  const sql = (q) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, q]);
+  await nextSecond();
+  sql('ALTER TABLE api_keys RENAME TO api_keys_away');
+  let res;
+  try {
+    res = await api('/v1/nope', { key: unknownKey() });
+  } finally {
+    sql('ALTER TABLE api_keys_away RENAME TO api_keys');
+  }
+  assertError(assert, res, 500, 'internal_error');
+  assert.equal(rateHeaders(res).limit, ANON_RPS);
+  // And the service is back.
+  assertError(assert, await api('/v1/nope', { key: newKey() }), 404, 'not_found');
+});
 
 // Groups answers by the second they were counted in (their X-RateLimit-Reset) and checks each
 // second: never more than 10 passed, and a second that limited anyone passed exactly 10, with

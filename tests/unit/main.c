@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 
@@ -23,6 +25,16 @@ bp_unit_register(const struct bp_unit_suite *s)
 		exit(2);
 	}
 	suites[nsuites++] = s;
+}
+
+void
+bp_unit_fresh_second(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (ts.tv_nsec > 800000000L)
+		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 5000));
 }
 
 static int

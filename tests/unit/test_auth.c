@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "auth.h"
 #include "config.h"
 #include "db.h"
@@ -20,6 +21,7 @@ static char ini[sizeof(dir) + 32];
 static struct bp_config *cfg;
 static struct bp_db *db;
 static struct bp_limits *lim;
+static struct bp_auth_cache *kc;
 
 static int
 setup(void)
@@ -32,15 +34,16 @@ setup(void)
 	snprintf(ini, sizeof(ini), "%s/blockport.ini", dir);
 	if ((fp = fopen(ini, "w")) == NULL)
 		return 1;
-	fprintf(fp, "[server]\ndatabase = blockport.db\nkey_cache_seconds = 60\n"
-	    "[plan gold]\nrps = 7\nrpd = 70\ncups = 700\n");
+	fprintf(fp, "[server]\ndatabase = blockport.db\nkey_cache_seconds = 60\nanon_rps = 2\n"
+	    "[plan gold]\nrps = 7\nrpd = 70\ncups = 700\n"
+	    "[plan unlimited]\nrps = 0\nrpd = 0\ncups = 0\n");
 	fclose(fp);
 	if ((cfg = bp_config_load(ini, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	if ((db = bp_db_open(cfg->database, 1)) == NULL ||
-	    (lim = bp_limits_open(cfg->limits_file)) == NULL)
+	    (lim = bp_limits_open(cfg->limits_file)) == NULL || (kc = bp_auth_cache_new()) == NULL)
 		return 1;
 	return 0;
 }
@@ -50,6 +53,7 @@ teardown(void)
 {
 	char p[4096 + 8];
 
+	bp_auth_cache_free(kc);
 	bp_limits_close(lim);
 	bp_db_close(db);
 	snprintf(p, sizeof(p), "%s-wal", cfg->database);
@@ -301,7 +305,7 @@ test_lookup(void)
 	int64_t tid, rid;
 	struct bp_key k;
 
-	bp_auth_cache_clear();
+	bp_auth_cache_clear(kc);
 	gen(1, tkey);
 	gen(0, lkey);
 	gen(1, other);
@@ -318,7 +322,7 @@ test_lookup(void)
 	add_key(free_, badscope, "test", "rpc:read,future:scope");
 
 	memset(&k, 0xaa, sizeof(k));
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, tkey, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, tkey, &k), BP_AUTH_OK);
 	CU_ASSERT_EQUAL(k.id, tid);
 	CU_ASSERT_EQUAL(k.account_id, gold);
 	CU_ASSERT_EQUAL(k.test, 1);
@@ -328,27 +332,33 @@ test_lookup(void)
 	CU_ASSERT_EQUAL(k.plan.rpd, 70);
 	CU_ASSERT_EQUAL(k.plan.cups, 700);
 
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, lkey, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, lkey, &k), BP_AUTH_OK);
 	CU_ASSERT_EQUAL(k.test, 0);
 	CU_ASSERT_EQUAL(k.scopes, ALL);
 	CU_ASSERT_STRING_EQUAL(k.plan.name, "free");
 	CU_ASSERT_EQUAL(k.plan.rps, 10);
 
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, other, &k), BP_AUTH_UNKNOWN);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, revoked, &k), BP_AUTH_UNKNOWN);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, wrongkind, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, other, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, revoked, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, wrongkind, &k), BP_AUTH_UNKNOWN);
 	/* An account on a plan the config lost is served as free, not unlimited. */
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, noplan, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, noplan, &k), BP_AUTH_OK);
 	CU_ASSERT_STRING_EQUAL(k.plan.name, "free");
 	CU_ASSERT_EQUAL(k.plan.rps, 10);
 	/* A scope this build does not know grants nothing, rather than everything. */
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, badscope, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, badscope, &k), BP_AUTH_OK);
 	CU_ASSERT_EQUAL(k.scopes, 0);
 
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, NULL, &k), BP_AUTH_MISSING);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, "", &k), BP_AUTH_MISSING);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, "nope", &k), BP_AUTH_MALFORMED);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, "blockport_test_" HEX40 "0", &k),
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, NULL, &k), BP_AUTH_MISSING);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, "", &k), BP_AUTH_MISSING);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, "nope", &k), BP_AUTH_MALFORMED);
+	/* Another Authorization scheme, as bp_req_api_key hands it over, is named as such. */
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, "Basic YWJjOg==", &k), BP_AUTH_SCHEME);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, "Digest username=\"a\"", &k),
+	    BP_AUTH_SCHEME);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, " Basic x", &k), BP_AUTH_MALFORMED);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, "Basic", &k), BP_AUTH_MALFORMED);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, "blockport_test_" HEX40 "0", &k),
 	    BP_AUTH_MALFORMED);
 	{
 		char upper[BP_KEY_LEN + 1];
@@ -358,13 +368,13 @@ test_lookup(void)
 		for (i = 15; i < BP_KEY_LEN; i++)
 			if (upper[i] >= 'a' && upper[i] <= 'f')
 				upper[i] = (char)(upper[i] - 32);
-		CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, upper, &k),
+		CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, upper, &k),
 		    strcmp(upper, tkey) == 0 ? BP_AUTH_OK : BP_AUTH_MALFORMED);
 	}
 	/* Cached answers are the same answers. */
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, tkey, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, tkey, &k), BP_AUTH_OK);
 	CU_ASSERT_EQUAL(k.id, tid);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, revoked, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, revoked, &k), BP_AUTH_UNKNOWN);
 }
 
 static void
@@ -374,33 +384,33 @@ test_cache(void)
 	int64_t acct = add_account("free"), id;
 	struct bp_key k;
 
-	bp_auth_cache_clear();
+	bp_auth_cache_clear(kc);
 	gen(1, key);
 	gen(1, later);
 	id = add_key(acct, key, "test", "");
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, key, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, key, &k), BP_AUTH_OK);
 	/* Revoked in the database: the cache still says yes (key_cache_seconds = 60)... */
 	revoke_key(id);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, key, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, key, &k), BP_AUTH_OK);
 	/* ...until the admin CLI bumps the generation, as it does on every change. */
 	bp_limits_bump_generation(lim);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, key, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, key, &k), BP_AUTH_UNKNOWN);
 
 	/* An unknown key is cached as unknown; a new key shows up after the bump. */
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, later, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, later, &k), BP_AUTH_UNKNOWN);
 	add_key(acct, later, "test", "");
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, later, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, later, &k), BP_AUTH_UNKNOWN);
 	bp_limits_bump_generation(lim);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, later, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, later, &k), BP_AUTH_OK);
 
 	/* With key_cache_seconds = 0 nothing valid is kept: a revocation shows at once. */
 	cfg->key_cache_seconds = 0;
 	gen(1, key);
 	id = add_key(acct, key, "test", "");
 	bp_limits_bump_generation(lim);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, key, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, key, &k), BP_AUTH_OK);
 	revoke_key(id);
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, key, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, key, &k), BP_AUTH_UNKNOWN);
 	cfg->key_cache_seconds = 60;
 }
 
@@ -416,16 +426,139 @@ test_db_error(void)
 	broken = bp_db_open(path, 1);
 	CU_ASSERT_FATAL(broken != NULL);
 	CU_ASSERT_EQUAL(bp_db_exec(broken, "DROP TABLE api_keys"), 0);
-	bp_auth_cache_clear();
+	bp_auth_cache_clear(kc);
 	gen(1, key);
-	CU_ASSERT_EQUAL(bp_auth_lookup(broken, lim, cfg, key, &k), BP_AUTH_ERROR);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, broken, lim, cfg, key, &k), BP_AUTH_ERROR);
 	/* And the failure is not cached as an answer. */
-	CU_ASSERT_EQUAL(bp_auth_lookup(db, lim, cfg, key, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, key, &k), BP_AUTH_UNKNOWN);
 	bp_db_close(broken);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/broken.db-wal", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/broken.db-shm", dir);
+	unlink(path);
+}
+
+/* bp_admit from one address with key; returns the status and fills ad. */
+static int
+admit1(struct bp_admit *a, const char *key, const char *addr, unsigned cu,
+    struct bp_admission *ad)
+{
+	memset(ad, 0xaa, sizeof(*ad));
+	return bp_admit(a, key, addr, 1, cu, ad);
+}
+
+static void
+test_admit_refused(void)
+{
+	struct bp_admit a;
+	struct bp_admission ad;
+	int i;
+
+	CU_ASSERT_FATAL(bp_admit_init(&a, cfg, db, lim) == 0);
+	bp_unit_fresh_second();
+	/* No key: 401 with the address's figures (anon_rps = 2). */
+	CU_ASSERT_EQUAL(admit1(&a, NULL, "192.0.2.1", 1, &ad), 401);
+	CU_ASSERT_STRING_EQUAL(ad.code, "unauthorized");
+	CU_ASSERT(strstr(ad.message, "missing API key") != NULL);
+	CU_ASSERT_EQUAL(ad.auth, BP_AUTH_MISSING);
+	CU_ASSERT_EQUAL(ad.limit.limit, 2);
+	CU_ASSERT_EQUAL(ad.limit.remaining, 1);
+	CU_ASSERT(ad.limit.reset > 0);
+	/* Another scheme is named, with what to send instead. */
+	CU_ASSERT_EQUAL(admit1(&a, "Basic YWJjOg==", "192.0.2.1", 1, &ad), 401);
+	CU_ASSERT(strstr(ad.message, "scheme Basic is not supported") != NULL);
+	CU_ASSERT(strstr(ad.message, "Bearer") != NULL && strstr(ad.message, "X-API-Key") != NULL);
+	CU_ASSERT_EQUAL(ad.limit.remaining, 0);
+	/* The third in a second from that address is 429, whatever the key. */
+	CU_ASSERT_EQUAL(admit1(&a, "nope", "192.0.2.1", 1, &ad), 429);
+	CU_ASSERT_STRING_EQUAL(ad.code, "rate_limited");
+	CU_ASSERT_EQUAL(ad.verdict, BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(ad.limit.retry_after, 1);
+	CU_ASSERT(strstr(ad.message, "requests per second") != NULL);
+	/* IPv6: one /64 is one client. */
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(admit1(&a, "nope", i ? "2001:db8:5:5::2" : "2001:db8:5:5::1", 1,
+		    &ad), 401);
+	CU_ASSERT_EQUAL(ad.auth, BP_AUTH_MALFORMED);
+	CU_ASSERT_EQUAL(admit1(&a, "nope", "2001:db8:5:5:1:2:3:4", 1, &ad), 429);
+	CU_ASSERT_EQUAL(admit1(&a, "nope", "2001:db8:5:6::1", 1, &ad), 401);
+	bp_admit_fini(&a);
+}
+
+static void
+test_admit_key(void)
+{
+	char gold[BP_KEY_LEN + 1], unl[BP_KEY_LEN + 1];
+	int64_t acct = add_account("gold"), bigacct = add_account("unlimited"), id;
+	struct bp_admission ad;
+	struct bp_admit a;
+	int i;
+
+	CU_ASSERT_FATAL(bp_admit_init(&a, cfg, db, lim) == 0);
+	gen(1, gold);
+	gen(0, unl);
+	id = add_key(acct, gold, "test", "rpc:read");
+	add_key(bigacct, unl, "live", "");
+	bp_unit_fresh_second();
+	/* Admitted: who the key is, and the figures of its plan (gold: 7 a second). */
+	CU_ASSERT_EQUAL(admit1(&a, gold, "192.0.2.2", 5, &ad), 0);
+	CU_ASSERT_PTR_NULL(ad.code);
+	CU_ASSERT_EQUAL(ad.auth, BP_AUTH_OK);
+	CU_ASSERT_EQUAL(ad.verdict, BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(ad.key.id, id);
+	CU_ASSERT_EQUAL(ad.key.account_id, acct);
+	CU_ASSERT_EQUAL(ad.key.scopes, B(RPC_READ));
+	CU_ASSERT_STRING_EQUAL(ad.key.plan.name, "gold");
+	CU_ASSERT_EQUAL(ad.limit.limit, 7);
+	CU_ASSERT_EQUAL(ad.limit.remaining, 6);
+	/* A key does not count against its address: anon_rps = 2 is far below. */
+	for (i = 1; i < 7; i++)
+		CU_ASSERT_EQUAL(admit1(&a, gold, "192.0.2.2", 5, &ad), 0);
+	CU_ASSERT_EQUAL(ad.limit.remaining, 0);
+	CU_ASSERT_EQUAL(admit1(&a, gold, "192.0.2.2", 5, &ad), 429);
+	CU_ASSERT_EQUAL(ad.auth, BP_AUTH_OK);		/* who it is is known all the same */
+	CU_ASSERT_EQUAL(ad.key.id, id);
+	CU_ASSERT_EQUAL(ad.limit.retry_after, 1);
+	/* Cost: compute units count (gold: 700 a second), on another key of the account. */
+	gen(1, gold);
+	add_key(acct, gold, "test", "");
+	CU_ASSERT_EQUAL(admit1(&a, gold, "192.0.2.2", 701, &ad), 429);
+	CU_ASSERT_EQUAL(ad.verdict, BP_LIMIT_CUPS);
+	CU_ASSERT(strstr(ad.message, "compute units per second") != NULL);
+	/* An unlimited plan never says Remaining 0. */
+	for (i = 0; i < 50; i++)
+		CU_ASSERT_EQUAL(admit1(&a, unl, "192.0.2.3", 10, &ad), 0);
+	CU_ASSERT_EQUAL(ad.limit.limit, BP_LIMIT_UNLIMITED);
+	CU_ASSERT(ad.limit.remaining > 0);
+	bp_admit_fini(&a);
+}
+
+static void
+test_admit_db_error(void)
+{
+	char path[sizeof(dir) + 32], key[BP_KEY_LEN + 1];
+	struct bp_admission ad;
+	struct bp_admit a;
+
+	/* The key lookup fails: 500, still with the address's figures for the headers. */
+	snprintf(path, sizeof(path), "%s/broken2.db", dir);
+	CU_ASSERT_FATAL(bp_admit_init(&a, cfg, bp_db_open(path, 1), lim) == 0);
+	CU_ASSERT_FATAL(a.db != NULL);
+	CU_ASSERT_EQUAL(bp_db_exec(a.db, "DROP TABLE api_keys"), 0);
+	gen(1, key);
+	CU_ASSERT_EQUAL(admit1(&a, key, "192.0.2.4", 1, &ad), 500);
+	CU_ASSERT_STRING_EQUAL(ad.code, "internal_error");
+	CU_ASSERT_EQUAL(ad.auth, BP_AUTH_ERROR);
+	CU_ASSERT_EQUAL(ad.limit.limit, 2);
+	CU_ASSERT(ad.limit.remaining >= 0 && ad.limit.remaining <= 2);
+	CU_ASSERT(ad.limit.reset > 0);
+	bp_db_close(a.db);
+	bp_admit_fini(&a);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/broken2.db-wal", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/broken2.db-shm", dir);
 	unlink(path);
 }
 
@@ -436,4 +569,7 @@ BP_UNIT_SUITE(auth, setup, teardown,
 	{ "generated keys", test_key_generate },
 	{ "lookup: found, unknown, malformed, revoked", test_lookup },
 	{ "cache dropped by the key generation", test_cache },
-	{ "database errors", test_db_error })
+	{ "database errors", test_db_error },
+	{ "admission refused: 401 and 429 per address", test_admit_refused },
+	{ "admission of a key: who, figures, limits", test_admit_key },
+	{ "admission when the key lookup fails: 500 with figures", test_admit_db_error })

@@ -581,7 +581,7 @@ test_api_key(void)
 	r->envp = spaces;
 	CU_ASSERT_STRING_EQUAL(bp_req_api_key(r), "abc");
 	r->envp = basic;
-	CU_ASSERT_STRING_EQUAL(bp_req_api_key(r), "");		/* present but malformed */
+	CU_ASSERT_STRING_EQUAL(bp_req_api_key(r), "Basic YWJjOg==");	/* whole: the scheme */
 	r->envp = bare;
 	CU_ASSERT_STRING_EQUAL(bp_req_api_key(r), "");
 	r->envp = both;

@@ -1,8 +1,8 @@
 /*
  * lib/limits.c against a temporary counters file: the per-second, per-day and compute-unit
  * limits to the exact count, unlimited plans, two handles (two processes' mappings) on one file,
- * two forked processes hammering one key without losing an increment, and a client address's
- * slot that a colliding key must not steal.
+ * two forked processes hammering one key without losing an increment, client addresses (IPv6 per
+ * /64), a table filled by a flood of addresses (refused, keys spared, slots back within minutes).
  */
 #include <sys/wait.h>
 
@@ -48,20 +48,6 @@ fresh_who(void)
 	return next_who++;
 }
 
-/*
- * Waits, when less than 200 ms of the current second are left, for the next one: a sequence of
- * takes that must fall in one second then does (each take is a few atomic operations).
- */
-static void
-fresh_second(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	if (ts.tv_nsec > 800000000L)
-		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 5000));
-}
-
 static enum bp_limit_verdict
 take(uint64_t who, int64_t rps, int64_t rpd, int64_t cups, unsigned nreq, unsigned nday,
     unsigned cu, struct bp_limit_state *st)
@@ -79,7 +65,7 @@ test_rps(void)
 	int64_t now;
 	int i;
 
-	fresh_second();
+	bp_unit_fresh_second();
 	now = (int64_t)time(NULL);
 	for (i = 0; i < 5; i++) {
 		CU_ASSERT_EQUAL(take(who, 5, 0, 0, 1, 1, 0, &st), BP_LIMIT_OK);
@@ -104,9 +90,10 @@ test_rps(void)
 	CU_ASSERT_EQUAL(take(who, 5, 0, 0, 3, 0, 0, &st), BP_LIMIT_RPS);
 	CU_ASSERT_EQUAL(take(who, 5, 0, 0, 2, 0, 0, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(st.remaining, 0);
-	/* Counting nothing (a self-limiting route's first pass) never refuses. */
+	/* Counting nothing (a self-limiting route's first pass) never refuses, and reads the count. */
 	CU_ASSERT_EQUAL(take(who, 5, 0, 0, 0, 0, 0, &st), BP_LIMIT_OK);
-	CU_ASSERT_EQUAL(st.remaining, 5);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	CU_ASSERT_EQUAL(st.limit, 5);
 }
 
 static void
@@ -115,7 +102,7 @@ test_cups(void)
 	struct bp_limit_state st;
 	uint64_t who = fresh_who();
 
-	fresh_second();
+	bp_unit_fresh_second();
 	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 4, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 4, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(take(who, 0, 0, 10, 1, 1, 4, &st), BP_LIMIT_CUPS);	/* 12 > 10 */
@@ -169,14 +156,17 @@ test_unlimited(void)
 	for (i = 0; i < 100000; i++)
 		ok += take(who, 0, 0, 0, 1, 1, 1000, &st) == BP_LIMIT_OK;
 	CU_ASSERT_EQUAL(ok, 100000);
-	CU_ASSERT_EQUAL(st.limit, 0);
+	/* No per-second limit: a large Limit, and a Remaining that never says "stop". */
+	CU_ASSERT_EQUAL(st.limit, BP_LIMIT_UNLIMITED);
+	CU_ASSERT(st.remaining >= 1 && st.remaining <= BP_LIMIT_UNLIMITED);
 	CU_ASSERT_EQUAL(st.retry_after, 0);
 	/* Counters saturate instead of wrapping: a huge count is still no refusal. */
 	CU_ASSERT_EQUAL(take(who, 0, 0, 0, UINT32_MAX, UINT32_MAX, UINT32_MAX, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(take(who, 0, 0, 0, UINT32_MAX, UINT32_MAX, UINT32_MAX, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 1);	/* past 2^31 in a second: still not 0 */
 	/* A limit on one axis only. */
 	who = fresh_who();
-	fresh_second();
+	bp_unit_fresh_second();
 	for (i = 0; i < 10; i++)
 		CU_ASSERT_EQUAL(take(who, 10, 0, 0, 1, 1, 500, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(take(who, 10, 0, 0, 1, 1, 500, &st), BP_LIMIT_RPS);
@@ -191,7 +181,7 @@ test_two_handles(void)
 	uint64_t who = fresh_who(), g;
 
 	CU_ASSERT_FATAL(other != NULL);
-	fresh_second();
+	bp_unit_fresh_second();
 	CU_ASSERT_EQUAL(bp_limits_take(lim, who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(bp_limits_take(other, who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(st.remaining, 2);
@@ -285,42 +275,108 @@ test_fork_no_lost_increments(void)
 	CU_ASSERT_EQUAL(take(who, 0, 30000, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
 }
 
-/* The slot index of who: the same finalizer as lib/limits.c (MurmurHash3's fmix64). */
-static size_t
-home(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	x ^= x >> 33;
-	return (size_t)(x & 65535);
-}
-
 static void
 test_addresses(void)
 {
-	struct bp_limit_state st;
-	uint64_t a = bp_limits_addr_id("198.51.100.7"), key;
+	uint64_t a = bp_limits_addr_id("198.51.100.7");
 
 	CU_ASSERT(a >> 63 == 1);			/* never a key id */
 	CU_ASSERT(bp_limits_addr_id("") >> 63 == 1);
+	CU_ASSERT(bp_limits_addr_id("not an address") >> 63 == 1);
 	CU_ASSERT_EQUAL(bp_limits_addr_id("198.51.100.7"), a);
 	CU_ASSERT_NOT_EQUAL(bp_limits_addr_id("198.51.100.8"), a);
-	CU_ASSERT_NOT_EQUAL(bp_limits_addr_id("::1"), bp_limits_addr_id("::2"));
+	/* IPv6 clients are counted per /64: every address of one /64 is one client. */
+	CU_ASSERT_EQUAL(bp_limits_addr_id("2001:db8:1:2::1"), bp_limits_addr_id("2001:db8:1:2::2"));
+	CU_ASSERT_EQUAL(bp_limits_addr_id("2001:db8:1:2::1"),
+	    bp_limits_addr_id("2001:db8:1:2:ffff:eeee:dddd:cccc"));
+	CU_ASSERT_EQUAL(bp_limits_addr_id("::1"), bp_limits_addr_id("::2"));
+	CU_ASSERT_NOT_EQUAL(bp_limits_addr_id("2001:db8:1:2::1"), bp_limits_addr_id("2001:db8:1:3::1"));
+	CU_ASSERT_NOT_EQUAL(bp_limits_addr_id("2001:db8:1:2::1"), bp_limits_addr_id("2001:db8:2:2::1"));
+	/* An IPv4-mapped address is its IPv4 address, not the /64 of every IPv4 client. */
+	CU_ASSERT_EQUAL(bp_limits_addr_id("::ffff:198.51.100.7"), a);
+	CU_ASSERT_NOT_EQUAL(bp_limits_addr_id("::ffff:198.51.100.8"), a);
+}
 
-	/*
-	 * An address counts requests per second only (no day): its slot is in use all the same,
-	 * and a key whose slot search starts at the same place must not take it over.
-	 */
-	for (key = 1000000; home(key) != home(a); key++)
-		;
-	fresh_second();
-	CU_ASSERT_EQUAL(take(a, 1, 0, 0, 1, 0, 0, &st), BP_LIMIT_OK);
-	CU_ASSERT_EQUAL(take(key, 10, 100, 0, 1, 1, 0, &st), BP_LIMIT_OK);
-	CU_ASSERT_EQUAL(take(a, 1, 0, 0, 1, 0, 0, &st), BP_LIMIT_RPS);
-	CU_ASSERT_EQUAL(take(key, 10, 100, 0, 1, 1, 0, &st), BP_LIMIT_OK);
-	CU_ASSERT_EQUAL(st.remaining, 8);
+/*
+ * The counters file filled with client addresses (an IPv6 flood from 40000 /64s): addresses past
+ * the full region are refused (fail closed), an address that holds a slot is still throttled at
+ * its rate, keys are untouched and limited to the exact count, and the slots of the flood come
+ * back once it has been idle for a minute.
+ */
+static void
+test_full(void)
+{
+	struct bp_limit_plan anon = { 2, 0, 0 }, gold = { 3, 0, 0 };
+	struct bp_limit_state st;
+	int64_t t = (int64_t)time(NULL) + 100000;	/* a second no other test counts in */
+	uint64_t first = bp_limits_addr_id("2001:db8:0:0::1"), key = fresh_who();
+	int i, ok = 0, full = 0, other = 0;
+	char addr[64];
+
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, first, &anon, 1, 0, 0, t, &st), BP_LIMIT_OK);
+	for (i = 1; i < 40000; i++) {
+		enum bp_limit_verdict v;
+
+		snprintf(addr, sizeof(addr), "2001:db8:%x:%x::1", i >> 16, i & 0xffff);
+		v = bp_limits_take_at(lim, bp_limits_addr_id(addr), &anon, 1, 0, 0, t, &st);
+		ok += v == BP_LIMIT_OK;
+		full += v == BP_LIMIT_FULL;
+		other += v != BP_LIMIT_OK && v != BP_LIMIT_FULL;
+		if (v == BP_LIMIT_FULL) {
+			CU_ASSERT_EQUAL(st.retry_after, 1);
+			CU_ASSERT_EQUAL(st.remaining, 0);
+		}
+	}
+	CU_ASSERT(ok <= 32768 - 1);			/* at most the addresses' half */
+	CU_ASSERT(ok > 30000);
+	CU_ASSERT(full >= 40000 - 32768);
+	CU_ASSERT_EQUAL(other, 0);
+	/* A new address is refused, not let through. */
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, bp_limits_addr_id("2001:db8:ffff:1::1"), &anon, 1,
+	    0, 0, t, &st), BP_LIMIT_FULL);
+	/* The address that holds a slot is still throttled, to the exact count. */
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, first, &anon, 1, 0, 0, t, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, first, &anon, 1, 0, 0, t, &st), BP_LIMIT_RPS);
+	/* A key is counted as ever: 3 pass, the 4th is refused. */
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(bp_limits_take_at(lim, key, &gold, 1, 1, 0, t, &st), BP_LIMIT_OK);
+		CU_ASSERT_EQUAL(st.remaining, 2 - i);
+	}
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, key, &gold, 1, 1, 0, t, &st), BP_LIMIT_RPS);
+	/* Many keys too: the keys' half does not fill with addresses. */
+	for (i = 0; i < 1000; i++)
+		CU_ASSERT_EQUAL(bp_limits_take_at(lim, fresh_who(), &gold, 1, 1, 0, t, &st),
+		    BP_LIMIT_OK);
+
+	/* Idle addresses come back within minutes: a minute later a new address gets a slot... */
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, bp_limits_addr_id("2001:db8:ffff:1::1"), &anon, 1,
+	    0, 0, t + 30, &st), BP_LIMIT_FULL);
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, bp_limits_addr_id("2001:db8:ffff:1::1"), &anon, 1,
+	    0, 0, t + 61, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, bp_limits_addr_id("2001:db8:ffff:1::1"), &anon, 2,
+	    0, 0, t + 61, &st), BP_LIMIT_RPS);
+	/* ...while a key that counted today keeps its slot, and its day, the whole day. */
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, key, &gold, 1, 1, 0, t + 3600, &st), BP_LIMIT_OK);
+}
+
+/* A key's day survives an idle key colliding with it; its slot is reused the next day. */
+static void
+test_key_slots(void)
+{
+	struct bp_limit_plan daily = { 0, 2, 0 };
+	struct bp_limit_state st;
+	int64_t t = ((int64_t)time(NULL) / 86400 + 10) * 86400 + 3600;	/* 01:00, a later day */
+	uint64_t key = fresh_who(), twin = key + 32768;		/* the same home slot */
+
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, key, &daily, 1, 2, 0, t, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, twin, &daily, 1, 2, 0, t + 600, &st), BP_LIMIT_OK);
+	/* Ten minutes idle, but key has counted today: it keeps its count. */
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, key, &daily, 1, 1, 0, t + 700, &st), BP_LIMIT_RPD);
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, twin, &daily, 1, 1, 0, t + 700, &st), BP_LIMIT_RPD);
+	/* The next day both start again. */
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, key, &daily, 1, 2, 0, t + 86400, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take_at(lim, twin, &daily, 1, 2, 0, t + 86400, &st),
+	    BP_LIMIT_OK);
 }
 
 static void
@@ -363,5 +419,7 @@ BP_UNIT_SUITE(limits, setup, teardown,
 	{ "unlimited plans and saturation", test_unlimited },
 	{ "two handles on one file", test_two_handles },
 	{ "two processes, 20000 each: no lost increments", test_fork_no_lost_increments },
-	{ "client addresses and a colliding key", test_addresses },
+	{ "client addresses: IPv4, IPv6 per /64, mapped", test_addresses },
+	{ "a full table refuses addresses and spares keys", test_full },
+	{ "a key's slot and day", test_key_slots },
 	{ "opening odd files", test_open })

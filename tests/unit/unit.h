@@ -24,6 +24,12 @@ struct bp_unit_suite {
 /* Adds a suite to the run; called from the constructor that BP_UNIT_SUITE defines. */
 void	bp_unit_register(const struct bp_unit_suite *);
 
+/*
+ * Waits, when less than 200 ms of the current second are left, for the next one: a few calls
+ * that must fall in one second (rate limits) then do.
+ */
+void	bp_unit_fresh_second(void);
+
 #define BP_UNIT_SUITE(sname, sinit, scleanup, ...)				\
 	static const struct bp_unit_case sname##_cases[] = { __VA_ARGS__ };	\
 	static const struct bp_unit_suite sname##_suite = { #sname, sinit,	\
