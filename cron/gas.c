@@ -32,7 +32,7 @@ gas_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	for (i = 0; i < w->cfg->nnets && !bp_worker_stopping(); i++) {
 		const struct bp_network *net = &w->cfg->nets[i];
 
-		if (net->kind != BP_CHAIN_EVM)
+		if (net->kind != BP_CHAIN_EVM || !net->gas_sample)
 			continue;
 		if (bp_gas_sample_chain(w->state, net, &s) == -1 ||
 		    bp_gas_store(w->db, net, &s) == -1) {

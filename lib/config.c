@@ -87,6 +87,7 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "paymaster_validity", VT_INT, 10, 86400, CFG(paymaster_validity) },
 	{ SEC_CHAIN, "paymaster_key_file", VT_PATH, 0, 0, NET(paymaster_key_file) },
 	{ SEC_CHAIN, "block_seconds", VT_INT, 1, 3600, NET(block_seconds) },
+	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
 	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
 };
@@ -240,6 +241,7 @@ start_section(struct loader *l, const char *section)
 		n->kind = BP_CHAIN_EVM;
 		n->archive_depth = 128;
 		n->index = 1;
+		n->gas_sample = 1;
 		n->index_batch = 100;
 		n->index_logs_range = 100;
 		n->index_retention_blocks = 100000;

@@ -61,6 +61,7 @@ struct bp_network {
 	/* ---- Gas (lib/gas.c, lib/paymaster.c; docs/gas.md) ---- */
 	char		paymaster_key_file[4096];	/* the verifying signer's private key */
 	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
+	int		gas_sample;		/* cron/gas samples this network (evm; default true) */
 	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
 };
 

@@ -96,7 +96,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 			echo
 			echo "# Method smuggling (tests/e2e/rpc-smuggling.test.mjs): tests/e2e/go-node-stub.mjs,"
 			echo "# a stub that reads requests the way a node written in Go does."
-			chain_section ethereum.gonode evm 31337 true "index = false" \
+			chain_section ethereum.gonode evm 31337 true "index = false" "gas_sample = false" \
 				"upstream = http://127.0.0.1:$gport"
 		fi
 	} > "$dir/blockport.ini"
