@@ -114,16 +114,22 @@ fuzz:
 lint:
 	@sh scripts/lint.sh
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI in bin/, the programs in lib/blockport/,
+# the web-server configs, the example config and the crontab lines (their paths under PREFIX) in
+# share/blockport/. tests/shell/install.sh serves requests from an installed tree.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/blockport/fcgi \
 	  $(DESTDIR)$(PREFIX)/lib/blockport/cron $(DESTDIR)$(PREFIX)/lib/blockport/ws \
-	  $(DESTDIR)$(PREFIX)/share/blockport
+	  $(DESTDIR)$(PREFIX)/share/blockport/cron
 	install -m 755 $(BUILD)/blockport $(DESTDIR)$(PREFIX)/bin/blockport
 	for f in $(FCGI_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/fcgi/; done
 	for f in $(CRON_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/cron/; done
 	for f in $(WS_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/ws/; done
 	cp -r lighttpd apache $(DESTDIR)$(PREFIX)/share/blockport/
 	install -m 644 blockport.ini.example $(DESTDIR)$(PREFIX)/share/blockport/
+	for f in cron/*.cron; do \
+	  sed 's|/usr/local|$(PREFIX)|g' $$f > $(DESTDIR)$(PREFIX)/share/blockport/$$f || exit 1; \
+	done
 
 clean:
 	rm -rf build
