@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test: builds everything with ASan and UBSan, runs the CUnit suites, the shell tests
 # (tests/shell: make install, make run), then the end-to-end suite against the real stack twice,
-# behind lighttpd and behind Apache. Sanitizer reports from any program fail the run. The last line sums up every suite: "N passed, N failed".
+# behind lighttpd and behind Apache. Sanitizer reports from any program fail the run. The last
+# line sums up every suite: "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
