@@ -3,7 +3,8 @@
 #
 #   make            release build into build/
 #   make test       deps, sanitizer build (ASan+UBSan), unit tests, e2e on lighttpd and Apache
-#   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=..., SERVER=apache)
+#   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=..., SERVER=apache,
+#                   FRESH=1 for a new database and chain, CHAIN_PORT=... for the devchain)
 #   make bench      benchmarks (ratios against baselines measured in the same run)
 #   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make valgrind   1,000 requests to each FastCGI program under valgrind: no leak, no error
@@ -15,6 +16,8 @@ BUILD   ?= build
 SAN     ?=
 CC      ?= cc
 PORT    ?= 8080
+CHAIN_PORT ?=
+FRESH   ?=
 SERVER  ?= lighttpd
 FUZZ_SECONDS ?= 20
 
@@ -99,8 +102,11 @@ unit: $(BUILD)/unit_tests
 test: deps
 	@bash scripts/test.sh
 
+# State (database, devchain) is kept in run/ across runs; FRESH=1 starts over. The devchain
+# listens on PORT + 465 (8545) unless CHAIN_PORT is given.
 run: deps all
-	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER)
+	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER) --build $(abspath $(BUILD)) \
+	  $(if $(CHAIN_PORT),--chain-port $(CHAIN_PORT)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
 
 bench: deps all bench-bin
 	@bash bench/run.sh
