@@ -50,6 +50,8 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.fcgi)
 HDRS      := $(wildcard lib/*.h lib/evm/*.h tests/unit/*.h)
 
+# Object files are never deleted as intermediates: not after a build, not on Ctrl-C.
+.SECONDARY:
 .PHONY: all deps run test unit e2e bench bench-bin fuzz valgrind lint install clean devchain
 all: $(BUILD)/blockport $(FCGI_BIN) $(CRON_BIN) $(WS_BIN) $(BUILD)/unit_tests $(TOOLS_BIN)
 
@@ -104,7 +106,9 @@ test: deps
 
 # State (database, devchain) is kept in run/ across runs; FRESH=1 starts over. The devchain
 # listens on PORT + 465 (8545) unless CHAIN_PORT is given.
-run: deps all
+run: deps
+	@echo "building into $(BUILD)/ (make all)"
+	@$(MAKE) -s --no-print-directory all
 	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER) --build $(abspath $(BUILD)) \
 	  $(if $(CHAIN_PORT),--chain-port $(CHAIN_PORT)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
 
