@@ -99,6 +99,10 @@ start_devchain() {	# DIR PORT KEEP: with KEEP, the chain's state persists in DIR
 	fi
 	# anvil writes its state on exit and every 10 s, and reads it back on the next start.
 	[ "$keep" = 0 ] || args=(--state "$state" --state-interval 10)
+	if [ "$keep" = 1 ] && [ ! -s "$state" ] && [ -s "$dir/blockport.db" ]; then
+		echo "stack: no saved devchain state in $dir: the chain starts anew, but the database" \
+			"keeps what was indexed from the old one (make run FRESH=1 starts both anew)" >&2
+	fi
 	setsid "$top/devchain/start.sh" "$port" ${DEVCHAIN_ARGS:-} "${args[@]}" \
 		> "$dir/devchain.log" 2>&1 9>&- &
 	echo $! > "$dir/devchain.pid"
@@ -187,12 +191,12 @@ cmd_start() {
 	"$build/blockport" migrate >> "$dir/migrate.log" 2>&1 ||
 		{ cat "$dir/migrate.log" >&2; return 1; }
 	# The dev account and its key, made once per database (dev.key holds the key).
-	"$build/blockport" account list | grep -q '^[0-9]* *dev@localhost ' ||
+	"$build/blockport" account list | grep '^[0-9]* *dev@localhost ' > /dev/null ||
 		"$build/blockport" account create --email dev@localhost > /dev/null
 	local key
 	key=$(cat "$dir/dev.key" 2>/dev/null || true)
 	if [ -z "$key" ] || ! "$build/blockport" key list dev@localhost |
-	    grep -qE "^[0-9]+ +dev@localhost +${key:0:19} +test +active "; then
+	    grep -E "^[0-9]+ +dev@localhost +${key:0:19} +test +active " > /dev/null; then
 		key=$("$build/blockport" key create dev@localhost --test --name dev 2>/dev/null)
 		(umask 077; echo "$key" > "$dir/dev.key")
 	fi
