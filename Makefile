@@ -3,7 +3,8 @@
 #
 #   make            release build into build/
 #   make test       deps, sanitizer build (ASan+UBSan), unit tests, e2e on lighttpd and Apache
-#   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=..., SERVER=apache)
+#   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=..., SERVER=apache,
+#                   FRESH=1 for a new database and chain, CHAIN_PORT=... for the devchain)
 #   make bench      benchmarks (ratios against baselines measured in the same run)
 #   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make valgrind   1,000 requests to each FastCGI program under valgrind: no leak, no error
@@ -15,6 +16,8 @@ BUILD   ?= build
 SAN     ?=
 CC      ?= cc
 PORT    ?= 8080
+CHAIN_PORT ?=
+FRESH   ?=
 SERVER  ?= lighttpd
 FUZZ_SECONDS ?= 20
 
@@ -47,6 +50,8 @@ BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.fcgi)
 HDRS      := $(wildcard lib/*.h lib/evm/*.h tests/unit/*.h)
 
+# Object files are never deleted as intermediates: not after a build, not on Ctrl-C.
+.SECONDARY:
 .PHONY: all deps run test unit e2e bench bench-bin fuzz valgrind lint install clean devchain
 all: $(BUILD)/blockport $(FCGI_BIN) $(CRON_BIN) $(WS_BIN) $(BUILD)/unit_tests $(TOOLS_BIN)
 
@@ -99,8 +104,13 @@ unit: $(BUILD)/unit_tests
 test: deps
 	@bash scripts/test.sh
 
-run: deps all
-	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER)
+# State (database, devchain) is kept in run/ across runs; FRESH=1 starts over. The devchain
+# listens on PORT + 465 (8545) unless CHAIN_PORT is given.
+run: deps
+	@echo "building into $(BUILD)/ (make all)"
+	@$(MAKE) -s --no-print-directory all
+	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER) --build $(abspath $(BUILD)) \
+	  $(if $(CHAIN_PORT),--chain-port $(CHAIN_PORT)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
 
 bench: deps all bench-bin
 	@bash bench/run.sh
@@ -114,10 +124,13 @@ fuzz:
 lint:
 	@sh scripts/lint.sh
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI in bin/, the programs in lib/blockport/,
+# the web-server configs, the example config and the crontab lines (their paths under PREFIX) in
+# share/blockport/. tests/shell/install.sh serves requests from an installed tree.
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/blockport/fcgi \
 	  $(DESTDIR)$(PREFIX)/lib/blockport/cron $(DESTDIR)$(PREFIX)/lib/blockport/ws \
-	  $(DESTDIR)$(PREFIX)/share/blockport
+	  $(DESTDIR)$(PREFIX)/share/blockport/cron
 	install -m 755 $(BUILD)/blockport $(DESTDIR)$(PREFIX)/bin/blockport
 	for f in $(FCGI_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/fcgi/; done
 	for f in $(CRON_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/cron/; done
@@ -125,6 +138,9 @@ install: all
 	cp -r lighttpd apache $(DESTDIR)$(PREFIX)/share/blockport/
 	install -m 644 docs/openapi.yaml $(DESTDIR)$(PREFIX)/share/blockport/
 	install -m 644 blockport.ini.example $(DESTDIR)$(PREFIX)/share/blockport/
+	for f in cron/*.cron; do \
+	  sed 's|/usr/local|$(PREFIX)|g' $$f > $(DESTDIR)$(PREFIX)/share/blockport/$$f || exit 1; \
+	done
 
 clean:
 	rm -rf build

@@ -50,6 +50,24 @@ usage(void)
 	return 2;
 }
 
+/*
+ * A subcommand of cmd that did not run: named as unknown, or as missing its arguments when it is
+ * one of known (NULL-terminated); then the usage.
+ */
+static int
+bad_subcommand(const char *cmd, int argc, char **argv, const char *const *known)
+{
+	if (argc < 1)
+		return usage();
+	for (; *known != NULL; known++)
+		if (strcmp(argv[0], *known) == 0) {
+			fprintf(stderr, "blockport: %s %s: missing arguments\n", cmd, argv[0]);
+			return usage();
+		}
+	fprintf(stderr, "blockport: unknown command '%s %s'\n", cmd, argv[0]);
+	return usage();
+}
+
 static int
 die(const char *msg, const char *arg)
 {
@@ -80,11 +98,17 @@ flag(int argc, char **argv, const char *name)
 	return 0;
 }
 
-/* The account id for an id or an e-mail; -1 when there is none. */
+struct account {
+	int64_t	id;
+	char	email[256];
+	char	plan[BP_NAME_MAX];
+};
+
+/* The account for an id or an e-mail (a may be NULL); its id, or -1 when there is none. */
 static int64_t
-find_account(struct ctx *c, const char *who)
+find_account(struct ctx *c, const char *who, struct account *a)
 {
-	static const char sql[] = "SELECT id FROM accounts WHERE id = ? OR email = ?";
+	static const char sql[] = "SELECT id, email, plan FROM accounts WHERE id = ? OR email = ?";
 	struct bp_stmt *st = bp_db_stmt(c->db, sql);
 	int64_t id = -1, n;
 
@@ -92,8 +116,14 @@ find_account(struct ctx *c, const char *who)
 		return -1;
 	bp_stmt_int(st, 1, bp_parse_int64(who, 1, INT64_MAX, &n) == 0 ? n : -1);
 	bp_stmt_text(st, 2, who);
-	if (bp_stmt_step(st) == BP_DB_ROW)
+	if (bp_stmt_step(st) == BP_DB_ROW) {
 		id = bp_col_int(st, 0);
+		if (a != NULL) {
+			a->id = id;
+			snprintf(a->email, sizeof(a->email), "%s", bp_col_text(st, 1));
+			snprintf(a->plan, sizeof(a->plan), "%s", bp_col_text(st, 2));
+		}
+	}
 	bp_stmt_reset(st);
 	return id;
 }
@@ -122,7 +152,8 @@ cmd_account(struct ctx *c, int argc, char **argv)
 		if (bp_stmt_step(st) != BP_DB_DONE)
 			return die(bp_stmt_was_conflict(st) ? "an account with that e-mail exists" :
 			    "cannot create the account", email);
-		printf("%lld\n", (long long)bp_db_last_id(c->db));
+		printf("account %lld created: %s, plan %s\n", (long long)bp_db_last_id(c->db),
+		    email, plan);
 		return 0;
 	}
 	if (argc >= 1 && strcmp(argv[0], "list") == 0) {
@@ -146,22 +177,31 @@ cmd_account(struct ctx *c, int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[0], "plan") == 0) {
 		static const char sql[] = "UPDATE accounts SET plan = ? WHERE id = ?";
 		struct bp_stmt *st;
-		int64_t id;
+		struct account a;
 
-		if ((id = find_account(c, argv[1])) < 0)
+		if (find_account(c, argv[1], &a) < 0)
 			return die("no such account", argv[1]);
 		if (bp_config_plan(c->cfg, argv[2]) == NULL)
 			return die("no such plan in the config", argv[2]);
+		if (strcmp(a.plan, argv[2]) == 0) {
+			printf("account %lld (%s) is already on plan %s\n", (long long)a.id, a.email,
+			    a.plan);
+			return 0;
+		}
 		if ((st = bp_db_stmt(c->db, sql)) == NULL)
 			return 1;
 		bp_stmt_text(st, 1, argv[2]);
-		bp_stmt_int(st, 2, id);
+		bp_stmt_int(st, 2, a.id);
 		if (bp_stmt_step(st) != BP_DB_DONE)
 			return 1;
 		bp_limits_bump_generation(c->lim);
+		printf("account %lld (%s): plan %s -> %s\n", (long long)a.id, a.email, a.plan,
+		    argv[2]);
 		return 0;
 	}
-	return usage();
+	static const char *const known[] = { "create", "list", "plan", NULL };
+
+	return bad_subcommand("account", argc, argv, known);
 }
 
 static int
@@ -179,7 +219,7 @@ cmd_key(struct ctx *c, int argc, char **argv)
 		unsigned mask;
 		int64_t id;
 
-		if ((id = find_account(c, argv[1])) < 0)
+		if ((id = find_account(c, argv[1], NULL)) < 0)
 			return die("no such account", argv[1]);
 		if (bp_scopes_parse(scopes ? scopes : "", &mask, bad, sizeof(bad)) == -1)
 			return die("unknown scope", bad);
@@ -215,7 +255,7 @@ cmd_key(struct ctx *c, int argc, char **argv)
 		int64_t id = -1;
 		char ts[32];
 
-		if (argc >= 2 && (id = find_account(c, argv[1])) < 0)
+		if (argc >= 2 && (id = find_account(c, argv[1], NULL)) < 0)
 			return die("no such account", argv[1]);
 		if ((st = bp_db_stmt(c->db, sql)) == NULL)
 			return 1;
@@ -251,7 +291,9 @@ cmd_key(struct ctx *c, int argc, char **argv)
 		fprintf(stderr, "key %s revoked\n", argv[1]);
 		return 0;
 	}
-	return usage();
+	static const char *const known[] = { "create", "list", "revoke", NULL };
+
+	return bad_subcommand("key", argc, argv, known);
 }
 
 static int
@@ -311,8 +353,10 @@ main(int argc, char *argv[])
 {
 	struct ctx c = { NULL, NULL, NULL };
 	const char *cfgpath = NULL;
+	static const char *const commands[] = { "migrate", "status", "account", "key" };
 	char err[512];
 	int rc = 1, ai = 1;
+	size_t i;
 
 	bp_log_init("blockport");
 	if (argc > 2 && strcmp(argv[1], "-c") == 0) {
@@ -325,6 +369,14 @@ main(int argc, char *argv[])
 			fputs(usage_text, stdout);
 			return 0;
 		}
+		return usage();
+	}
+	/* Before the config: a typo needs no config to be told apart. */
+	for (i = 0; i < BP_NITEMS(commands); i++)
+		if (strcmp(argv[ai], commands[i]) == 0)
+			break;
+	if (i == BP_NITEMS(commands)) {
+		fprintf(stderr, "blockport: unknown command '%s'\n", argv[ai]);
 		return usage();
 	}
 	if ((c.cfg = bp_config_load(cfgpath, err, sizeof(err))) == NULL) {

@@ -8,6 +8,7 @@
 static const char *log_prog = "blockport";
 static enum bp_log_level log_level = BP_LOG_INFO;
 static char log_req[40];
+static FILE *log_out;		/* NULL: stderr */
 
 static const char *const level_names[BP_LOG__MAX] = {
 	"error",	/* BP_LOG_ERR */
@@ -26,6 +27,12 @@ void
 bp_log_set_level(enum bp_log_level l)
 {
 	log_level = l;
+}
+
+void
+bp_log_set_output(FILE *fp)
+{
+	log_out = fp;
 }
 
 void
@@ -58,5 +65,5 @@ bp_log(enum bp_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", line);
+	fprintf(log_out != NULL ? log_out : stderr, "%s\n", line);
 }

@@ -5,6 +5,8 @@
 #ifndef BP_LOG_H
 #define BP_LOG_H
 
+#include <stdio.h>
+
 enum bp_log_level {
 	BP_LOG_ERR,	/* 0 */
 	BP_LOG_WARN,	/* 1 */
@@ -17,6 +19,8 @@ enum bp_log_level {
 void	bp_log_init(const char *prog);
 /* Sets the lowest level written (default BP_LOG_INFO). */
 void	bp_log_set_level(enum bp_log_level);
+/* Sends the lines to fp instead of stderr (NULL: back to stderr); the tests capture with it. */
+void	bp_log_set_output(FILE *fp);
 /* Sets (or clears with NULL) the request id added to each line. The string is copied. */
 void	bp_log_set_request(const char *id);
 void	bp_log(enum bp_log_level, const char *fmt, ...)

@@ -1,10 +1,14 @@
 # Shell helpers shared by scripts/stack.sh and the bench/*.sh scripts (sourced, never run).
 
-free_port() {	# prints a loopback TCP port that nothing listens on now
+port_busy() {	# PORT: true when a TCP socket uses that local port (listening, connected, TIME_WAIT)
+	ss -Htan "sport = :$1" 2>/dev/null | grep -q .
+}
+
+free_port() {	# prints a loopback TCP port that no socket uses now, below the ephemeral range
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 30000))
-		if ! ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
+		p=$((20000 + RANDOM % 12000))	# 32768 up: outgoing connections' ports (Linux)
+		if ! port_busy "$p"; then
 			echo "$p"
 			return
 		fi

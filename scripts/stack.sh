@@ -3,11 +3,16 @@
 # config and database in a state directory, the web server with every FastCGI program, and the
 # workers. Used by `make run` (in ./run) and by the end-to-end tests (in a temporary directory).
 #
-#   stack.sh run [--port P] [--chain-port P] [--server lighttpd|apache]   foreground, Ctrl-C stops
-#   stack.sh start DIR [--port P] [--chain-port P] [--server S] [--test] [--build DIR]
+#   stack.sh run [--port P] [--chain-port P] [--server lighttpd|apache] [--fresh]
+#                [--dir DIR] [--build DIR]                    foreground, Ctrl-C stops
+#   stack.sh start DIR [--port P] [--chain-port P] [--server S] [--test] [--keep] [--build DIR]
 #   stack.sh stop DIR
 #
-# start writes DIR/env (BASE_URL, API_KEY, ...) for the tests and returns once all is up.
+# start writes DIR/env (BASE_URL, API_KEY, ...) for the tests and returns once all is up; it
+# starts from an empty database and a new chain unless --keep. run keeps both across runs
+# (--fresh starts over), holds a lock on DIR so a second run there refuses at once, and puts
+# the devchain on PORT + 465 (8545 for 8080) unless --chain-port. Every process of a stack runs
+# in its own session, so a Ctrl-C reaches only run, which stops the web server first.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -102,29 +107,49 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 	} > "$dir/blockport.ini"
 }
 
-start_devchain() {	# DIR PORT
-	local dir=$1 port=$2
+has_code() {	# URL ADDRESS: true when the chain at URL has code at ADDRESS
+	local call='{"jsonrpc":"2.0","id":1,"method":"eth_getCode","params":["'$2'","latest"]}'
+	curl -s -m 5 -H 'Content-Type: application/json' -d "$call" "$1" |
+		grep -q '"result":"0x[0-9a-f]'
+}
+
+start_devchain() {	# DIR PORT KEEP: with KEEP, the chain's state persists in DIR
+	local dir=$1 port=$2 keep=$3 state=$1/devchain-state.json paymaster
+	local args=()
 	if [ ! -x "$top/devchain/start.sh" ] || [ ! -d "$top/devchain/node_modules" ]; then
 		echo "stack: devchain not installed (make deps); RPC upstream 127.0.0.1:$port is down" >&2
 		return 0
 	fi
-	"$top/devchain/start.sh" "$port" ${DEVCHAIN_ARGS:-} > "$dir/devchain.log" 2>&1 &
+	# anvil writes its state on exit and every 10 s, and reads it back on the next start.
+	[ "$keep" = 0 ] || args=(--state "$state" --state-interval 10)
+	if [ "$keep" = 1 ] && [ ! -s "$state" ] && [ -s "$dir/blockport.db" ]; then
+		echo "stack: no saved devchain state in $dir: the chain starts anew, but the database" \
+			"keeps what was indexed from the old one (make run FRESH=1 starts both anew)" >&2
+	fi
+	setsid "$top/devchain/start.sh" "$port" ${DEVCHAIN_ARGS:-} "${args[@]}" \
+		> "$dir/devchain.log" 2>&1 9>&- &
 	echo $! > "$dir/devchain.pid"
 	wait_http "http://127.0.0.1:$port" 100
+	# A kept chain has its contracts already: deploying again would move the paymaster.
+	paymaster=$(sed -n 's/^paymaster = //p' "$dir/devchain.ini" 2>/dev/null || true)
+	if [ "$keep" = 1 ] && [ -n "$paymaster" ] && has_code "http://127.0.0.1:$port" "$paymaster"
+	then
+		return 0
+	fi
 	node "$top/devchain/deploy.mjs" --rpc "http://127.0.0.1:$port" --out "$dir/devchain.json" \
 		--ini "$dir/devchain.ini" 2>> "$dir/devchain.log"
 }
 
 start_solana_stub() {	# DIR PORT: the scripted Solana upstream of the tests
 	local dir=$1 port=$2
-	node "$top/tests/e2e/solana-stub.mjs" "$port" > "$dir/solana-stub.log" 2>&1 &
+	setsid node "$top/tests/e2e/solana-stub.mjs" "$port" > "$dir/solana-stub.log" 2>&1 9>&- &
 	echo $! > "$dir/solana-stub.pid"
 	wait_http "http://127.0.0.1:$port/count" 100
 }
 
 start_go_stub() {	# DIR PORT: the stand-in for a Go node of the smuggling tests
 	local dir=$1 port=$2
-	node "$top/tests/e2e/go-node-stub.mjs" "$port" > "$dir/go-node-stub.log" 2>&1 &
+	setsid node "$top/tests/e2e/go-node-stub.mjs" "$port" > "$dir/go-node-stub.log" 2>&1 9>&- &
 	echo $! > "$dir/go-node-stub.pid"
 	wait_http "http://127.0.0.1:$port/count" 100
 }
@@ -134,7 +159,7 @@ start_lighttpd() {	# DIR PORT BUILD
 	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
 	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
 	BLOCKPORT_LIGHTTPD_DIR=$top/lighttpd BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-} \
-		lighttpd -D -f "$top/lighttpd/blockport.conf" >> "$dir/lighttpd.out" 2>&1 &
+		setsid lighttpd -D -f "$top/lighttpd/blockport.conf" >> "$dir/lighttpd.out" 2>&1 9>&- &
 	echo $! > "$dir/web.pid"
 }
 
@@ -146,7 +171,8 @@ start_apache() {	# DIR PORT BUILD
 	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
 	BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-0} \
 	ASAN_OPTIONS=${ASAN_OPTIONS:-} UBSAN_OPTIONS=${UBSAN_OPTIONS:-} LSAN_OPTIONS=${LSAN_OPTIONS:-} \
-		apache2 -f "$top/apache/blockport.conf" -DFOREGROUND >> "$dir/apache.out" 2>&1 &
+		setsid apache2 -f "$top/apache/blockport.conf" -DFOREGROUND >> "$dir/apache.out" 2>&1 \
+		9>&- &
 	echo $! > "$dir/web.pid"
 }
 
@@ -154,27 +180,28 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 	local dir=$1 build=$2
 	# The chain indexer (docs/indexer.md); a short interval so the tests see blocks quickly.
 	if [ -x "$build/cron/indexer" ]; then
-		BLOCKPORT_CONFIG=$dir/blockport.ini "$build/cron/indexer" --loop --interval 200 \
-			>> "$dir/indexer.log" 2>&1 &
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/indexer" --loop --interval 200 \
+			>> "$dir/indexer.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
 	# The gas sampler (docs/gas.md).
 	if [ -x "$build/cron/gas" ]; then
-		BLOCKPORT_CONFIG=$dir/blockport.ini "$build/cron/gas" --loop --interval 1000 \
-			>> "$dir/gas.log" 2>&1 &
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/gas" --loop --interval 1000 \
+			>> "$dir/gas.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
 }
 
 cmd_start() {
 	local dir=$1; shift
-	local port="" cport="" server=lighttpd test=0 build="$top/build"
+	local port="" cport="" server=lighttpd test=0 keep=0 build="$top/build"
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
 		--chain-port) cport=$2; shift 2 ;;
 		--server) server=$2; shift 2 ;;
 		--test) test=1; shift ;;
+		--keep) keep=1; shift ;;
 		--build) build=$2; shift 2 ;;
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
@@ -183,8 +210,12 @@ cmd_start() {
 	[ -n "$cport" ] || cport=$(free_port)
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
-	rm -f "$dir"/blockport.db* "$dir"/*.sock* "$dir"/devchain.ini
-	start_devchain "$dir" "$cport"
+	# Every process of the stack carries this, so stop can find any that outlived its pid file.
+	export BLOCKPORT_STACK=$dir
+	rm -f "$dir"/*.sock*
+	[ "$keep" = 1 ] || rm -f "$dir"/blockport.db* "$dir"/devchain.ini "$dir"/devchain-state.json \
+		"$dir"/dev.key
+	start_devchain "$dir" "$cport" "$keep"
 	local sport="" dport="" gport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
@@ -196,10 +227,18 @@ cmd_start() {
 	fi
 	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
-	"$build/blockport" migrate > /dev/null
-	"$build/blockport" account create --email dev@localhost > /dev/null
+	"$build/blockport" migrate >> "$dir/migrate.log" 2>&1 ||
+		{ cat "$dir/migrate.log" >&2; return 1; }
+	# The dev account and its key, made once per database (dev.key holds the key).
+	"$build/blockport" account list | grep '^[0-9]* *dev@localhost ' > /dev/null ||
+		"$build/blockport" account create --email dev@localhost > /dev/null
 	local key
-	key=$("$build/blockport" key create dev@localhost --test --name dev 2>/dev/null)
+	key=$(cat "$dir/dev.key" 2>/dev/null || true)
+	if [ -z "$key" ] || ! "$build/blockport" key list dev@localhost |
+	    grep -E "^[0-9]+ +dev@localhost +${key:0:19} +test +active " > /dev/null; then
+		key=$("$build/blockport" key create dev@localhost --test --name dev 2>/dev/null)
+		(umask 077; echo "$key" > "$dir/dev.key")
+	fi
 	case $server in
 	lighttpd) start_lighttpd "$dir" "$port" "$build" ;;
 	apache) start_apache "$dir" "$port" "$build" ;;
@@ -220,45 +259,118 @@ EOT
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 }
 
-cmd_stop() {
-	local dir=$1 f pid
-	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
-		"$dir"/go-node-stub.pid; do
-		[ -f "$f" ] || continue
-		for pid in $(cat "$f"); do
-			kill "$pid" 2>/dev/null || true
-		done
+stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
+	local dir=$1 f pid exe names=" lighttpd apache2 anvil node "
+	for f in "$top"/cron/*.c; do
+		f=${f##*/}
+		names+="${f%.c} "
 	done
-	# Give the web server a moment to stop its FastCGI children cleanly.
-	for _ in $(seq 50); do
-		local alive=0
-		for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid; do
-			[ -f "$f" ] || continue
-			for pid in $(cat "$f"); do
-				kill -0 "$pid" 2>/dev/null && alive=1
-			done
+	for f in $(grep -lzxF -e "BLOCKPORT_STACK=$dir" -e "BLOCKPORT_CONFIG=$dir/blockport.ini" \
+	    /proc/[0-9]*/environ 2>/dev/null); do
+		pid=${f#/proc/}
+		pid=${pid%/environ}
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+		exe=${exe##*/}
+		# Only the stack's programs: not a shell, a test runner or a CLI that shares its config.
+		[[ $exe == *.fcgi || $names == *" $exe "* ]] || continue
+		if [ "$pid" != $$ ]; then echo "$pid"; fi
+	done
+}
+
+alive() {	# PID: true while the process runs (an exited one nobody has reaped yet does not)
+	local st
+	read -r st 2>/dev/null < "/proc/$1/stat" && [[ $st != *") Z "* ]]
+}
+
+wait_gone() {	# TENTHS PID...: waits up to TENTHS tenths of a second for the PIDs to exit
+	local n=$1 pid alive
+	shift
+	for ((; n > 0; n--)); do
+		alive=0
+		for pid in "$@"; do
+			if alive "$pid"; then alive=1; fi
 		done
-		[ $alive = 0 ] && break
+		[ $alive = 0 ] && return 0
 		sleep 0.1
 	done
-	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
-		"$dir"/go-node-stub.pid
+	return 1
+}
+
+# The web server goes first and alone: it stops its FastCGI programs itself, and would restart
+# any it saw die before its own shutdown. Then the workers and the chain; then whatever is left
+# of the stack is killed, and named.
+cmd_stop() {
+	local dir=$1 f pids left
+	dir=$(cd "$dir" 2>/dev/null && pwd) || return 0
+	for f in web workers devchain solana-stub go-node-stub; do
+		[ -f "$dir/$f.pid" ] || continue
+		pids=$(cat "$dir/$f.pid")
+		# shellcheck disable=SC2086
+		kill $pids 2>/dev/null || true
+		# shellcheck disable=SC2086
+		wait_gone 100 $pids || true
+		rm -f "$dir/$f.pid"
+	done
+	left=$(stack_pids "$dir")
+	[ -n "$left" ] || return 0
+	for f in $left; do
+		echo "stack: $(tr '\0' ' ' < "/proc/$f/cmdline" 2>/dev/null)(pid $f) outlived the stack:" \
+			"killed" >&2
+	done
+	# shellcheck disable=SC2086
+	kill $left 2>/dev/null || true
+	# shellcheck disable=SC2086
+	wait_gone 30 $left || kill -KILL $left 2>/dev/null || true
 }
 
 cmd_run() {
-	local port=8080 cport=8545 server=lighttpd
+	local port=8080 cport="" server=lighttpd dir="$top/run" build="$top/build" fresh=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
 		--chain-port) cport=$2; shift 2 ;;
 		--server) server=$2; shift 2 ;;
+		--fresh) fresh=1; shift ;;
+		--dir) dir=$2; shift 2 ;;
+		--build) build=$2; shift 2 ;;
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
-	local dir="$top/run"
+	# The devchain port follows PORT, so stacks on different PORTs never share a chain port.
+	[ -n "$cport" ] || cport=$((port + 465 <= 65535 ? port + 465 : port - 465))
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	# One run per directory: a second one would wipe the first one's sockets. The lock goes
+	# with this script (its children do not inherit descriptor 9).
+	exec 9>> "$dir/run.lock"
+	if ! flock -n 9; then
+		echo "blockport: already running from $dir (pid $(cat "$dir/run.pid" 2>/dev/null)," \
+			"$(sed -n 's|^BASE_URL=||p' "$dir/env" 2>/dev/null)): stop it (Ctrl-C) first," \
+			"or run another checkout with another PORT" >&2
+		exit 1
+	fi
+	echo $$ > "$dir/run.pid"
+	if port_busy "$port"; then
+		echo "blockport: port $port is in use: make run PORT=... picks another" >&2
+		exit 1
+	fi
+	if port_busy "$cport"; then
+		echo "blockport: the devchain's port $cport (PORT + 465) is in use:" \
+			"make run CHAIN_PORT=... picks another" >&2
+		exit 1
+	fi
+	if [ "$fresh" = 1 ]; then
+		echo "FRESH=1: a new database and a new chain"
+		rm -f "$dir"/blockport.db* "$dir"/devchain-state.json "$dir"/devchain.ini \
+			"$dir"/devchain.json "$dir"/dev.key
+	fi
+	# From here on, any exit stops what was started (a Ctrl-C while starting too).
+	local qdir
+	qdir=$(printf %q "$dir")
+	trap "trap '' INT TERM; echo; echo stopping; cmd_stop $qdir; exit 0" INT TERM
+	trap "cmd_stop $qdir" EXIT
 	DEVCHAIN_ARGS=${DEVCHAIN_ARGS:---block-time 2} cmd_start "$dir" --port "$port" \
-		--chain-port "$cport" --server "$server"
-	trap 'echo; echo "stopping"; cmd_stop "$dir"; exit 0' INT TERM
+		--chain-port "$cport" --server "$server" --build "$build" --keep
 	# shellcheck disable=SC1091
 	. "$dir/env"
 	cat <<EOT
@@ -268,6 +380,7 @@ Blockport is running ($server, devchain on $CHAIN_URL).
   test key  $API_KEY
   config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)
   logs      $dir/*.log
+  state     kept across runs (accounts, keys, the chain); make run FRESH=1 starts over
 
 Try:
   curl -s -H 'X-API-Key: $API_KEY' -H 'Content-Type: application/json' \\

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make test: builds everything with ASan and UBSan, runs the CUnit suites, then the end-to-end
-# suite against the real stack twice, behind lighttpd and behind Apache. Sanitizer reports from
-# any program fail the run. The last line sums up every suite: "N passed, N failed".
+# make test: builds everything with ASan and UBSan, runs the CUnit suites, the shell tests
+# (tests/shell: make install, make run), then the end-to-end suite against the real stack twice,
+# behind lighttpd and behind Apache. Sanitizer reports from any program fail the run. The last
+# line sums up every suite: "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -32,6 +33,20 @@ if [ "$unit_rc" != 0 ] && [ "${u_fail:-0}" = 0 ]; then
 	echo "unit tests exited $unit_rc"
 fi
 rm -f "$unit_out"
+
+# Shell tests (tests/shell/*.sh): make install into a temporary tree, make run's lifecycle.
+for t in tests/shell/*.sh; do
+	[ "$t" != tests/shell/lib.sh ] || continue
+	echo "== ${t#tests/}"
+	out=$(mktemp)
+	BLOCKPORT_BUILD=$top/$build bash "$t" 2>&1 | tee "$out"
+	p=$(awk '/^# pass/ { print $3 }' "$out")
+	f=$(awk '/^# fail/ { print $3 }' "$out")
+	[ -n "$p" ] || { p=0; f=1; echo "$t did not finish"; }
+	passed=$((passed + p))
+	failed=$((failed + f))
+	rm -f "$out"
+done
 
 # The e2e tests import viem/ethers from the devchain's pinned packages.
 ln -sfn ../../devchain/node_modules tests/e2e/node_modules

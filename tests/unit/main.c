@@ -1,6 +1,8 @@
 /*
  * The CUnit runner: every suite that registered itself (see unit.h), in name order so the output
  * is stable. Exits non-zero when any assertion failed. An optional argument runs one suite.
+ * The log shows warnings and errors only (no "applied migration" lines); a test that expects an
+ * error captures it with bp_unit_log_begin/end.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +12,39 @@
 
 #include <CUnit/Basic.h>
 
+#include "log.h"
 #include "unit.h"
 
 #define MAX_SUITES 128
 
 static const struct bp_unit_suite *suites[MAX_SUITES];
 static size_t nsuites;
+
+static FILE *log_fp;
+static char *log_text;
+static size_t log_len;
+
+void
+bp_unit_log_begin(void)
+{
+	if (log_fp != NULL)
+		fclose(log_fp);
+	free(log_text);
+	log_text = NULL;
+	log_len = 0;
+	log_fp = open_memstream(&log_text, &log_len);
+	bp_log_set_output(log_fp);
+}
+
+const char *
+bp_unit_log_end(void)
+{
+	bp_log_set_output(NULL);
+	if (log_fp != NULL)
+		fclose(log_fp);
+	log_fp = NULL;
+	return log_text != NULL ? log_text : "";
+}
 
 void
 bp_unit_register(const struct bp_unit_suite *s)
@@ -51,6 +80,7 @@ main(int argc, char *argv[])
 	unsigned int failed;
 	size_t i, j;
 
+	bp_log_set_level(BP_LOG_WARN);
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	qsort(suites, nsuites, sizeof(suites[0]), cmp_suite);
@@ -71,5 +101,7 @@ main(int argc, char *argv[])
 	CU_basic_run_tests();
 	failed = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
 	CU_cleanup_registry();
+	bp_unit_log_end();
+	free(log_text);
 	return failed == 0 ? 0 : 1;
 }

@@ -342,7 +342,9 @@ test_lookup(void)
 	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, revoked, &k), BP_AUTH_UNKNOWN);
 	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, wrongkind, &k), BP_AUTH_UNKNOWN);
 	/* An account on a plan the config lost is served as free, not unlimited. */
+	bp_unit_log_begin();
 	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, noplan, &k), BP_AUTH_OK);
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "has plan 'gone', which the config lacks"));
 	CU_ASSERT_STRING_EQUAL(k.plan.name, "free");
 	CU_ASSERT_EQUAL(k.plan.rps, 10);
 	/* A scope this build does not know grants nothing, rather than everything. */
@@ -428,7 +430,9 @@ test_db_error(void)
 	CU_ASSERT_EQUAL(bp_db_exec(broken, "DROP TABLE api_keys"), 0);
 	bp_auth_cache_clear(kc);
 	gen(1, key);
+	bp_unit_log_begin();
 	CU_ASSERT_EQUAL(bp_auth_lookup(kc, broken, lim, cfg, key, &k), BP_AUTH_ERROR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "no such table: api_keys"));
 	/* And the failure is not cached as an answer. */
 	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, key, &k), BP_AUTH_UNKNOWN);
 	bp_db_close(broken);

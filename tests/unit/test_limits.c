@@ -392,11 +392,15 @@ test_open(void)
 	CU_ASSERT_FATAL(fd != -1);
 	CU_ASSERT(write(fd, "not a counters file", 19) == 19);
 	close(fd);
+	bp_unit_log_begin();
 	CU_ASSERT_PTR_NULL(bp_limits_open(other));
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "is not a Blockport limits file"));
 	unlink(other);
 	/* A directory that is not there. */
 	snprintf(other, sizeof(other), "%s/missing/counters", dir);
+	bp_unit_log_begin();
 	CU_ASSERT_PTR_NULL(bp_limits_open(other));
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "No such file or directory"));
 	/* An empty file is a new counters file. */
 	snprintf(other, sizeof(other), "%s/empty", dir);
 	fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -21,6 +21,14 @@ struct bp_unit_suite {
 	size_t				 ncases;
 };
 
+/*
+ * Negative tests log errors on purpose: bp_unit_log_begin() captures the log instead of printing
+ * it, bp_unit_log_end() stops and returns what was logged meanwhile (valid until the next
+ * begin), so a test both keeps a passing run's output clean and asserts the error was logged.
+ */
+void		 bp_unit_log_begin(void);
+const char	*bp_unit_log_end(void);
+
 /* Adds a suite to the run; called from the constructor that BP_UNIT_SUITE defines. */
 void	bp_unit_register(const struct bp_unit_suite *);
 
