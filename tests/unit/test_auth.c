@@ -551,7 +551,9 @@ test_admit_db_error(void)
 	CU_ASSERT_FATAL(a.db != NULL);
 	CU_ASSERT_EQUAL(bp_db_exec(a.db, "DROP TABLE api_keys"), 0);
 	gen(1, key);
+	bp_unit_log_begin();
 	CU_ASSERT_EQUAL(admit1(&a, key, "192.0.2.4", 1, &ad), 500);
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "no such table: api_keys"));
 	CU_ASSERT_STRING_EQUAL(ad.code, "internal_error");
 	CU_ASSERT_EQUAL(ad.auth, BP_AUTH_ERROR);
 	CU_ASSERT_EQUAL(ad.limit.limit, 2);

@@ -222,7 +222,9 @@ test_hook_fails(void)
 	batch_of(j, &b, blocks, logs);
 	s.fail_at = 3;
 	memset(&n, 0, sizeof(n));
+	bp_unit_log_begin();
 	CU_ASSERT_EQUAL(bp_store_batch(db, &c, &b, 10, &n), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "the store hook failed on block 3"));
 	/* The hook ran up to its failure, and its rows went back with the batch. */
 	CU_ASSERT_EQUAL(s.nblocks, 3);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM hook_rows"), 0);
@@ -274,7 +276,9 @@ test_hook_blocks(void)
 	CU_ASSERT_STRING_EQUAL(owner, U2);
 
 	/* A reorg back to block 2: the hook hears of 4 and 3, newest first. */
+	bp_unit_log_begin();
 	CU_ASSERT_EQUAL_FATAL(bp_reorg_rollback(db, &c, 2, 10), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "rolled back to block 2"));
 	CU_ASSERT_EQUAL_FATAL(s.nrolled, 2);
 	CU_ASSERT_EQUAL(s.rolled[0], 4);
 	CU_ASSERT_EQUAL(s.rolled[1], 3);

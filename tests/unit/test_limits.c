@@ -314,6 +314,7 @@ test_full(void)
 	char addr[64];
 
 	CU_ASSERT_EQUAL(bp_limits_take_at(lim, first, &anon, 1, 0, 0, t, &st), BP_LIMIT_OK);
+	bp_unit_log_begin();
 	for (i = 1; i < 40000; i++) {
 		enum bp_limit_verdict v;
 
@@ -327,11 +328,13 @@ test_full(void)
 			CU_ASSERT_EQUAL(st.remaining, 0);
 		}
 	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "counters file full"));
 	CU_ASSERT(ok <= 32768 - 1);			/* at most the addresses' half */
 	CU_ASSERT(ok > 30000);
 	CU_ASSERT(full >= 40000 - 32768);
 	CU_ASSERT_EQUAL(other, 0);
 	/* A new address is refused, not let through. */
+	bp_unit_log_begin();
 	CU_ASSERT_EQUAL(bp_limits_take_at(lim, bp_limits_addr_id("2001:db8:ffff:1::1"), &anon, 1,
 	    0, 0, t, &st), BP_LIMIT_FULL);
 	/* The address that holds a slot is still throttled, to the exact count. */
@@ -353,6 +356,7 @@ test_full(void)
 	    0, 0, t + 30, &st), BP_LIMIT_FULL);
 	CU_ASSERT_EQUAL(bp_limits_take_at(lim, bp_limits_addr_id("2001:db8:ffff:1::1"), &anon, 1,
 	    0, 0, t + 61, &st), BP_LIMIT_OK);
+	bp_unit_log_end();
 	CU_ASSERT_EQUAL(bp_limits_take_at(lim, bp_limits_addr_id("2001:db8:ffff:1::1"), &anon, 2,
 	    0, 0, t + 61, &st), BP_LIMIT_RPS);
 	/* ...while a key that counted today keeps its slot, and its day, the whole day. */
