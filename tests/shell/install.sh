@@ -28,6 +28,7 @@ check "make install DESTDIR=... PREFIX=$prefix" install_tree
 same_programs() {	# every program of the build is installed
 	local f
 	for f in "$build"/fcgi/*.fcgi "$build"/cron/*; do
+		case $f in *.o) continue ;; esac
 		[ -x "$p/lib/blockport/${f#"$build"/}" ] || { echo "# not installed: $f"; return 1; }
 	done
 }
