@@ -38,7 +38,10 @@ start_run() {	# NAME PORT [ARGS...]: a run in $tmp/NAME; true once it says it is
 	shift 2
 	: > "$tmp/$name.out"	# emptied here: the job opens it later than this shell goes on
 	set -m
-	bash "$top/scripts/stack.sh" run --dir "$tmp/$name" --port "$port" --build "$build" "$@" \
+	# A shell started in the background may inherit SIGINT ignored, which no shell can undo:
+	# perl (Essential in Debian) restores the default before the run starts, as a terminal has it.
+	perl -e '$SIG{INT} = $SIG{QUIT} = "DEFAULT"; exec @ARGV or die "exec: $!"' \
+		bash "$top/scripts/stack.sh" run --dir "$tmp/$name" --port "$port" --build "$build" "$@" \
 		>> "$tmp/$name.out" 2>&1 &
 	runs[$name]=$!
 	set +m
@@ -52,8 +55,17 @@ start_run() {	# NAME PORT [ARGS...]: a run in $tmp/NAME; true once it says it is
 }
 
 ctrl_c() {	# NAME: SIGINT to the run's process group; true when it stopped and said so
-	local pid=${runs[$1]} rc
+	local pid=${runs[$1]} rc i
 	kill -INT -- -"$pid"
+	# Bounded: a run that ignores the signal fails this check instead of hanging the suite.
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "# $1: still running 60 s after SIGINT; sending SIGTERM"
+		kill -TERM -- -"$pid" 2>/dev/null
+	fi
 	wait "$pid"
 	rc=$?
 	unset "runs[$1]"
