@@ -26,59 +26,96 @@ static const uint64_t rc[24] = {
 	0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
 };
 
-/*
- * The rho offsets and pi lane order, walked as one cycle starting from lane (1, 0): lane
- * piln[i] receives the previous lane rotated by rotc[i]. Lane (x, y) is st[x + 5y].
- */
-static const unsigned int rotc[24] = {
-	1, 3, 6, 10, 15, 21, 28, 36, 45, 55, 2, 14,
-	27, 41, 56, 8, 25, 43, 62, 18, 39, 61, 20, 44,
-};
-static const unsigned int piln[24] = {
-	10, 7, 11, 17, 18, 3, 5, 16, 8, 21, 24, 4,
-	15, 23, 19, 13, 12, 2, 20, 14, 22, 9, 6, 1,
-};
-
 static uint64_t
 rotl64(uint64_t x, unsigned int n)
 {
 	return (x << n) | (x >> (64 - n));	/* n is 1..63 here, never 0 */
 }
 
+/* theta: lane (x, y) ^= column parity (x - 1) ^ rot(column parity (x + 1), 1). */
+#define THETA_COL(x, d) do {						\
+	st[(x)] ^= (d); st[(x) + 5] ^= (d); st[(x) + 10] ^= (d);	\
+	st[(x) + 15] ^= (d); st[(x) + 20] ^= (d);			\
+} while (0)
+/*
+ * rho and pi, walked as one cycle starting from lane (1, 0): lane j receives the previous lane
+ * rotated by r. Lane (x, y) is st[x + 5y].
+ */
+#define RHO_PI(j, r) do {						\
+	u = st[(j)];							\
+	st[(j)] = rotl64(t, (r));					\
+	t = u;								\
+} while (0)
+/* chi on the row starting at lane y. */
+#define CHI_ROW(y) do {							\
+	b0 = st[(y)]; b1 = st[(y) + 1]; b2 = st[(y) + 2];		\
+	b3 = st[(y) + 3]; b4 = st[(y) + 4];				\
+	st[(y)] = b0 ^ (~b1 & b2);					\
+	st[(y) + 1] = b1 ^ (~b2 & b3);					\
+	st[(y) + 2] = b2 ^ (~b3 & b4);					\
+	st[(y) + 3] = b3 ^ (~b4 & b0);					\
+	st[(y) + 4] = b4 ^ (~b0 & b1);					\
+} while (0)
+
+/* Keccak-f[1600], the steps of each round written out (the same steps as the reference). */
 static void
 keccakf(uint64_t st[25])
 {
-	uint64_t bc[5], t;
-	int round, i, j;
+	uint64_t b0, b1, b2, b3, b4, t, u;
+	int round;
 
 	for (round = 0; round < 24; round++) {
 		/* theta */
-		for (i = 0; i < 5; i++)
-			bc[i] = st[i] ^ st[i + 5] ^ st[i + 10] ^ st[i + 15] ^ st[i + 20];
-		for (i = 0; i < 5; i++) {
-			t = bc[(i + 4) % 5] ^ rotl64(bc[(i + 1) % 5], 1);
-			for (j = 0; j < 25; j += 5)
-				st[j + i] ^= t;
-		}
+		b0 = st[0] ^ st[5] ^ st[10] ^ st[15] ^ st[20];
+		b1 = st[1] ^ st[6] ^ st[11] ^ st[16] ^ st[21];
+		b2 = st[2] ^ st[7] ^ st[12] ^ st[17] ^ st[22];
+		b3 = st[3] ^ st[8] ^ st[13] ^ st[18] ^ st[23];
+		b4 = st[4] ^ st[9] ^ st[14] ^ st[19] ^ st[24];
+		THETA_COL(0, b4 ^ rotl64(b1, 1));
+		THETA_COL(1, b0 ^ rotl64(b2, 1));
+		THETA_COL(2, b1 ^ rotl64(b3, 1));
+		THETA_COL(3, b2 ^ rotl64(b4, 1));
+		THETA_COL(4, b3 ^ rotl64(b0, 1));
 		/* rho and pi */
 		t = st[1];
-		for (i = 0; i < 24; i++) {
-			j = (int)piln[i];
-			bc[0] = st[j];
-			st[j] = rotl64(t, rotc[i]);
-			t = bc[0];
-		}
+		RHO_PI(10, 1);
+		RHO_PI(7, 3);
+		RHO_PI(11, 6);
+		RHO_PI(17, 10);
+		RHO_PI(18, 15);
+		RHO_PI(3, 21);
+		RHO_PI(5, 28);
+		RHO_PI(16, 36);
+		RHO_PI(8, 45);
+		RHO_PI(21, 55);
+		RHO_PI(24, 2);
+		RHO_PI(4, 14);
+		RHO_PI(15, 27);
+		RHO_PI(23, 41);
+		RHO_PI(19, 56);
+		RHO_PI(13, 8);
+		RHO_PI(12, 25);
+		RHO_PI(2, 43);
+		RHO_PI(20, 62);
+		RHO_PI(14, 18);
+		RHO_PI(22, 39);
+		RHO_PI(9, 61);
+		RHO_PI(6, 20);
+		RHO_PI(1, 44);
 		/* chi */
-		for (j = 0; j < 25; j += 5) {
-			for (i = 0; i < 5; i++)
-				bc[i] = st[j + i];
-			for (i = 0; i < 5; i++)
-				st[j + i] ^= (~bc[(i + 1) % 5]) & bc[(i + 2) % 5];
-		}
+		CHI_ROW(0);
+		CHI_ROW(5);
+		CHI_ROW(10);
+		CHI_ROW(15);
+		CHI_ROW(20);
 		/* iota */
 		st[0] ^= rc[round];
 	}
 }
+
+#undef THETA_COL
+#undef RHO_PI
+#undef CHI_ROW
 
 /* XORs byte b into position pos (0..RATE-1) of the state, little-endian within lanes. */
 static void
