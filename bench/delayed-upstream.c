@@ -1,0 +1,203 @@
+/*
+ * A JSON-RPC upstream that answers after a set delay, for bench/remote.sh: a node tens of
+ * milliseconds away (another rack, a provider). One thread, epoll, HTTP/1.1 keep-alive: a
+ * complete request is queued with its due time and answered when the time comes, so thousands
+ * of requests wait at once and the upstream is never the bottleneck. The delay is the same for
+ * every request, so the queue is in due order and a ring buffer is the timer wheel.
+ * Every POST gets a fixed result; eth_blockNumber-shaped, whatever it asked (as fixed-upstream.c).
+ *
+ *   build/bench/delayed-upstream.fcgi PORT DELAY_MS
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* memmem, accept4 */
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BODY	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"0x10d4f\"}"
+#define BUFSZ	65536
+#define MAXFD	65536
+#define QSZ	(1 << 18)	/* pending answers: far above any bench's connections */
+
+struct conn {
+	char		*buf;
+	size_t		 len;
+	unsigned	 gen;	/* bumped when the fd is closed: queued answers to it are dropped */
+};
+
+struct pending {
+	int		 fd;
+	unsigned	 gen;
+	int64_t		 due;	/* monotonic, microseconds */
+};
+
+static struct conn conns[MAXFD];
+static struct pending queue[QSZ];
+static size_t qhead, qlen;
+static char answer[256];
+static size_t answer_len;
+
+static int64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The value of Content-Length in the head [p, p+n), or 0. */
+static size_t
+content_length(const char *p, size_t n)
+{
+	const char *end = p + n;
+	size_t v = 0;
+
+	for (; p + 16 < end; p++) {
+		if ((p[0] == '\n') && strncasecmp(p + 1, "content-length:", 15) == 0) {
+			for (p += 16; p < end && *p == ' '; p++)
+				;
+			for (; p < end && *p >= '0' && *p <= '9'; p++)
+				v = v * 10 + (size_t)(*p - '0');
+			return v;
+		}
+	}
+	return 0;
+}
+
+static void
+drop(int ep, int fd)
+{
+	epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+	close(fd);
+	free(conns[fd].buf);
+	conns[fd].buf = NULL;
+	conns[fd].len = 0;
+	conns[fd].gen++;
+}
+
+/* Queues an answer for every complete request in fd's buffer; -1 when the connection is to go. */
+static int
+take(int fd, int64_t due)
+{
+	struct conn *c = &conns[fd];
+
+	for (;;) {
+		char *end = memmem(c->buf, c->len, "\r\n\r\n", 4);
+		size_t head, total;
+
+		if (end == NULL)
+			return c->len == BUFSZ ? -1 : 0;
+		head = (size_t)(end + 4 - c->buf);
+		total = head + content_length(c->buf, head);
+		if (total > BUFSZ || qlen == QSZ)
+			return -1;
+		if (c->len < total)
+			return 0;
+		queue[(qhead + qlen++) % QSZ] = (struct pending){ fd, c->gen, due };
+		memmove(c->buf, c->buf + total, c->len - total);
+		c->len -= total;
+	}
+}
+
+/* Answers what is due; the epoll timeout in ms until the next, or -1 when none waits. */
+static int
+answer_due(int ep)
+{
+	int64_t now = now_us();
+
+	while (qlen > 0) {
+		struct pending *p = &queue[qhead];
+
+		if (p->due > now)
+			return (int)((p->due - now + 999) / 1000);
+		if (conns[p->fd].gen == p->gen && conns[p->fd].buf != NULL &&
+		    write(p->fd, answer, answer_len) != (ssize_t)answer_len)
+			drop(ep, p->fd);
+		qhead = (qhead + 1) % QSZ;
+		qlen--;
+	}
+	return -1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sockaddr_in sa;
+	struct epoll_event ev, evs[256];
+	int64_t delay;
+	int lfd, ep, one = 1, i, n, timeout = -1;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: delayed-upstream PORT DELAY_MS\n");
+		return 2;
+	}
+	delay = (int64_t)strtol(argv[2], NULL, 10) * 1000;
+	signal(SIGPIPE, SIG_IGN);
+	answer_len = (size_t)snprintf(answer, sizeof(answer), "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s", strlen(BODY), BODY);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((unsigned short)strtoul(argv[1], NULL, 10));
+	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0)) < 0 ||
+	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 4096) != 0 ||
+	    (ep = epoll_create1(0)) < 0) {
+		perror("delayed-upstream");
+		return 1;
+	}
+	ev.events = EPOLLIN;
+	ev.data.fd = lfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	for (;;) {
+		if ((n = epoll_wait(ep, evs, 256, timeout)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 1;
+		}
+		for (i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			ssize_t r;
+
+			if (fd == lfd) {
+				int c;
+
+				while ((c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+					if (c >= MAXFD || (conns[c].buf = malloc(BUFSZ)) == NULL) {
+						close(c);
+						continue;
+					}
+					setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+					ev.events = EPOLLIN;
+					ev.data.fd = c;
+					epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev);
+				}
+				continue;
+			}
+			r = read(fd, conns[fd].buf + conns[fd].len, BUFSZ - conns[fd].len);
+			if (r <= 0) {
+				if (r < 0 && errno == EAGAIN)
+					continue;
+				drop(ep, fd);
+				continue;
+			}
+			conns[fd].len += (size_t)r;
+			if (take(fd, now_us() + delay) == -1)
+				drop(ep, fd);
+		}
+		timeout = answer_due(ep);
+	}
+}
