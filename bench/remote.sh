@@ -117,7 +117,8 @@ start_server() {	# NAME
 	apache)
 		chown www-data:www-data "$run"
 		BLOCKPORT_PORT=$port BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run BLOCKPORT_PROCS=$procs \
-		BLOCKPORT_WS_PORT=0 ASAN_OPTIONS= UBSAN_OPTIONS= LSAN_OPTIONS= \
+		BLOCKPORT_WS_PORT=0 ASAN_OPTIONS= UBSAN_OPTIONS= LSAN_OPTIONS= TSAN_OPTIONS= \
+		BLOCKPORT_THREADS=${BLOCKPORT_THREADS:-} \
 			apache2 -f "$top/apache/blockport.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
 		;;
 	esac

@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +33,24 @@ struct sink {
 	int		 too_large;
 };
 
+/* curl_global_init once per process, whichever thread opens the first pool (pthread_once). */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void
+curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
 struct bp_upstream *
 bp_upstream_new(const struct bp_config *cfg)
 {
 	struct bp_upstream *u = NULL, *ret = NULL;
 	struct curl_slist *h;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK) {
 		bp_err("%s: curl_global_init failed", __func__);
 		goto out;
 	}

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/time.h>
 
@@ -65,6 +66,15 @@ bp_random(void *buf, size_t n)
 	return RAND_bytes(buf, (int)n) == 1 ? 0 : -1;
 }
 
+/* Set once (pthread_once), read by every thread. */
+static EVP_MD *sha256_md;
+
+static void
+fetch_sha256(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
 void
 bp_sha256(const void *data, size_t len, unsigned char out[32])
 {
@@ -72,13 +82,14 @@ bp_sha256(const void *data, size_t len, unsigned char out[32])
 	 * OpenSSL 3's one-shot SHA256() looks the algorithm up on every call, which costs as much as
 	 * hashing an API key; the fetched method is kept for the life of the process instead.
 	 */
-	static EVP_MD *md;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (md == NULL && (md = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL) {
+	pthread_once(&once, fetch_sha256);
+	if (sha256_md == NULL) {
 		SHA256(data, len, out);
 		return;
 	}
-	if (EVP_Digest(data, len, out, NULL, md, NULL) != 1)
+	if (EVP_Digest(data, len, out, NULL, sha256_md, NULL) != 1)
 		SHA256(data, len, out);
 }
 

@@ -14,7 +14,8 @@ entry() {
 		"bin-path" => "$bin/$2.fcgi",
 		"max-procs" => $procs,
 		"check-local" => "disable",
-		"bin-copy-environment" => ( "PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS" ),
+		"bin-copy-environment" => ( "PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS",
+			"BLOCKPORT_THREADS" ),
 		"bin-environment" => ( "BLOCKPORT_CONFIG" => "${BLOCKPORT_CONFIG:?}" ),
 	)),
 EOT

@@ -146,6 +146,7 @@ start_apache() {	# DIR PORT BUILD
 	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
 	BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-0} \
 	ASAN_OPTIONS=${ASAN_OPTIONS:-} UBSAN_OPTIONS=${UBSAN_OPTIONS:-} LSAN_OPTIONS=${LSAN_OPTIONS:-} \
+	TSAN_OPTIONS=${TSAN_OPTIONS:-} BLOCKPORT_THREADS=${BLOCKPORT_THREADS:-} \
 		apache2 -f "$top/apache/blockport.conf" -DFOREGROUND >> "$dir/apache.out" 2>&1 &
 	echo $! > "$dir/web.pid"
 }
