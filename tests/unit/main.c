@@ -2,6 +2,7 @@
  * The CUnit runner: every suite that registered itself (see unit.h), in name order so the output
  * is stable. Exits non-zero when any assertion failed. An optional argument runs one suite.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,26 @@ bp_unit_fresh_second(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (ts.tv_nsec > 800000000L)
 		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 5000));
+}
+
+int
+bp_unit_threads(size_t n, void *(*fn)(void *))
+{
+	pthread_t t[BP_UNIT_THREADS_MAX];
+	size_t i, started;
+	int bad = 0;
+
+	for (started = 0; started < n && started < BP_UNIT_THREADS_MAX; started++)
+		if (pthread_create(&t[started], NULL, fn, (void *)started) != 0)
+			break;
+	bad += (int)(n - started);
+	for (i = 0; i < started; i++) {
+		void *rv;
+
+		pthread_join(t[i], &rv);
+		bad += rv != NULL;
+	}
+	return bad;
 }
 
 static int

@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,25 +416,6 @@ test_open(void)
 #define NTHREADS	8
 #define THREAD_ROUNDS	200
 
-/* Runs fn in NTHREADS threads at once; the number that returned non-NULL. */
-static int
-run_threads(void *(*fn)(void *))
-{
-	pthread_t t[NTHREADS];
-	size_t i;
-	int bad = 0;
-
-	for (i = 0; i < NTHREADS; i++)
-		CU_ASSERT_FATAL(pthread_create(&t[i], NULL, fn, (void *)i) == 0);
-	for (i = 0; i < NTHREADS; i++) {
-		void *rv;
-
-		pthread_join(t[i], &rv);
-		bad += rv != NULL;
-	}
-	return bad;
-}
-
 static uint64_t thread_who;	/* written before the threads start */
 
 static void *
@@ -459,7 +439,7 @@ test_threads(void)
 	struct bp_limit_state st;
 
 	thread_who = fresh_who();
-	CU_ASSERT_EQUAL(run_threads(count_day), 0);
+	CU_ASSERT_EQUAL(bp_unit_threads(NTHREADS, count_day), 0);
 	/* One more request for the day fits; the next does not: every increment was kept. */
 	CU_ASSERT_EQUAL(bp_limits_take(lim, thread_who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(bp_limits_take(lim, thread_who, &p, 1, 1, 0, &st), BP_LIMIT_RPD);

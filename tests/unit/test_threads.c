@@ -5,7 +5,6 @@
  * (per thread); the limits counters are in test_limits.c. make test runs the unit tests in the
  * ThreadSanitizer build too, where a data race fails.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,25 +18,6 @@
 
 #define NTHREADS	8
 #define ROUNDS		200
-
-/* Runs fn in NTHREADS threads at once, each given its index; the number that returned non-0. */
-static int
-run_threads(void *(*fn)(void *))
-{
-	pthread_t t[NTHREADS];
-	size_t i;
-	int bad = 0;
-
-	for (i = 0; i < NTHREADS; i++)
-		CU_ASSERT_FATAL(pthread_create(&t[i], NULL, fn, (void *)i) == 0);
-	for (i = 0; i < NTHREADS; i++) {
-		void *rv;
-
-		pthread_join(t[i], &rv);
-		bad += rv != NULL;
-	}
-	return bad;
-}
 
 static const unsigned char abc_sha256[32] = {
 	0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22,
@@ -72,7 +52,7 @@ hash_and_sign(void *arg)
 static void
 test_hash_and_keys_from_threads(void)
 {
-	CU_ASSERT_EQUAL(run_threads(hash_and_sign), 0);
+	CU_ASSERT_EQUAL(bp_unit_threads(NTHREADS, hash_and_sign), 0);
 }
 
 static const struct bp_config *config;
@@ -96,7 +76,7 @@ test_upstream_pools_at_once(void)
 
 	CU_ASSERT_FATAL(cfg != NULL);
 	config = cfg;
-	CU_ASSERT_EQUAL(run_threads(open_pool), 0);
+	CU_ASSERT_EQUAL(bp_unit_threads(NTHREADS, open_pool), 0);
 	free(cfg);
 }
 
