@@ -14,7 +14,8 @@
 # no connection starved.
 #
 #   bash bench/remote.sh     BENCH_SECONDS=5 BENCH_DELAYS="5 50 200" BENCH_CONNS="64 256"
-#                            BLOCKPORT_PROCS=4 BLOCKPORT_THREADS=... bash bench/remote.sh
+#                            BENCH_SERVERS="lighttpd apache" BLOCKPORT_PROCS=4
+#                            BLOCKPORT_THREADS=64 BENCH_APACHE_PROCS=256 bash bench/remote.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -24,7 +25,13 @@ secs=${BENCH_SECONDS:-5}
 delays=${BENCH_DELAYS:-5 50 200}
 connss=${BENCH_CONNS:-64 256}
 servers=${BENCH_SERVERS:-lighttpd apache}
+# The same number of requests at once behind both servers: lighttpd runs procs processes of
+# threads threads; mod_fcgid gives a process one request at a time, so Apache runs procs x threads
+# single-threaded processes (BENCH_APACHE_PROCS to change).
 procs=${BLOCKPORT_PROCS:-4}
+threads=${BLOCKPORT_THREADS:-64}
+export BLOCKPORT_THREADS=$threads
+apache_procs=${BENCH_APACHE_PROCS:-$((procs * threads))}
 build=$top/build
 
 for tool in wrk nginx lighttpd apache2 node curl; do
@@ -116,9 +123,8 @@ start_server() {	# NAME
 		;;
 	apache)
 		chown www-data:www-data "$run"
-		BLOCKPORT_PORT=$port BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run BLOCKPORT_PROCS=$procs \
-		BLOCKPORT_WS_PORT=0 ASAN_OPTIONS= UBSAN_OPTIONS= LSAN_OPTIONS= TSAN_OPTIONS= \
-		BLOCKPORT_THREADS=${BLOCKPORT_THREADS:-} \
+		BLOCKPORT_PORT=$port BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run \
+		BLOCKPORT_PROCS=$apache_procs BLOCKPORT_WS_PORT=0 ASAN_OPTIONS= UBSAN_OPTIONS= LSAN_OPTIONS= TSAN_OPTIONS= \
 			apache2 -f "$top/apache/blockport.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
 		;;
 	esac
@@ -173,7 +179,8 @@ mem() {	# PID: "RSS_MB PSS_MB NPROCS" of the process and all its descendants
 }
 
 echo "remote: upstream delays ${delays// /, } ms; eth_call at latest; ${secs}s per run;" \
-	"BLOCKPORT_PROCS=$procs${BLOCKPORT_THREADS:+ BLOCKPORT_THREADS=$BLOCKPORT_THREADS}; $(nproc) cores"
+	"lighttpd: BLOCKPORT_PROCS=$procs BLOCKPORT_THREADS=$threads; Apache: $apache_procs processes;" \
+	"$(nproc) cores"
 printf '%-9s %5s %5s %8s %8s %8s | %8s %8s %8s %7s %9s | %6s %6s %5s\n' target delay conns \
 	"req/s" "p50 ms" "p99 ms" "cc req/s" "cc p50" "cc p99" starved "min/max" "RSS MB" "PSS MB" procs
 declare -A RPS P99 STARVED
