@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # JSON-RPC against a node at a real distance (make bench runs it through bench/run.sh; it also
 # runs on its own). A local upstream answers every request after a set delay
-# (bench/delayed-upstream.c: 5, 50 and 200 ms by default) and, in the same run, in turn:
+# (bench/fixed-upstream.c with a delay: 5, 50 and 200 ms by default) and, in the same run, in turn:
 #   nginx      nginx proxy_pass with keep-alive: any reverse proxy's rate at that distance
 #   lighttpd   Blockport (fcgi/rpc.c) behind lighttpd
 #   apache     Blockport behind Apache with mod_fcgid
@@ -38,7 +38,7 @@ for tool in wrk nginx lighttpd apache2 node curl; do
 	command -v "$tool" > /dev/null || { echo "remote.sh: $tool is missing (make deps)" >&2; exit 1; }
 done
 
-make -s -j2 build/blockport build/fcgi/rpc.fcgi build/bench/delayed-upstream.fcgi > /dev/null
+make -s -j2 build/blockport build/fcgi/rpc.fcgi build/bench/fixed-upstream.fcgi > /dev/null
 dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
 chmod 755 "$dir"
 pids=()
@@ -74,7 +74,7 @@ mkdir -p "$dir/nginx"
 	for t in client_body proxy fastcgi uwsgi scgi; do echo "${t}_temp_path $dir/nginx/$t;"; done
 	for d in $delays; do
 		UPORT[$d]=$(free_port)
-		"$build/bench/delayed-upstream.fcgi" "${UPORT[$d]}" "$d" & pids+=($!)
+		"$build/bench/fixed-upstream.fcgi" "${UPORT[$d]}" "$d" & pids+=($!)
 		wait_port "${UPORT[$d]}" "upstream $d ms"
 		echo "upstream d$d { server 127.0.0.1:${UPORT[$d]}; keepalive 512; }"
 	done
