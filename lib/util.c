@@ -1,13 +1,19 @@
+#include <sys/mman.h>
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include "log.h"
 #include "util.h"
 
 int
@@ -131,4 +137,29 @@ bp_mono_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void *
+bp_map_file(const char *path, size_t len)
+{
+	struct stat sb;
+	void *p;
+	int fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660)) == -1) {
+		bp_err("%s: %s: %s", __func__, path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &sb) == -1 || ((size_t)sb.st_size < len && ftruncate(fd, (off_t)len) == -1)) {
+		bp_err("%s: %s: %s", __func__, path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		bp_err("%s: mmap %s: %s", __func__, path, strerror(errno));
+		return NULL;
+	}
+	return p;
 }

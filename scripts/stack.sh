@@ -39,8 +39,8 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
-write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
-	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-}
+write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
+	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
 	{
 		echo "# Written by scripts/stack.sh for this run."
@@ -52,6 +52,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
+			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
 			echo "[plan daily]"
@@ -98,6 +99,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 			echo "# a stub that reads requests the way a node written in Go does."
 			chain_section ethereum.gonode evm 31337 true "index = false" \
 				"upstream = http://127.0.0.1:$gport"
+			echo "# A node the test freezes (tests/e2e/frozen.test.mjs), then the devchain."
+			chain_section ethereum.frozen evm 31337 true "index = false" \
+				"upstream = http://127.0.0.1:$fport" "upstream = $chain"
 		fi
 	} > "$dir/blockport.ini"
 }
@@ -186,7 +190,7 @@ cmd_start() {
 	dir=$(cd "$dir" && pwd)
 	rm -f "$dir"/blockport.db* "$dir"/*.sock* "$dir"/devchain.ini
 	start_devchain "$dir" "$cport"
-	local sport="" dport="" gport=""
+	local sport="" dport="" gport="" fport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
 		dport=$(free_port)	# nothing listens there: the dead upstream of the failover tests
@@ -194,8 +198,9 @@ cmd_start() {
 		gport=$(free_port)
 		while [ "$gport" = "$dport" ]; do gport=$(free_port); done
 		start_go_stub "$dir" "$gport"
+		fport=$(free_port)
 	fi
-	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport"
+	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	"$build/blockport" migrate > /dev/null
 	"$build/blockport" account create --email dev@localhost > /dev/null
@@ -219,6 +224,7 @@ WEB_SERVER=$server
 EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
+	[ -z "$fport" ] || echo "FROZEN_PORT=$fport" >> "$dir/env"
 }
 
 cmd_stop() {
