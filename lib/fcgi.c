@@ -274,6 +274,7 @@ struct worker {
 	struct bp_db	*db;	/* the main thread's comes from bp_fcgi_main */
 	pthread_t	 tid;
 	int		 started;
+	int		 failed;	/* could not open its resources */
 };
 
 /* Serves requests until the program stops; the worker's own resources are opened here. */
@@ -288,6 +289,7 @@ serve(void *arg)
 	FCGX_Request fr;
 	int have_fr = 0;
 
+	w->failed = 1;
 	if (w->db == NULL && (w->db = bp_db_open(sh->cfg->database, 0)) == NULL)
 		goto out;
 	if (sh->threads != NULL && sh->threads->init != NULL &&
@@ -302,6 +304,7 @@ serve(void *arg)
 	if (FCGX_InitRequest(&fr, 0, 0) != 0)
 		goto out;
 	have_fr = 1;
+	w->failed = 0;
 	for (;;) {
 		int ok;
 
@@ -425,7 +428,7 @@ run(const struct bp_app *app, const struct bp_app_threads *threads)
 			pthread_join(ws[i].tid, NULL);
 		bp_db_close(ws[i].db);
 	}
-	rc = 0;
+	rc = ws[0].failed;
 out:
 	if (app_inited && app->fini != NULL)
 		app->fini();

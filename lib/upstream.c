@@ -146,7 +146,10 @@ on_write(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-/* Aborts a transfer that has had no byte of the answer by s->first_byte_by. */
+/*
+ * Aborts a transfer that has had no byte of the answer by s->first_byte_by. curl calls this about
+ * once a second while nothing moves, so the bound is kept to within about a second.
+ */
 static int
 on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
     curl_off_t ulnow)

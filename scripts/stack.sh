@@ -133,6 +133,19 @@ start_go_stub() {	# DIR PORT: the stand-in for a Go node of the smuggling tests
 	wait_http "http://127.0.0.1:$port/count" 100
 }
 
+start_relay() {	# DIR PORT CHAIN_PORT: the node tests/e2e/frozen.test.mjs freezes
+	local dir=$1 port=$2
+	node "$top/tests/e2e/relay.mjs" "$port" "$3" > "$dir/relay.log" 2>&1 &
+	echo $! > "$dir/relay.pid"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		ss -Htln "sport = :$port" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "stack: the relay on $port did not start" >&2
+	return 1
+}
+
 start_lighttpd() {	# DIR PORT BUILD
 	local dir=$1
 	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
@@ -199,6 +212,8 @@ cmd_start() {
 		while [ "$gport" = "$dport" ]; do gport=$(free_port); done
 		start_go_stub "$dir" "$gport"
 		fport=$(free_port)
+		while [ "$fport" = "$dport" ] || [ "$fport" = "$port" ]; do fport=$(free_port); done
+		start_relay "$dir" "$fport" "$cport"
 	fi
 	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
@@ -224,15 +239,16 @@ WEB_SERVER=$server
 EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
-	[ -z "$fport" ] || echo "FROZEN_PORT=$fport" >> "$dir/env"
+	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
 }
 
 cmd_stop() {
 	local dir=$1 f pid
 	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
-		"$dir"/go-node-stub.pid; do
+		"$dir"/go-node-stub.pid "$dir"/relay.pid; do
 		[ -f "$f" ] || continue
 		for pid in $(cat "$f"); do
+			kill -CONT "$pid" 2>/dev/null || true
 			kill "$pid" 2>/dev/null || true
 		done
 	done
@@ -249,7 +265,7 @@ cmd_stop() {
 		sleep 0.1
 	done
 	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
-		"$dir"/go-node-stub.pid
+		"$dir"/go-node-stub.pid "$dir"/relay.pid
 }
 
 cmd_run() {
