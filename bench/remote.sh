@@ -53,16 +53,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-wait_port() {	# PORT NAME: until something listens (30 s)
-	local i
-	for ((i = 0; i < 300; i++)); do
-		ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	echo "remote.sh: nothing listens on $1 ($2)" >&2
-	return 1
-}
-
 # One upstream per delay, and one nginx with a location per delay.
 declare -A UPORT
 nginx_port=$(free_port)

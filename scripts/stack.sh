@@ -137,13 +137,7 @@ start_relay() {	# DIR PORT CHAIN_PORT: the node tests/e2e/frozen.test.mjs freeze
 	local dir=$1 port=$2
 	node "$top/tests/e2e/relay.mjs" "$port" "$3" > "$dir/relay.log" 2>&1 &
 	echo $! > "$dir/relay.pid"
-	local i
-	for ((i = 0; i < 100; i++)); do
-		ss -Htln "sport = :$port" 2>/dev/null | grep -q . && return 0
-		sleep 0.1
-	done
-	echo "stack: the relay on $port did not start" >&2
-	return 1
+	wait_port "$port" relay
 }
 
 start_lighttpd() {	# DIR PORT BUILD
