@@ -47,9 +47,31 @@ curl_init(void)
 	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+/* The health file of cfg: the limits file's path and "-health". 0, or -1 when too long. */
+static int
+health_path(const struct bp_config *cfg, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s-health", cfg->limits_file);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int
+bp_upstream_health_init(const struct bp_config *cfg)
+{
+	char path[sizeof(cfg->limits_file) + 8];
+	struct bp_health *h;
+
+	if (health_path(cfg, path, sizeof(path)) == -1 || (h = bp_health_open(path)) == NULL)
+		return -1;
+	bp_health_close(h);
+	return 0;
+}
+
 struct bp_upstream *
 bp_upstream_new(const struct bp_config *cfg)
 {
+	char path[sizeof(cfg->limits_file) + 8];
 	struct bp_upstream *u = NULL, *ret = NULL;
 	struct curl_slist *h;
 
@@ -78,12 +100,8 @@ bp_upstream_new(const struct bp_config *cfg)
 	 * The health every thread and process shares, next to the limits file; without it (no
 	 * limits file, as in the unit tests, or an unwritable directory) each pool keeps its own.
 	 */
-	if (cfg->limits_file[0] != '\0') {
-		char path[sizeof(cfg->limits_file) + 8];
-
-		snprintf(path, sizeof(path), "%s-health", cfg->limits_file);
+	if (cfg->limits_file[0] != '\0' && health_path(cfg, path, sizeof(path)) == 0)
 		u->health = bp_health_open(path);
-	}
 	ret = u;
 	u = NULL;
 out:
