@@ -29,6 +29,11 @@ ifeq ($(SAN),1)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
+# ThreadSanitizer, a build of its own (make test: build/tsan, the unit tests and the programs).
+ifeq ($(TSAN),1)
+CFLAGS  += -O1 -fsanitize=thread -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=thread
+endif
 LDLIBS  = -lfcgi -lcjson -lsqlite3 -lcurl -lssl -lcrypto -linih -lsecp256k1 -lm
 
 LIB_SRC   := $(wildcard lib/*.c lib/evm/*.c)

@@ -1,41 +1,66 @@
 /*
- * A fast fixed JSON-RPC upstream for bench/rpc.sh: one thread, epoll, HTTP/1.1 keep-alive. Every
- * POST gets the same answer, an eth_blockNumber result, whatever it asked; only as much HTTP is
- * parsed as keep-alive needs (the end of the head and Content-Length). It must never be the
- * bottleneck of what it is measured with.
+ * A fast fixed JSON-RPC upstream for bench/rpc.sh and bench/remote.sh: one thread, epoll,
+ * HTTP/1.1 keep-alive. Every POST gets the same answer, an eth_blockNumber result, whatever it
+ * asked; only as much HTTP is parsed as keep-alive needs (the end of the head and
+ * Content-Length). It must never be the bottleneck of what it is measured with.
+ *
+ * With DELAY_MS it stands for a node that far away (another rack, a provider): a complete
+ * request is queued with its due time and answered when the time comes, so thousands of
+ * requests wait at once. The delay is the same for every request, so the queue is in due order
+ * and a ring buffer is the timer wheel.
  *
  *   make build/bench/fixed-upstream.fcgi    (the Makefile builds each C file of bench/ so; it is
- *   build/bench/fixed-upstream.fcgi PORT    a FastCGI program despite the suffix)
+ *   build/bench/fixed-upstream.fcgi PORT [DELAY_MS]    a FastCGI program despite the suffix)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* memmem, accept4 */
 #endif
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BODY	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"0x10d4f\"}"
 #define BUFSZ	65536
 #define MAXFD	65536
+#define QSZ	(1 << 18)	/* pending answers: far above any bench's connections */
 
 struct conn {
-	char	*buf;
-	size_t	 len;
+	char		*buf;
+	size_t		 len;
+	unsigned	 gen;	/* bumped when the fd is closed: queued answers to it are dropped */
+};
+
+struct pending {
+	int		 fd;
+	unsigned	 gen;
+	int64_t		 due;	/* monotonic, microseconds */
 };
 
 static struct conn conns[MAXFD];
+static struct pending queue[QSZ];
+static size_t qhead, qlen;
 static char answer[256];
 static size_t answer_len;
+
+static int64_t
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 /* The value of Content-Length in the head [p, p+n), or 0. */
 static size_t
@@ -64,11 +89,12 @@ drop(int ep, int fd)
 	free(conns[fd].buf);
 	conns[fd].buf = NULL;
 	conns[fd].len = 0;
+	conns[fd].gen++;
 }
 
-/* Answers every complete request in fd's buffer; -1 when the connection is to go. */
+/* Queues an answer for every complete request in fd's buffer; -1 when the connection is to go. */
 static int
-serve(int fd)
+take(int fd, int64_t due)
 {
 	struct conn *c = &conns[fd];
 
@@ -80,15 +106,34 @@ serve(int fd)
 			return c->len == BUFSZ ? -1 : 0;
 		head = (size_t)(end + 4 - c->buf);
 		total = head + content_length(c->buf, head);
-		if (total > BUFSZ)
+		if (total > BUFSZ || qlen == QSZ)
 			return -1;
 		if (c->len < total)
 			return 0;
-		if (write(fd, answer, answer_len) != (ssize_t)answer_len)
-			return -1;
+		queue[(qhead + qlen++) % QSZ] = (struct pending){ fd, c->gen, due };
 		memmove(c->buf, c->buf + total, c->len - total);
 		c->len -= total;
 	}
+}
+
+/* Answers what is due; the epoll timeout in ms until the next, or -1 when none waits. */
+static int
+answer_due(int ep)
+{
+	int64_t now = now_us();
+
+	while (qlen > 0) {
+		struct pending *p = &queue[qhead];
+
+		if (p->due > now)
+			return (int)((p->due - now + 999) / 1000);
+		if (conns[p->fd].gen == p->gen && conns[p->fd].buf != NULL &&
+		    write(p->fd, answer, answer_len) != (ssize_t)answer_len)
+			drop(ep, p->fd);
+		qhead = (qhead + 1) % QSZ;
+		qlen--;
+	}
+	return -1;
 }
 
 int
@@ -96,12 +141,14 @@ main(int argc, char *argv[])
 {
 	struct sockaddr_in sa;
 	struct epoll_event ev, evs[256];
-	int lfd, ep, one = 1, i, n;
+	int64_t delay;
+	int lfd, ep, one = 1, i, n, timeout = -1;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: fixed-upstream PORT\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: fixed-upstream PORT [DELAY_MS]\n");
 		return 2;
 	}
+	delay = argc == 3 ? (int64_t)strtol(argv[2], NULL, 10) * 1000 : 0;
 	signal(SIGPIPE, SIG_IGN);
 	answer_len = (size_t)snprintf(answer, sizeof(answer), "HTTP/1.1 200 OK\r\n"
 	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s", strlen(BODY), BODY);
@@ -111,7 +158,7 @@ main(int argc, char *argv[])
 	sa.sin_port = htons((unsigned short)strtoul(argv[1], NULL, 10));
 	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0)) < 0 ||
 	    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 1024) != 0 ||
+	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(lfd, 4096) != 0 ||
 	    (ep = epoll_create1(0)) < 0) {
 		perror("fixed-upstream");
 		return 1;
@@ -120,7 +167,7 @@ main(int argc, char *argv[])
 	ev.data.fd = lfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 	for (;;) {
-		if ((n = epoll_wait(ep, evs, 256, -1)) < 0) {
+		if ((n = epoll_wait(ep, evs, 256, timeout)) < 0) {
 			if (errno == EINTR)
 				continue;
 			return 1;
@@ -152,8 +199,9 @@ main(int argc, char *argv[])
 				continue;
 			}
 			conns[fd].len += (size_t)r;
-			if (serve(fd) == -1)
+			if (take(fd, now_us() + delay) == -1)
 				drop(ep, fd);
 		}
+		timeout = answer_due(ep);
 	}
 }

@@ -29,6 +29,8 @@ static int	policy_delete(struct bp_req *);
 static int	sponsor(struct bp_req *);
 static int	app_init(const struct bp_config *, struct bp_db *);
 static void	app_fini(void);
+static void	*thread_init(const struct bp_config *, struct bp_db *);
+static void	 thread_fini(void *);
 
 /* Compute units: reads 5, writes 10, a sponsorship (a chain read and a signature) 20. */
 static const struct bp_route routes[] = {
@@ -42,22 +44,25 @@ static const struct bp_route routes[] = {
 };
 
 static const struct bp_app app = { "gas", routes, BP_NITEMS(routes), app_init, app_fini };
+static const struct bp_app_threads threads = { thread_init, thread_fini };
 
 int	main(void);
 
 int
 main(void)
 {
-	return bp_fcgi_main(&app);
+	return bp_fcgi_main_threads(&app, &threads);
 }
 
 #define LIST_LIMIT_MAX	100
 #define LIST_PAGE_MAX	1000000000
 #define WHY_MAX		512
 
-/* Per process, set once at init: the config, the upstream pool, each network's signer key. */
+/*
+ * Per process, set once at init and read-only while the threads serve: the config and each
+ * network's signer key. Each thread's upstream pool is its context (r->ctx).
+ */
 static const struct bp_config *config;
-static struct bp_upstream *upstream;
 static struct {
 	int	ok;
 	uint8_t	key[32];
@@ -72,15 +77,26 @@ app_init(const struct bp_config *cfg, struct bp_db *db)
 	config = cfg;
 	for (i = 0; i < cfg->nnets; i++)
 		signer[i].ok = bp_paymaster_key_for(&cfg->nets[i], signer[i].key) == 0;
-	return (upstream = bp_upstream_new(cfg)) == NULL ? -1 : 0;
+	return 0;
+}
+
+static void *
+thread_init(const struct bp_config *cfg, struct bp_db *db)
+{
+	(void)db;
+	return bp_upstream_new(cfg);
+}
+
+static void
+thread_fini(void *ctx)
+{
+	bp_upstream_free(ctx);
 }
 
 static void
 app_fini(void)
 {
 	OPENSSL_cleanse(signer, sizeof(signer));
-	bp_upstream_free(upstream);
-	upstream = NULL;
 }
 
 /* ---- small helpers ---- */
@@ -158,7 +174,7 @@ gas_prices(struct bp_req *r)
 	if ((net = network_of(r, bp_req_param(r, "chain"), bp_req_query(r, "network"))) == NULL)
 		return r->status;
 	bp_buf_reset(&r->out);
-	if ((rc = bp_gas_prices(r->db, upstream, net, config->gas_sample_max_age, &r->out)) == 0)
+	if ((rc = bp_gas_prices(r->db, r->ctx, net, config->gas_sample_max_age, &r->out)) == 0)
 		return reply_buf(r, 200);
 	if (rc == 1)
 		return bp_error(r, 500, "internal_error", "the %s %s node did not answer; retry later",
@@ -319,7 +335,7 @@ sponsor(struct bp_req *r)
 	else if (!signer[net - config->nets].ok)
 		rc = bp_error(r, 400, "invalid_request", "chain: sponsorship is not available on "
 		    "%s %s (no paymaster and signer key configured)", net->chain, net->network);
-	else if (bp_sponsor(r->db, upstream, config, net, signer[net - config->nets].key, &p,
+	else if (bp_sponsor(r->db, r->ctx, config, net, signer[net - config->nets].key, &p,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)

@@ -16,31 +16,28 @@
 #include "util.h"
 
 static int	rpc_post(struct bp_req *);
-static int	rpc_init(const struct bp_config *, struct bp_db *);
-static void	rpc_fini(void);
+static void	*rpc_thread_init(const struct bp_config *, struct bp_db *);
+static void	 rpc_thread_fini(void *);
 
 static const struct bp_route routes[] = {
 	{ "POST", "/v1/rpc/:chain/:network", rpc_post, BP_SCOPE_NONE, 0, BP_ROUTE_SELF_LIMIT },
 };
 
-static const struct bp_app app = { "rpc", routes, BP_NITEMS(routes), rpc_init, rpc_fini };
+static const struct bp_app app = { "rpc", routes, BP_NITEMS(routes), NULL, NULL };
+static const struct bp_app_threads threads = { rpc_thread_init, rpc_thread_fini };
 
-/* The program's one proxy: its buffers are reused by every request. */
-static struct bp_rpc_proxy *proxy;
-
-static int
-rpc_init(const struct bp_config *cfg, struct bp_db *db)
+/* Each thread's proxy (r->ctx): its buffers and upstream handles are reused by its requests. */
+static void *
+rpc_thread_init(const struct bp_config *cfg, struct bp_db *db)
 {
 	(void)db;
-	proxy = bp_rpc_proxy_new(cfg, &bp_rpc_node_table);
-	return proxy != NULL ? 0 : -1;
+	return bp_rpc_proxy_new(cfg, &bp_rpc_node_table);
 }
 
 static void
-rpc_fini(void)
+rpc_thread_fini(void *ctx)
 {
-	bp_rpc_proxy_free(proxy);
-	proxy = NULL;
+	bp_rpc_proxy_free(ctx);
 }
 
 static int
@@ -52,11 +49,11 @@ rpc_post(struct bp_req *r)
 	if (net == NULL)
 		return bp_error(r, 404, "not_found", "no such chain or network: %s/%s", chain,
 		    network);
-	return bp_rpc_proxy_serve(proxy, r, net);
+	return bp_rpc_proxy_serve(r->ctx, r, net);
 }
 
 int
 main(void)
 {
-	return bp_fcgi_main(&app);
+	return bp_fcgi_main_threads(&app, &threads);
 }

@@ -11,5 +11,5 @@ static const struct bp_app app = { "v1", NULL, 0, NULL, NULL };
 int
 main(void)
 {
-	return bp_fcgi_main(&app);
+	return bp_fcgi_main_threads(&app, NULL);	/* stateless: thread-safe as it is */
 }

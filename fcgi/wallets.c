@@ -19,8 +19,8 @@
 static int	wallet_create(struct bp_req *);
 static int	wallet_get(struct bp_req *);
 static int	wallet_list(struct bp_req *);
-static int	app_init(const struct bp_config *, struct bp_db *);
-static void	app_fini(void);
+static void	*thread_init(const struct bp_config *, struct bp_db *);
+static void	 thread_fini(void *);
 
 /* Compute units: create and get read the chain, list only the database (docs/wallets.md). */
 static const struct bp_route routes[] = {
@@ -29,31 +29,29 @@ static const struct bp_route routes[] = {
 	{ "GET", "/v1/wallets", wallet_list, BP_SCOPE_WALLETS, 5, 0 },
 };
 
-static const struct bp_app app = { "wallets", routes, BP_NITEMS(routes), app_init, app_fini };
+static const struct bp_app app = { "wallets", routes, BP_NITEMS(routes), NULL, NULL };
+static const struct bp_app_threads threads = { thread_init, thread_fini };
 
 int	main(void);
 
 int
 main(void)
 {
-	return bp_fcgi_main(&app);
+	return bp_fcgi_main_threads(&app, &threads);
 }
 
-/* The process's wallet context: upstream pool and caches, no request state. */
-static struct bp_wallets *wallets;
-
-static int
-app_init(const struct bp_config *cfg, struct bp_db *db)
+/* Each thread's wallet context (r->ctx): upstream pool and caches, no request state. */
+static void *
+thread_init(const struct bp_config *cfg, struct bp_db *db)
 {
 	(void)db;
-	return (wallets = bp_wallets_new(cfg)) == NULL ? -1 : 0;
+	return bp_wallets_new(cfg);
 }
 
 static void
-app_fini(void)
+thread_fini(void *ctx)
 {
-	bp_wallets_free(wallets);
-	wallets = NULL;
+	bp_wallets_free(ctx);
 }
 
 /* ---- answers ---- */
@@ -190,7 +188,7 @@ wallet_create(struct bp_req *r)
 	    (rc = body_string(r, body, "network", 0, BP_NAME_MAX - 1, &req.network)) != 0 ||
 	    (rc = body_string(r, body, "salt", 0, 128, &req.salt)) != 0)
 		;
-	else if (bp_wallets_create(wallets, r->db, &r->key, &req, &w, &created, &err) == -1)
+	else if (bp_wallets_create(r->ctx, r->db, &r->key, &req, &w, &created, &err) == -1)
 		rc = reply_error(r, &err);
 	else
 		rc = reply_wallet(r, created ? 201 : 200, &w, VIEW_CREATE);
@@ -205,7 +203,7 @@ wallet_get(struct bp_req *r)
 	struct bp_wallets_error err;
 	struct bp_wallet w;
 
-	if (bp_wallets_get(wallets, r->db, &r->key, bp_req_param(r, "address"),
+	if (bp_wallets_get(r->ctx, r->db, &r->key, bp_req_param(r, "address"),
 	    bp_req_query(r, "chain"), &w, &err) == -1)
 		return reply_error(r, &err);
 	return reply_wallet(r, 200, &w, VIEW_GET);
@@ -247,7 +245,7 @@ wallet_list(struct bp_req *r)
 	bp_buf_reset(&r->out);
 	if (bp_buf_adds(&r->out, "{\"wallets\":[") == -1)
 		return bp_error(r, 500, "internal_error", "response too large");
-	if (bp_wallets_list(wallets, r->db, &r->key, bp_req_query(r, "chain"), page, limit,
+	if (bp_wallets_list(r->ctx, r->db, &r->key, bp_req_query(r, "chain"), page, limit,
 	    list_item, &o, &total, &err) == -1)
 		return reply_error(r, &err);
 	if (bp_buf_printf(&r->out, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",

@@ -57,6 +57,7 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "max_batch", VT_INT, 1, 1000, CFG(max_batch) },
 	{ SEC_SERVER, "upstream_timeout_ms", VT_INT, 100, 600000, CFG(upstream_timeout_ms) },
 	{ SEC_SERVER, "upstream_down_seconds", VT_INT, 0, 3600, CFG(upstream_down_seconds) },
+	{ SEC_SERVER, "upstream_first_byte_ms", VT_INT, 0, 600000, CFG(upstream_first_byte_ms) },
 	{ SEC_SERVER, "anon_rps", VT_INT, 0, 1000000, CFG(anon_rps) },
 	{ SEC_SERVER, "key_cache_seconds", VT_INT, 0, 3600, CFG(key_cache_seconds) },
 	{ SEC_SERVER, "allow_private_urls", VT_BOOL, 0, 1, CFG(allow_private_urls) },
@@ -507,6 +508,7 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->max_batch = 100;
 	cfg->upstream_timeout_ms = 10000;
 	cfg->upstream_down_seconds = 30;
+	cfg->upstream_first_byte_ms = 1000;
 	cfg->anon_rps = 20;
 	cfg->key_cache_seconds = 30;
 	cfg->gas_sample_max_age = 30;

@@ -80,6 +80,7 @@ struct bp_config {
 	int64_t		max_batch;		/* JSON-RPC batch items */
 	int64_t		upstream_timeout_ms;
 	int64_t		upstream_down_seconds;	/* how long a failed upstream is skipped */
+	int64_t		upstream_first_byte_ms;	/* wait for a first byte when another can answer */
 	int64_t		anon_rps;		/* per client address, requests without a valid key */
 	int64_t		key_cache_seconds;
 	int		allow_private_urls;	/* outbound fetches may reach loopback/private (tests) */

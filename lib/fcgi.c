@@ -1,10 +1,14 @@
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <fastcgi.h>
 #include <fcgiapp.h>
 
 #include "admit.h"
@@ -15,7 +19,8 @@
 #include "log.h"
 #include "util.h"
 
-static volatile sig_atomic_t stopping;
+/* Set by the signal handler (a lock-free atomic is safe there) and read by every thread. */
+static atomic_int stopping;
 
 static void
 on_signal(int sig)
@@ -23,6 +28,12 @@ on_signal(int sig)
 	(void)sig;
 	stopping = 1;
 	FCGX_ShutdownPending();
+	/*
+	 * Every thread blocked in accept() wakes with an error (Linux), not only the one the signal
+	 * interrupted. The socket is this process's own: lighttpd and mod_fcgid give each process
+	 * one.
+	 */
+	shutdown(FCGI_LISTENSOCK_FILENO, SHUT_RDWR);
 }
 
 const struct bp_route *
@@ -246,21 +257,124 @@ respond(struct bp_req *r, FCGX_Request *fr)
 		FCGX_PutStr(r->out.data, (int)r->out.len, fr->out);
 }
 
-int
-bp_fcgi_main(const struct bp_app *app)
+/* What every thread of a program shares: read-only once the threads run, but for the lock. */
+struct shared {
+	const struct bp_app		*app;
+	const struct bp_app_threads	*threads;	/* NULL: handlers run one at a time */
+	const struct bp_config		*cfg;
+	struct bp_limits		*lim;
+	pthread_mutex_t			 accept_lock;
+	unsigned			 pid;	/* programs are exec'd, never forked after start */
+	unsigned long long		 seq;	/* request ids, taken atomically */
+};
+
+/* One thread: its own request, database connection, key cache and program context. */
+struct worker {
+	struct shared	*sh;
+	struct bp_db	*db;	/* the main thread's comes from bp_fcgi_main */
+	pthread_t	 tid;
+	int		 started;
+	int		 failed;	/* could not open its resources */
+};
+
+/* Serves requests until the program stops; the worker's own resources are opened here. */
+static void *
+serve(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	struct bp_admit adm = { 0 };
+	struct bp_req *r = NULL;
+	void *ctx = NULL;
+	FCGX_Request fr;
+	int have_fr = 0;
+
+	w->failed = 1;
+	if (w->db == NULL && (w->db = bp_db_open(sh->cfg->database, 0)) == NULL)
+		goto out;
+	if (sh->threads != NULL && sh->threads->init != NULL &&
+	    (ctx = sh->threads->init(sh->cfg, w->db)) == NULL)
+		goto out;
+	if (bp_admit_init(&adm, sh->cfg, w->db, sh->lim) == -1 || (r = malloc(sizeof(*r))) == NULL)
+		goto out;
+	bp_req_init(r);
+	r->cfg = sh->cfg;
+	r->db = w->db;
+	r->lim = sh->lim;
+	if (FCGX_InitRequest(&fr, 0, 0) != 0)
+		goto out;
+	have_fr = 1;
+	w->failed = 0;
+	for (;;) {
+		int ok;
+
+		/* libfcgi's threaded example serializes accept(); it costs nothing next to a request. */
+		pthread_mutex_lock(&sh->accept_lock);
+		ok = !stopping && FCGX_Accept_r(&fr) >= 0;
+		pthread_mutex_unlock(&sh->accept_lock);
+		if (!ok)
+			break;
+		bp_req_reset(r);
+		r->ctx = ctx;
+		r->envp = fr.envp;
+		r->remote_addr = bp_req_env(r, "REMOTE_ADDR");
+		snprintf(r->id, sizeof(r->id), "%x-%llx", sh->pid,
+		    __atomic_add_fetch(&sh->seq, 1, __ATOMIC_RELAXED));
+		bp_log_set_request(r->id);
+		dispatch(sh->app, &adm, r, &fr);
+		if (r->status >= 500)
+			bp_err("%s %s -> %d", r->method, bp_req_env(r, "REQUEST_URI"), r->status);
+		respond(r, &fr);
+		FCGX_Finish_r(&fr);
+		bp_log_set_request(NULL);
+		if (stopping)
+			break;
+	}
+out:
+	if (have_fr)
+		FCGX_Free(&fr, 0);
+	if (ctx != NULL && sh->threads->fini != NULL)
+		sh->threads->fini(ctx);
+	if (r != NULL) {
+		bp_req_free(r);
+		free(r);
+	}
+	bp_admit_fini(&adm);
+	return NULL;
+}
+
+/* BLOCKPORT_THREADS: request threads per process, 1 to BP_THREADS_MAX (default BP_THREADS). */
+static unsigned
+thread_count(void)
+{
+	const char *s = getenv("BLOCKPORT_THREADS");
+	int64_t n;
+
+	if (s == NULL || *s == '\0')
+		return BP_THREADS;
+	if (bp_parse_int64(s, 1, BP_THREADS_MAX, &n) == -1) {
+		bp_warn("BLOCKPORT_THREADS=%s is not 1 to %d; using %d", s, BP_THREADS_MAX,
+		    BP_THREADS);
+		return BP_THREADS;
+	}
+	return (unsigned)n;
+}
+
+static int
+run(const struct bp_app *app, const struct bp_app_threads *threads)
 {
 	struct bp_config *cfg = NULL;
 	struct bp_db *db = NULL;
 	struct bp_limits *lim = NULL;
-	struct bp_req *r = NULL;
-	struct bp_admit adm = { 0 };
+	struct worker *ws = NULL;
+	struct shared sh;
 	struct sigaction sa;
-	FCGX_Request fr;
-	unsigned long long seq = 0;
-	unsigned pid = (unsigned)getpid();	/* programs are exec'd, never forked after start */
+	unsigned i, n = 1;
 	char err[512];
-	int rc = 1;
+	int rc = 1, app_inited = 0;
 
+	memset(&sh, 0, sizeof(sh));
+	pthread_mutex_init(&sh.accept_lock, NULL);
 	bp_log_init(app->name);
 	if ((cfg = bp_config_load(NULL, err, sizeof(err))) == NULL) {
 		bp_err("config: %s", err);
@@ -271,14 +385,16 @@ bp_fcgi_main(const struct bp_app *app)
 		goto out;
 	if (app->init != NULL && app->init(cfg, db) == -1)
 		goto out;
-	if (bp_admit_init(&adm, cfg, db, lim) == -1)
+	app_inited = 1;
+	sh.app = app;
+	sh.threads = threads;
+	sh.cfg = cfg;
+	sh.lim = lim;
+	sh.pid = (unsigned)getpid();
+	if (threads != NULL)
+		n = thread_count();
+	if ((ws = calloc(n, sizeof(*ws))) == NULL)
 		goto out;
-	if ((r = malloc(sizeof(*r))) == NULL)
-		goto out;
-	bp_req_init(r);
-	r->cfg = cfg;
-	r->db = db;
-	r->lim = lim;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -288,32 +404,50 @@ bp_fcgi_main(const struct bp_app *app)
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, 0, 0) != 0)
+	if (FCGX_Init() != 0)
 		goto out;
-	while (!stopping && FCGX_Accept_r(&fr) >= 0) {
-		bp_req_reset(r);
-		r->envp = fr.envp;
-		r->remote_addr = bp_req_env(r, "REMOTE_ADDR");
-		snprintf(r->id, sizeof(r->id), "%x-%llx", pid, ++seq);
-		bp_log_set_request(r->id);
-		dispatch(app, &adm, r, &fr);
-		if (r->status >= 500)
-			bp_err("%s %s -> %d", r->method, bp_req_env(r, "REQUEST_URI"), r->status);
-		respond(r, &fr);
-		FCGX_Finish_r(&fr);
-		bp_log_set_request(NULL);
+	for (i = 0; i < n; i++) {
+		ws[i].sh = &sh;
+		if (i == 0) {
+			ws[i].db = db;	/* the main thread serves too, on the first connection */
+			continue;
+		}
+		if (pthread_create(&ws[i].tid, NULL, serve, &ws[i]) != 0) {
+			bp_err("%s: cannot start thread %u of %u; serving with %u", __func__, i + 1, n,
+			    i);
+			break;
+		}
+		ws[i].started = 1;
 	}
-	rc = 0;
+	serve(&ws[0]);
+	/* Wake the threads blocked in accept(): the program is stopping. */
+	stopping = 1;
+	shutdown(FCGI_LISTENSOCK_FILENO, SHUT_RDWR);
+	for (i = 1; i < n; i++) {
+		if (ws[i].started)
+			pthread_join(ws[i].tid, NULL);
+		bp_db_close(ws[i].db);
+	}
+	rc = ws[0].failed;
 out:
-	if (app->fini != NULL)
+	if (app_inited && app->fini != NULL)
 		app->fini();
-	if (r != NULL) {
-		bp_req_free(r);
-		free(r);
-	}
-	bp_admit_fini(&adm);
+	free(ws);
 	bp_limits_close(lim);
 	bp_db_close(db);
 	bp_config_free(cfg);
+	pthread_mutex_destroy(&sh.accept_lock);
 	return rc;
+}
+
+int
+bp_fcgi_main(const struct bp_app *app)
+{
+	return run(app, NULL);
+}
+
+int
+bp_fcgi_main_threads(const struct bp_app *app, const struct bp_app_threads *threads)
+{
+	return run(app, threads);
 }

@@ -43,8 +43,34 @@ struct bp_app {
 	void			(*fini)(void);
 };
 
+/*
+ * Concurrency (docs/decisions.md). A program started with bp_fcgi_main serves one request at a
+ * time, as it always did. A program whose handlers are thread-safe opts in with
+ * bp_fcgi_main_threads: the process then serves BLOCKPORT_THREADS requests at once (default
+ * BP_THREADS), each thread accepting its own FastCGI requests with its own struct bp_req,
+ * database connection (r->db), API key cache and program context. The contract:
+ *   - app->init and app->fini run once per process, before the threads start and after they
+ *     stop: what they set up (a parsed key, a table) must be read-only while requests run;
+ *   - threads->init runs once in each thread, with that thread's database connection, and
+ *     returns the thread's context (NULL to stop the program); the pipeline puts it in r->ctx
+ *     for every request the thread serves; threads->fini frees it in the same thread;
+ *   - a handler keeps its mutable state in r and r->ctx only: no file-static variables written
+ *     after init. r->cfg is shared and read-only; r->lim is shared and atomic (lib/limits.c);
+ *     everything else in lib/ that a handler calls is thread-safe.
+ * The ThreadSanitizer build of make test holds the programs that opted in to this.
+ */
+#define BP_THREADS	16	/* default request threads per process */
+#define BP_THREADS_MAX	256
+
+struct bp_app_threads {
+	void	*(*init)(const struct bp_config *, struct bp_db *);
+	void	 (*fini)(void *);
+};
+
 /* Runs the accept loop until the web server stops the program; the exit status. */
 int		 bp_fcgi_main(const struct bp_app *);
+/* The same with a pool of threads (above); threads may be NULL for a stateless program. */
+int		 bp_fcgi_main_threads(const struct bp_app *, const struct bp_app_threads *);
 
 /*
  * Finds the route for r's method and path and fills r->param. Returns the route, or NULL with

@@ -56,6 +56,7 @@ struct bp_req {
 	struct bp_db	*db;
 	struct bp_limits *lim;
 	struct bp_limit_state limit;
+	void		*ctx;			/* the thread's program context (lib/fcgi.h) */
 
 	/* The response. */
 	int		 status;

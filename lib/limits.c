@@ -12,6 +12,7 @@
 
 #include "limits.h"
 #include "log.h"
+#include "util.h"
 
 #define LIMITS_MAGIC	UINT64_C(0x42504c494d495431)	/* "BPLIMIT1" */
 #define NSLOTS		65536u				/* power of two */
@@ -67,25 +68,10 @@ bp_limits_open(const char *path)
 {
 	size_t len = sizeof(struct header) + NSLOTS * sizeof(struct slot);
 	struct bp_limits *l = NULL;
-	struct stat sb;
 	void *p;
-	int fd;
 
-	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660)) == -1) {
-		bp_err("%s: %s: %s", __func__, path, strerror(errno));
+	if ((p = bp_map_file(path, len)) == NULL)
 		return NULL;
-	}
-	if (fstat(fd, &sb) == -1 || ((size_t)sb.st_size < len && ftruncate(fd, (off_t)len) == -1)) {
-		bp_err("%s: %s: %s", __func__, path, strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		bp_err("%s: mmap %s: %s", __func__, path, strerror(errno));
-		return NULL;
-	}
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
 		munmap(p, len);
 		return NULL;

@@ -7,7 +7,7 @@
 
 static const char *log_prog = "blockport";
 static enum bp_log_level log_level = BP_LOG_INFO;
-static char log_req[40];
+static _Thread_local char log_req[40];	/* each request thread logs its own id */
 static FILE *log_out;		/* NULL: stderr */
 
 static const char *const level_names[BP_LOG__MAX] = {

@@ -1,9 +1,11 @@
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <curl/curl.h>
 
+#include "health.h"
 #include "log.h"
 #include "upstream.h"
 #include "util.h"
@@ -20,6 +22,7 @@ struct entry {
 
 struct bp_upstream {
 	const struct bp_config	*cfg;
+	struct bp_health	*health;	/* shared by every process; NULL: entries' own */
 	struct curl_slist	*headers;
 	struct entry		*entries;
 	size_t			 nentries;
@@ -30,15 +33,50 @@ struct sink {
 	struct bp_buf	*out;
 	size_t		 max;
 	int		 too_large;
+	int64_t		 first_byte_by;	/* monotonic us; 0 = no bound but the total timeout */
+	int		 no_first_byte;	/* the bound passed without a byte */
 };
+
+/* curl_global_init once per process, whichever thread opens the first pool (pthread_once). */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_rc;
+
+static void
+curl_init(void)
+{
+	curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* The health file of cfg: the limits file's path and "-health". 0, or -1 when too long. */
+static int
+health_path(const struct bp_config *cfg, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s-health", cfg->limits_file);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int
+bp_upstream_health_init(const struct bp_config *cfg)
+{
+	char path[sizeof(cfg->limits_file) + 8];
+	struct bp_health *h;
+
+	if (health_path(cfg, path, sizeof(path)) == -1 || (h = bp_health_open(path)) == NULL)
+		return -1;
+	bp_health_close(h);
+	return 0;
+}
 
 struct bp_upstream *
 bp_upstream_new(const struct bp_config *cfg)
 {
+	char path[sizeof(cfg->limits_file) + 8];
 	struct bp_upstream *u = NULL, *ret = NULL;
 	struct curl_slist *h;
 
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK) {
 		bp_err("%s: curl_global_init failed", __func__);
 		goto out;
 	}
@@ -58,6 +96,12 @@ bp_upstream_new(const struct bp_config *cfg)
 		bp_err("%s: out of memory", __func__);
 		goto out;
 	}
+	/*
+	 * The health every thread and process shares, next to the limits file; without it (no
+	 * limits file, as in the unit tests, or an unwritable directory) each pool keeps its own.
+	 */
+	if (cfg->limits_file[0] != '\0' && health_path(cfg, path, sizeof(path)) == 0)
+		u->health = bp_health_open(path);
 	ret = u;
 	u = NULL;
 out:
@@ -76,6 +120,7 @@ bp_upstream_free(struct bp_upstream *u)
 		if (u->entries[i].h != NULL)
 			curl_easy_cleanup(u->entries[i].h);
 	free(u->entries);
+	bp_health_close(u->health);
 	curl_slist_free_all(u->headers);
 	free(u);
 }
@@ -117,6 +162,25 @@ on_write(char *data, size_t size, size_t nmemb, void *arg)
 		return 0;
 	}
 	return n;
+}
+
+/*
+ * Aborts a transfer that has had no byte of the answer by s->first_byte_by. curl calls this about
+ * once a second while nothing moves, so the bound is kept to within about a second.
+ */
+static int
+on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+    curl_off_t ulnow)
+{
+	struct sink *s = arg;
+
+	(void)dltotal;
+	(void)ultotal;
+	(void)ulnow;
+	if (s->first_byte_by == 0 || dlnow > 0 || bp_mono_us() < s->first_byte_by)
+		return 0;
+	s->no_first_byte = 1;
+	return 1;	/* CURLE_ABORTED_BY_CALLBACK */
 }
 
 /* The entry of url, created with its curl handle on first use; NULL after logging why. */
@@ -164,7 +228,9 @@ entry_for(struct bp_upstream *u, const char *url)
 	    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_HTTPHEADER, u->headers) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_POST, 1L) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK) {
+	    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK ||
+	    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress) != CURLE_OK ||
+	    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L) != CURLE_OK) {
 		bp_err("%s: %s: curl_easy_setopt failed", __func__, e->safe);
 		curl_easy_cleanup(h);
 		return NULL;
@@ -202,6 +268,8 @@ bp_upstream_is_down(struct bp_upstream *u, const struct bp_network *net, size_t 
 
 	if (i >= net->nupstream)
 		return 0;
+	if (u->health != NULL)
+		return bp_health_down(u->health, net->upstream[i], bp_mono_us());
 	for (k = 0; k < u->nentries; k++)
 		if (strcmp(u->entries[k].url, net->upstream[i]) == 0)
 			return u->entries[k].down_until > bp_mono_us();
@@ -209,12 +277,13 @@ bp_upstream_is_down(struct bp_upstream *u, const struct bp_network *net, size_t 
 }
 
 /*
- * One POST to e. Returns BP_UPSTREAM_OK for a definite answer in out, BP_UPSTREAM_TOO_LARGE,
- * or BP_UPSTREAM_FAILED with the reason in info->error.
+ * One POST to e, giving up after first_byte_ms without a byte of the answer when that is not 0.
+ * Returns BP_UPSTREAM_OK for a definite answer in out, BP_UPSTREAM_TOO_LARGE, or
+ * BP_UPSTREAM_FAILED with the reason in info->error.
  */
 static enum bp_upstream_status
 attempt(struct bp_upstream *u, struct entry *e, const char *body, size_t len,
-    struct bp_buf *out, struct bp_upstream_info *info)
+    int64_t first_byte_ms, struct bp_buf *out, struct bp_upstream_info *info)
 {
 	struct sink s;
 	CURLcode rc;
@@ -224,7 +293,10 @@ attempt(struct bp_upstream *u, struct entry *e, const char *body, size_t len,
 	s.out = out;
 	s.max = (size_t)u->cfg->max_response < out->cap ? (size_t)u->cfg->max_response : out->cap;
 	s.too_large = 0;
+	s.no_first_byte = 0;
+	s.first_byte_by = first_byte_ms > 0 ? bp_mono_us() + first_byte_ms * 1000 : 0;
 	if (curl_easy_setopt(e->h, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
+	    curl_easy_setopt(e->h, CURLOPT_XFERINFODATA, &s) != CURLE_OK ||
 	    curl_easy_setopt(e->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len) != CURLE_OK ||
 	    curl_easy_setopt(e->h, CURLOPT_WRITEDATA, &s) != CURLE_OK) {
 		snprintf(info->error, sizeof(info->error), "%s: curl_easy_setopt failed", e->safe);
@@ -240,8 +312,12 @@ attempt(struct bp_upstream *u, struct entry *e, const char *body, size_t len,
 		return BP_UPSTREAM_TOO_LARGE;
 	}
 	if (rc != CURLE_OK) {
-		snprintf(info->error, sizeof(info->error), "%s: %s", e->safe,
-		    curl_easy_strerror(rc));
+		if (s.no_first_byte)
+			snprintf(info->error, sizeof(info->error), "%s: no answer within %lld ms",
+			    e->safe, (long long)first_byte_ms);
+		else
+			snprintf(info->error, sizeof(info->error), "%s: %s", e->safe,
+			    curl_easy_strerror(rc));
 		return BP_UPSTREAM_FAILED;
 	}
 	if (!bp_upstream_definite(status, out->data ? out->data : "", out->len)) {
@@ -252,12 +328,34 @@ attempt(struct bp_upstream *u, struct entry *e, const char *body, size_t len,
 	return BP_UPSTREAM_OK;
 }
 
+/* 1 when an upstream after i of net is not marked down: leaving i early has somewhere to go. */
+static int
+later_healthy(struct bp_upstream *u, const struct bp_network *net, size_t i, int64_t now)
+{
+	size_t k, j;
+
+	for (k = i + 1; k < net->nupstream && k < BP_MAX_UPSTREAMS; k++) {
+		if (u->health != NULL) {
+			if (!bp_health_down(u->health, net->upstream[k], now))
+				return 1;
+			continue;
+		}
+		for (j = 0; j < u->nentries; j++)
+			if (strcmp(u->entries[j].url, net->upstream[k]) == 0)
+				break;
+		if (j == u->nentries || u->entries[j].down_until <= now)
+			return 1;
+	}
+	return 0;
+}
+
 enum bp_upstream_status
 bp_upstream_post(struct bp_upstream *u, const struct bp_network *net, const char *body,
     size_t len, struct bp_buf *out, struct bp_upstream_info *info)
 {
 	struct bp_upstream_info dummy;
 	char tried[BP_MAX_UPSTREAMS] = { 0 };
+	int64_t tmo_us = u->cfg->upstream_timeout_ms * 1000;
 	enum bp_upstream_status st;
 	int pass;
 	size_t i;
@@ -279,13 +377,18 @@ bp_upstream_post(struct bp_upstream *u, const struct bp_network *net, const char
 				continue;
 			}
 			now = bp_mono_us();
-			if (pass == 0 && e->down_until > now)
+			if (pass == 0 && (u->health != NULL ? bp_health_check(u->health, e->url, now,
+			    tmo_us) == BP_HEALTH_DOWN : e->down_until > now))
 				continue;
 			tried[i] = 1;
 			info->attempts++;
-			st = attempt(u, e, body, len, out, info);
+			/* A node that accepts but does not answer is left early when another may. */
+			st = attempt(u, e, body, len, pass == 0 && later_healthy(u, net, i, now) ?
+			    u->cfg->upstream_first_byte_ms : 0, out, info);
 			if (st == BP_UPSTREAM_OK) {
 				e->down_until = 0;
+				if (u->health != NULL)
+					bp_health_ok(u->health, e->url);
 				info->index = i;
 				return st;
 			}
@@ -299,6 +402,8 @@ bp_upstream_post(struct bp_upstream *u, const struct bp_network *net, const char
 				    (long long)u->cfg->upstream_down_seconds);
 				e->down_until = bp_mono_us() +
 				    u->cfg->upstream_down_seconds * INT64_C(1000000);
+				if (u->health != NULL)
+					bp_health_fail(u->health, e->url, e->down_until);
 			} else
 				bp_warn("upstream %s.%s #%zu: %s", net->chain, net->network, i,
 				    info->error);

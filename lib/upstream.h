@@ -57,6 +57,12 @@ enum bp_upstream_status bp_upstream_post(struct bp_upstream *, const struct bp_n
  */
 int		 bp_upstream_definite(long http_status, const char *body, size_t len);
 
+/*
+ * Creates, when missing, the health file the pools of every process share (next to the limits
+ * file): the admin CLI does so beside the limits file, so that both get the same owner. 0 or -1.
+ */
+int		 bp_upstream_health_init(const struct bp_config *cfg);
+
 /* 1 when upstream i of net is marked down now. */
 int		 bp_upstream_is_down(struct bp_upstream *, const struct bp_network *net, size_t i);
 

@@ -1,12 +1,19 @@
+#include <sys/mman.h>
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include "log.h"
 #include "util.h"
 
 int
@@ -65,6 +72,15 @@ bp_random(void *buf, size_t n)
 	return RAND_bytes(buf, (int)n) == 1 ? 0 : -1;
 }
 
+/* Set once (pthread_once), read by every thread. */
+static EVP_MD *sha256_md;
+
+static void
+fetch_sha256(void)
+{
+	sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
 void
 bp_sha256(const void *data, size_t len, unsigned char out[32])
 {
@@ -72,13 +88,14 @@ bp_sha256(const void *data, size_t len, unsigned char out[32])
 	 * OpenSSL 3's one-shot SHA256() looks the algorithm up on every call, which costs as much as
 	 * hashing an API key; the fetched method is kept for the life of the process instead.
 	 */
-	static EVP_MD *md;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (md == NULL && (md = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL) {
+	pthread_once(&once, fetch_sha256);
+	if (sha256_md == NULL) {
 		SHA256(data, len, out);
 		return;
 	}
-	if (EVP_Digest(data, len, out, NULL, md, NULL) != 1)
+	if (EVP_Digest(data, len, out, NULL, sha256_md, NULL) != 1)
 		SHA256(data, len, out);
 }
 
@@ -120,4 +137,29 @@ bp_mono_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void *
+bp_map_file(const char *path, size_t len)
+{
+	struct stat sb;
+	void *p;
+	int fd;
+
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660)) == -1) {
+		bp_err("%s: %s: %s", __func__, path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &sb) == -1 || ((size_t)sb.st_size < len && ftruncate(fd, (off_t)len) == -1)) {
+		bp_err("%s: %s: %s", __func__, path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		bp_err("%s: mmap %s: %s", __func__, path, strerror(errno));
+		return NULL;
+	}
+	return p;
 }

@@ -36,4 +36,11 @@ int	bp_strlcpy(char *dst, const char *src, size_t len);
 int64_t	bp_now_us(void);
 int64_t	bp_mono_us(void);
 
+/*
+ * Maps len bytes of the file at path shared (created 0660 and grown to len when needed; a new
+ * file reads as zeros), for counters every process updates with atomics. Returns the mapping
+ * (munmap(p, len)), or NULL after logging why.
+ */
+void	*bp_map_file(const char *path, size_t len);
+
 #endif

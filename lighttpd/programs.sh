@@ -12,9 +12,11 @@ entry() {
 	"$1" => ((
 		"socket" => "$run/$2.sock",
 		"bin-path" => "$bin/$2.fcgi",
+		"min-procs" => $procs,
 		"max-procs" => $procs,
 		"check-local" => "disable",
-		"bin-copy-environment" => ( "PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS" ),
+		"bin-copy-environment" => ( "PATH", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS",
+			"BLOCKPORT_THREADS" ),
 		"bin-environment" => ( "BLOCKPORT_CONFIG" => "${BLOCKPORT_CONFIG:?}" ),
 	)),
 EOT

@@ -24,3 +24,13 @@ wait_http() {	# URL [tries]: waits until something answers on URL, 0.1 s a try (
 	echo "${me%.sh}: nothing answers at $1" >&2
 	return 1
 }
+
+wait_port() {	# PORT [NAME]: waits until something listens on the loopback TCP PORT (10 s)
+	local i me=${0##*/}
+	for ((i = 0; i < 100; i++)); do
+		ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "${me%.sh}: nothing listens on $1${2:+ ($2)}" >&2
+	return 1
+}

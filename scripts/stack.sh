@@ -44,8 +44,8 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
-write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
-	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-}
+write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
+	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
 	{
 		echo "# Written by scripts/stack.sh for this run."
@@ -57,6 +57,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
+			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
 			echo "[plan daily]"
@@ -103,6 +104,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 			echo "# a stub that reads requests the way a node written in Go does."
 			chain_section ethereum.gonode evm 31337 true "index = false" "gas_sample = false" \
 				"upstream = http://127.0.0.1:$gport"
+			echo "# A node the test freezes (tests/e2e/frozen.test.mjs), then the devchain."
+			chain_section ethereum.frozen evm 31337 true "index = false" \
+				"upstream = http://127.0.0.1:$fport" "upstream = $chain"
 		fi
 	} > "$dir/blockport.ini"
 }
@@ -154,6 +158,13 @@ start_go_stub() {	# DIR PORT: the stand-in for a Go node of the smuggling tests
 	wait_http "http://127.0.0.1:$port/count" 100
 }
 
+start_relay() {	# DIR PORT CHAIN_PORT: the node tests/e2e/frozen.test.mjs freezes
+	local dir=$1 port=$2
+	setsid node "$top/tests/e2e/relay.mjs" "$port" "$3" > "$dir/relay.log" 2>&1 9>&- &
+	echo $! > "$dir/relay.pid"
+	wait_port "$port" relay
+}
+
 start_lighttpd() {	# DIR PORT BUILD
 	local dir=$1
 	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
@@ -171,6 +182,7 @@ start_apache() {	# DIR PORT BUILD
 	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
 	BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-0} \
 	ASAN_OPTIONS=${ASAN_OPTIONS:-} UBSAN_OPTIONS=${UBSAN_OPTIONS:-} LSAN_OPTIONS=${LSAN_OPTIONS:-} \
+	TSAN_OPTIONS=${TSAN_OPTIONS:-} \
 		setsid apache2 -f "$top/apache/blockport.conf" -DFOREGROUND >> "$dir/apache.out" 2>&1 \
 		9>&- &
 	echo $! > "$dir/web.pid"
@@ -216,7 +228,7 @@ cmd_start() {
 	[ "$keep" = 1 ] || rm -f "$dir"/blockport.db* "$dir"/devchain.ini "$dir"/devchain-state.json \
 		"$dir"/dev.key
 	start_devchain "$dir" "$cport" "$keep"
-	local sport="" dport="" gport=""
+	local sport="" dport="" gport="" fport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
 		dport=$(free_port)	# nothing listens there: the dead upstream of the failover tests
@@ -224,8 +236,11 @@ cmd_start() {
 		gport=$(free_port)
 		while [ "$gport" = "$dport" ]; do gport=$(free_port); done
 		start_go_stub "$dir" "$gport"
+		fport=$(free_port)
+		while [ "$fport" = "$dport" ] || [ "$fport" = "$port" ]; do fport=$(free_port); done
+		start_relay "$dir" "$fport" "$cport"
 	fi
-	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport"
+	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	"$build/blockport" migrate >> "$dir/migrate.log" 2>&1 ||
 		{ cat "$dir/migrate.log" >&2; return 1; }
@@ -257,6 +272,7 @@ WEB_SERVER=$server
 EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
+	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
@@ -302,7 +318,7 @@ wait_gone() {	# TENTHS PID...: waits up to TENTHS tenths of a second for the PID
 cmd_stop() {
 	local dir=$1 f pids left
 	dir=$(cd "$dir" 2>/dev/null && pwd) || return 0
-	for f in web workers devchain solana-stub go-node-stub; do
+	for f in web workers devchain solana-stub go-node-stub relay; do
 		[ -f "$dir/$f.pid" ] || continue
 		pids=$(cat "$dir/$f.pid")
 		# shellcheck disable=SC2086

@@ -51,6 +51,47 @@ done
 # The e2e tests import viem/ethers from the devchain's pinned packages.
 ln -sfn ../../devchain/node_modules tests/e2e/node_modules
 
+# ThreadSanitizer (a build of its own): the unit tests, then many requests at once to the
+# programs that serve several per process (tests/e2e/concurrency.test.mjs, and the shared
+# upstream health of tests/e2e/frozen.test.mjs) behind lighttpd.
+# A data race fails the run.
+echo "== ThreadSanitizer: unit tests and concurrent requests"
+tsan=build/tsan
+if ! make -s -j"$jobs" BUILD=$tsan TSAN=1 $tsan/unit_tests $tsan/blockport \
+	$(ls fcgi/*.c | sed "s|^fcgi/\(.*\)\.c$|$tsan/fcgi/\1.fcgi|"); then
+	echo "ThreadSanitizer build failed"
+	failed=$((failed + 1))
+else
+	dir=$(mktemp -d /tmp/blockport-tsan.XXXXXX)
+	mkdir -p "$dir/san"
+	chmod 777 "$dir/san"
+	export TSAN_OPTIONS="halt_on_error=1:log_path=$dir/san/tsan"
+	$tsan/unit_tests > "$dir/unit.out" 2>&1 || { failed=$((failed + 1)); tail -20 "$dir/unit.out"; }
+	if bash scripts/stack.sh start "$dir" --test --server lighttpd --build "$top/$tsan"; then
+		out=$( (set -a; . "$dir/env"; set +a
+			node --test --test-reporter=tap --test-concurrency=1 tests/e2e/concurrency.test.mjs \
+				tests/e2e/frozen.test.mjs) 2>&1)
+		p=$(awk '/^# pass/ { print $3 }' <<< "$out")
+		f=$(awk '/^# fail/ { print $3 }' <<< "$out")
+		[ -n "$p" ] || { p=0; f=1; }
+		[ "$f" = 0 ] || grep -E '^not ok|error:|expected|actual' <<< "$out" | head -40
+		passed=$((passed + p))
+		failed=$((failed + f))
+	else
+		echo "stack did not start with the ThreadSanitizer build"
+		failed=$((failed + 1))
+	fi
+	bash scripts/stack.sh stop "$dir"
+	if ls "$dir"/san/* > /dev/null 2>&1; then
+		echo "ThreadSanitizer reports:"
+		cat "$dir"/san/* | head -80
+		failed=$((failed + 1))
+	else
+		rm -rf "$dir"
+	fi
+	unset TSAN_OPTIONS
+fi
+
 servers=${E2E_SERVERS:-lighttpd apache}
 for server in $servers; do
 	echo "== end-to-end tests behind $server"

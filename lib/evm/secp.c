@@ -1,6 +1,7 @@
 /*
  * Ethereum keys and signatures on libsecp256k1 (secp.h, docs/evm.md).
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,7 +15,12 @@
 #include "evm/keccak.h"
 #include "evm/secp.h"
 
+/*
+ * One context per process, created on first use under ctx_lock; the calls that use it take it
+ * const, which libsecp256k1 allows from many threads at once.
+ */
 static secp256k1_context *ctx;
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * Half the group order n, big-endian: s above it is "high" (EIP-2). n =
@@ -27,15 +33,28 @@ static const uint8_t half_order[32] = {
 	0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
 };
 
+static secp256k1_context *create_ctx(void);
+
 /* The context, created and randomized on first use; NULL (logged) on failure. */
 static secp256k1_context *
 get_ctx(void)
 {
+	secp256k1_context *c;
+
+	pthread_mutex_lock(&ctx_lock);
+	if (ctx == NULL)
+		ctx = create_ctx();
+	c = ctx;
+	pthread_mutex_unlock(&ctx_lock);
+	return c;
+}
+
+static secp256k1_context *
+create_ctx(void)
+{
 	uint8_t seed[32];
 	secp256k1_context *c;
 
-	if (ctx != NULL)
-		return ctx;
 	c = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
 	if (c == NULL) {
 		fprintf(stderr, "%s: secp256k1_context_create failed\n", __func__);
@@ -50,17 +69,18 @@ get_ctx(void)
 		return NULL;
 	}
 	OPENSSL_cleanse(seed, sizeof(seed));
-	ctx = c;
-	return ctx;
+	return c;
 }
 
 void
 bp_secp_cleanup(void)
 {
+	pthread_mutex_lock(&ctx_lock);
 	if (ctx != NULL) {
 		secp256k1_context_destroy(ctx);
 		ctx = NULL;
 	}
+	pthread_mutex_unlock(&ctx_lock);
 }
 
 int

@@ -4,6 +4,7 @@
  * The log shows warnings and errors only (no "applied migration" lines); a test that expects an
  * error captures it with bp_unit_log_begin/end.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,26 @@ bp_unit_fresh_second(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (ts.tv_nsec > 800000000L)
 		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 5000));
+}
+
+int
+bp_unit_threads(size_t n, void *(*fn)(void *))
+{
+	pthread_t t[BP_UNIT_THREADS_MAX];
+	size_t i, started;
+	int bad = 0;
+
+	for (started = 0; started < n && started < BP_UNIT_THREADS_MAX; started++)
+		if (pthread_create(&t[started], NULL, fn, (void *)started) != 0)
+			break;
+	bad += (int)(n - started);
+	for (i = 0; i < started; i++) {
+		void *rv;
+
+		pthread_join(t[i], &rv);
+		bad += rv != NULL;
+	}
+	return bad;
 }
 
 static int

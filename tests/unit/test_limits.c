@@ -420,7 +420,41 @@ test_open(void)
 	unlink(other);
 }
 
+/* The request threads of one process share one mapping (lib/fcgi.h). */
+#define NTHREADS	8
+#define THREAD_ROUNDS	200
+
+static uint64_t thread_who;	/* written before the threads start */
+
+static void *
+count_day(void *arg)
+{
+	struct bp_limit_plan p = { 0, 0, 0 };
+	struct bp_limit_state st;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < THREAD_ROUNDS; i++)
+		if (bp_limits_take(lim, thread_who, &p, 1, 1, 1, &st) != BP_LIMIT_OK)
+			return (void *)1;
+	return NULL;
+}
+
+static void
+test_threads(void)
+{
+	struct bp_limit_plan p = { 0, NTHREADS * THREAD_ROUNDS + 1, 0 };
+	struct bp_limit_state st;
+
+	thread_who = fresh_who();
+	CU_ASSERT_EQUAL(bp_unit_threads(NTHREADS, count_day), 0);
+	/* One more request for the day fits; the next does not: every increment was kept. */
+	CU_ASSERT_EQUAL(bp_limits_take(lim, thread_who, &p, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take(lim, thread_who, &p, 1, 1, 0, &st), BP_LIMIT_RPD);
+}
+
 BP_UNIT_SUITE(limits, setup, teardown,
+	{ "8 threads on one key: no increment lost", test_threads },
 	{ "requests per second, exact count", test_rps },
 	{ "compute units per second", test_cups },
 	{ "requests per day and Retry-After to midnight", test_day },

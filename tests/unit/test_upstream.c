@@ -530,22 +530,20 @@ test_too_large(void)
 	bp_buf_free(&out);
 }
 
-/* A node that does not answer within upstream_timeout_ms fails over. */
+/* Posts to /slow then /ok with cfg: /ok answers well before /slow would, and /slow is marked. */
 static void
-test_timeout(void)
+leaves_slow(const struct bp_config *cfg)
 {
 	static const char *const paths[] = { "/slow", "/ok" };
-	struct bp_config cfg;
 	struct bp_network net;
 	struct bp_upstream *u;
 	struct bp_upstream_info info;
 	struct bp_buf out;
 	int64_t t0;
 
-	config_init(&cfg, 200, 30);
 	net_init(&net, paths, 2);
 	bp_buf_init(&out, 1 << 20);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(u = bp_upstream_new(&cfg));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u = bp_upstream_new(cfg));
 	t0 = bp_mono_us();
 	CU_ASSERT_EQUAL(bp_upstream_post(u, &net, call, sizeof(call) - 1, &out, &info), BP_UPSTREAM_OK);
 	CU_ASSERT(bp_mono_us() - t0 < 1500000);
@@ -553,6 +551,82 @@ test_timeout(void)
 	CU_ASSERT(bp_upstream_is_down(u, &net, 0));
 	bp_upstream_free(u);
 	bp_buf_free(&out);
+}
+
+/* A node that does not answer within upstream_timeout_ms fails over. */
+static void
+test_timeout(void)
+{
+	struct bp_config cfg;
+
+	config_init(&cfg, 200, 30);
+	leaves_slow(&cfg);
+}
+
+/*
+ * A node that accepts but sends nothing is left after upstream_first_byte_ms when another
+ * upstream can answer; with none left, the whole timeout applies.
+ */
+static void
+test_first_byte(void)
+{
+	static const char *const paths[] = { "/slow" };
+	struct bp_config cfg;
+	struct bp_network net;
+	struct bp_upstream *u;
+	struct bp_upstream_info info;
+	struct bp_buf out;
+	int64_t t0;
+
+	config_init(&cfg, 10000, 30);
+	cfg.upstream_first_byte_ms = 300;
+	leaves_slow(&cfg);
+	/* Alone, the slow node is waited for (2 s here, under the 10 s timeout). */
+	net_init(&net, paths, 1);
+	bp_buf_init(&out, 1 << 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u = bp_upstream_new(&cfg));
+	t0 = bp_mono_us();
+	CU_ASSERT_EQUAL(bp_upstream_post(u, &net, call, sizeof(call) - 1, &out, &info), BP_UPSTREAM_OK);
+	CU_ASSERT(bp_mono_us() - t0 >= 1900000);
+	bp_upstream_free(u);
+	bp_buf_free(&out);
+}
+
+/*
+ * Health is shared through the file next to the limits file: a URL one pool (another thread or
+ * process) found dead is skipped by every other pool at once, without an attempt of its own.
+ */
+static void
+test_shared_health(void)
+{
+	static const char *const paths[] = { "dead", "/ok" };
+	char dir[] = "/tmp/bp-unit-health.XXXXXX", path[64];
+	struct bp_config cfg;
+	struct bp_network net;
+	struct bp_upstream *a, *b;
+	struct bp_upstream_info info;
+	struct bp_buf out;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	config_init(&cfg, 1000, 30);
+	snprintf(cfg.limits_file, sizeof(cfg.limits_file), "%s/limits", dir);
+	net_init(&net, paths, 2);
+	bp_buf_init(&out, 1 << 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a = bp_upstream_new(&cfg));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b = bp_upstream_new(&cfg));
+	CU_ASSERT_FALSE(bp_upstream_is_down(b, &net, 0));
+	CU_ASSERT_EQUAL(bp_upstream_post(a, &net, call, sizeof(call) - 1, &out, &info), BP_UPSTREAM_OK);
+	CU_ASSERT_EQUAL(info.attempts, 2);
+	CU_ASSERT(bp_upstream_is_down(b, &net, 0));
+	CU_ASSERT_EQUAL(bp_upstream_post(b, &net, call, sizeof(call) - 1, &out, &info), BP_UPSTREAM_OK);
+	CU_ASSERT_EQUAL(info.attempts, 1);
+	CU_ASSERT_EQUAL(info.index, 1);
+	bp_upstream_free(a);
+	bp_upstream_free(b);
+	bp_buf_free(&out);
+	snprintf(path, sizeof(path), "%s/limits-health", dir);
+	CU_ASSERT_EQUAL(unlink(path), 0);
+	rmdir(dir);
 }
 
 /* One connection serves many requests (keep-alive); networks sharing a URL share it. */
@@ -676,6 +750,8 @@ BP_UNIT_SUITE(upstream, suite_init, suite_fini,
 	{ "all fail, last resort", test_all_fail_and_last_resort },
 	{ "response cap", test_too_large },
 	{ "timeout", test_timeout },
+	{ "first-byte bound when another upstream can answer", test_first_byte },
+	{ "health shared by pools through the file", test_shared_health },
 	{ "keep-alive", test_keepalive },
 	{ "client call", test_client_call },
 	{ "client batch", test_client_batch },

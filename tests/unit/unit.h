@@ -38,6 +38,13 @@ void	bp_unit_register(const struct bp_unit_suite *);
  */
 void	bp_unit_fresh_second(void);
 
+/*
+ * Runs fn in n threads at once (at most BP_UNIT_THREADS_MAX), each given its index as the
+ * argument; returns how many returned non-NULL or could not start.
+ */
+#define BP_UNIT_THREADS_MAX	64
+int	bp_unit_threads(size_t n, void *(*fn)(void *));
+
 #define BP_UNIT_SUITE(sname, sinit, scleanup, ...)				\
 	static const struct bp_unit_case sname##_cases[] = { __VA_ARGS__ };	\
 	static const struct bp_unit_suite sname##_suite = { #sname, sinit,	\

@@ -1,0 +1,57 @@
+// Many requests at once to the programs that serve several requests per process
+// (BLOCKPORT_THREADS, lib/fcgi.h): every answer is the right one for its request, with the
+// caller's id, whatever the thread and connection that served it. make test also runs this
+// file against the ThreadSanitizer build, where a data race fails the run.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
+import { api, newKey } from './helpers.mjs';
+
+let key;
+before(() => { key = newKey({ plan: 'enterprise' }); });
+
+const rpc = (body) => api('/v1/rpc/ethereum/devnet', { method: 'POST', key, body });
+
+test('200 JSON-RPC calls at once: each answered, with its own id', async () => {
+  const calls = Array.from({ length: 200 }, (_, i) => i % 2
+    ? { jsonrpc: '2.0', id: `c-${i}`, method: 'eth_chainId', params: [] }
+    : { jsonrpc: '2.0', id: i, method: 'eth_getBalance', params: [`0x${(i + 1).toString(16).padStart(40, '0')}`, 'latest'] });
+  const answers = await Promise.all(calls.map((c) => rpc(c)));
+  const ids = new Set();
+  answers.forEach((res, i) => {
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.id, calls[i].id);
+    if (i % 2) assert.equal(res.json.result, '0x7a69');
+    else assert.match(res.json.result, /^0x[0-9a-f]+$/);
+    ids.add(res.headers.get('x-request-id'));
+  });
+  assert.equal(ids.size, calls.length, 'every request has its own X-Request-Id');
+});
+
+test('40 wallets created at once, then read at once: each its own', async () => {
+  const owners = Array.from({ length: 40 }, () => getAddress(`0x${randomBytes(20).toString('hex')}`));
+  const made = await Promise.all(owners.map((owner) => api('/v1/wallets/create', {
+    method: 'POST', key, body: { owner, chain: 'ethereum' } })));
+  made.forEach((res, i) => {
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.json.owner, owners[i]);
+  });
+  assert.equal(new Set(made.map((r) => r.json.address)).size, owners.length);
+  const got = await Promise.all(made.map((m) => api(`/v1/wallets/${m.json.address}`, { key })));
+  got.forEach((res, i) => {
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.address, made[i].json.address);
+    assert.equal(res.json.owner, owners[i]);
+  });
+});
+
+test('key checks, counting and errors from many threads: 60 bad keys at once get 401', async () => {
+  const bad = await Promise.all(Array.from({ length: 60 }, (_, i) => api('/v1/rpc/ethereum/devnet', {
+    method: 'POST', key: i % 2 ? 'nope' : `blockport_test_${'0'.repeat(40)}`,
+    body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] } })));
+  const statuses = new Set(bad.map((r) => r.status));
+  // Each is refused: 401 for the key, or 429 once the anonymous per-address limit is reached.
+  for (const s of statuses) assert.ok(s === 401 || s === 429, `status ${s}`);
+  assert.ok(bad.some((r) => r.status === 401));
+});
