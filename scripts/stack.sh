@@ -62,6 +62,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT]
 			echo "rps = 1000"
 			echo "rpd = 0"
 			echo "cups = 60"
+			echo "[plan ws]"
+			echo "rps = 1000"
+			echo "ws_connections = 3"
 		fi
 		echo
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
@@ -150,6 +153,17 @@ start_apache() {	# DIR PORT BUILD
 	echo $! > "$dir/web.pid"
 }
 
+start_websocketd() {	# DIR PORT BUILD: /v1/ws/ (docs/websocket.md), one ws/subscribe per connection
+	local dir=$1 port=$2 build=$3
+	command -v websocketd > /dev/null && [ -x "$build/ws/subscribe" ] || return 0
+	BLOCKPORT_CONFIG=$dir/blockport.ini websocketd --address 127.0.0.1 --port "$port" \
+		--loglevel error \
+		--passenv PATH,BLOCKPORT_CONFIG,ASAN_OPTIONS,UBSAN_OPTIONS,LSAN_OPTIONS \
+		"$build/ws/subscribe" >> "$dir/websocketd.log" 2>&1 &
+	echo $! > "$dir/ws.pid"
+	export BLOCKPORT_WS_PORT=$port
+}
+
 start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in DIR/workers.pid
 	local dir=$1 build=$2
 	# The chain indexer (docs/indexer.md); a short interval so the tests see blocks quickly.
@@ -200,6 +214,7 @@ cmd_start() {
 	"$build/blockport" account create --email dev@localhost > /dev/null
 	local key
 	key=$("$build/blockport" key create dev@localhost --test --name dev 2>/dev/null)
+	start_websocketd "$dir" "$(free_port)" "$build"
 	case $server in
 	lighttpd) start_lighttpd "$dir" "$port" "$build" ;;
 	apache) start_apache "$dir" "$port" "$build" ;;
@@ -216,14 +231,15 @@ BLOCKPORT_CONFIG=$dir/blockport.ini
 BLOCKPORT_BUILD=$build
 WEB_SERVER=$server
 EOT
+	[ -z "${BLOCKPORT_WS_PORT:-}" ] || echo "WS_URL=ws://127.0.0.1:$port" >> "$dir/env"
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 }
 
 cmd_stop() {
 	local dir=$1 f pid
-	for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
-		"$dir"/go-node-stub.pid; do
+	for f in "$dir"/web.pid "$dir"/ws.pid "$dir"/workers.pid "$dir"/devchain.pid \
+		"$dir"/solana-stub.pid "$dir"/go-node-stub.pid; do
 		[ -f "$f" ] || continue
 		for pid in $(cat "$f"); do
 			kill "$pid" 2>/dev/null || true
@@ -232,7 +248,7 @@ cmd_stop() {
 	# Give the web server a moment to stop its FastCGI children cleanly.
 	for _ in $(seq 50); do
 		local alive=0
-		for f in "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid; do
+		for f in "$dir"/web.pid "$dir"/ws.pid "$dir"/workers.pid "$dir"/devchain.pid; do
 			[ -f "$f" ] || continue
 			for pid in $(cat "$f"); do
 				kill -0 "$pid" 2>/dev/null && alive=1
@@ -241,8 +257,8 @@ cmd_stop() {
 		[ $alive = 0 ] && break
 		sleep 0.1
 	done
-	rm -f "$dir"/web.pid "$dir"/workers.pid "$dir"/devchain.pid "$dir"/solana-stub.pid \
-		"$dir"/go-node-stub.pid
+	rm -f "$dir"/web.pid "$dir"/ws.pid "$dir"/workers.pid "$dir"/devchain.pid \
+		"$dir"/solana-stub.pid "$dir"/go-node-stub.pid
 }
 
 cmd_run() {
@@ -265,6 +281,7 @@ cmd_run() {
 
 Blockport is running ($server, devchain on $CHAIN_URL).
   base URL  $BASE_URL/v1
+  ws URL    ${WS_URL:-(websocketd not installed)}/v1/ws/ethereum/devnet?apiKey=$API_KEY
   test key  $API_KEY
   config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)
   logs      $dir/*.log
