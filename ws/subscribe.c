@@ -35,11 +35,14 @@
 #include "http.h"
 #include "limits.h"
 #include "log.h"
+#include "rpc_client.h"
 #include "rpc_envelope.h"
 #include "rpc_methods.h"
 #include "rpc_proxy.h"
+#include "upstream.h"
 #include "util.h"
 #include "ws_follow.h"
+#include "ws_logs.h"
 
 #define MAX_SUBS	32			/* subscriptions per connection */
 #define OUT_CAP		(4u * 1024 * 1024)	/* unsent bytes before a slow reader is dropped */
@@ -53,11 +56,12 @@
 
 extern char **environ;
 
-enum sub_kind { SUB_HEADS, SUB__MAX };
+enum sub_kind { SUB_HEADS, SUB_LOGS, SUB_SYNCING, SUB__MAX };
 
 struct sub {
-	enum sub_kind	kind;
-	char		id[SUB_ID_LEN];
+	enum sub_kind	 kind;
+	char		 id[SUB_ID_LEN];
+	struct bp_ws_logs *logs;	/* SUB_LOGS */
 };
 
 /* One connection: everything this process holds. */
@@ -67,6 +71,7 @@ struct conn {
 	struct bp_limits	*lim;
 	struct bp_admit		 adm;
 	struct bp_rpc_proxy	*proxy;
+	struct bp_upstream	*up;		/* for eth_getLogs of new heads; made when needed */
 	struct bp_req		*req;		/* the proxy's request, reused per message */
 	const struct bp_network	*net;
 	char			*key;		/* as the client sent it (a copy); NULL: none */
@@ -75,6 +80,7 @@ struct conn {
 	int			 slot_fd;	/* the flock held for the connection cap; -1 */
 	struct sub		 subs[MAX_SUBS];
 	size_t			 nsubs;
+	struct sub		*cur;		/* the subscription emit_msg sends for */
 	int			 following;
 	struct bp_ws_follow	 follow;
 	struct bp_buf		 in;		/* bytes of the message being read */
@@ -229,6 +235,38 @@ admit_connection(struct conn *c, struct bp_req *r)
 
 /* ---- subscriptions ---- */
 
+/* Sends one log of the subscription c->cur. */
+static int
+emit_msg(const char *log, size_t len, void *arg)
+{
+	struct conn *c = arg;
+
+	bp_buf_reset(&c->msg);
+	if (bp_buf_printf(&c->msg, "{\"jsonrpc\":\"2.0\",\"method\":\"eth_subscription\","
+	    "\"params\":{\"subscription\":\"%s\",\"result\":", c->cur->id) == -1 ||
+	    bp_buf_add(&c->msg, log, len) == -1 || bp_buf_adds(&c->msg, "}}") == -1)
+		return -1;
+	send_line(c, c->msg.data, c->msg.len);
+	return c->closing ? -1 : 0;
+}
+
+/* An orphaned head: the logs sent for it go again with removed: true. */
+static int
+removed_fn(int64_t number, const char *hash, void *arg)
+{
+	struct conn *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind != SUB_LOGS)
+			continue;
+		c->cur = &c->subs[i];
+		if (bp_ws_logs_removed(c->subs[i].logs, number, hash, emit_msg, c) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 head_fn(const struct bp_ws_head *h, void *arg)
 {
@@ -241,6 +279,12 @@ head_fn(const struct bp_ws_head *h, void *arg)
 		return 0;
 	}
 	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind == SUB_LOGS) {
+			c->cur = &c->subs[i];
+			bp_ws_logs_block(c->subs[i].logs, c->up, c->net, h->number, h->hash, emit_msg,
+			    c);
+			continue;
+		}
 		if (c->subs[i].kind != SUB_HEADS)
 			continue;
 		bp_buf_reset(&c->msg);
@@ -255,7 +299,7 @@ head_fn(const struct bp_ws_head *h, void *arg)
 static void
 follow(struct conn *c)
 {
-	static const struct bp_ws_follow_fns fns = { NULL, head_fn };
+	static const struct bp_ws_follow_fns fns = { removed_fn, head_fn };
 
 	if (!c->following)
 		return;
@@ -312,13 +356,55 @@ sub_kind_arg(const char *params, size_t len, char *kind, size_t cap)
 	return i < len ? 0 : -1;
 }
 
+/* Starts the head follower (and the upstream for eth_getLogs) once; 0 or -1. */
+static int
+start_following(struct conn *c)
+{
+	char chain[BP_INDEX_CHAIN_MAX];
+
+	if (c->following)
+		return 0;
+	if (c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL)
+		return -1;
+	snprintf(chain, sizeof(chain), "%s.%s", c->net->chain, c->net->network);
+	if (bp_ws_follow_start(&c->follow, c->db, chain) == -1)
+		return -1;
+	c->following = 1;
+	return 0;
+}
+
+/*
+ * The syncing subscription: the node's eth_syncing once, at subscribe (a node that serves the
+ * index is not expected to start syncing again; docs/websocket.md).
+ */
+static void
+send_syncing(struct conn *c, struct sub *s)
+{
+	struct bp_jsonrpc_error err;
+	cJSON *res;
+	char *txt;
+
+	if (c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL)
+		return;
+	if ((res = bp_jsonrpc_call(c->up, c->net, "eth_syncing", NULL, &err)) == NULL) {
+		bp_warn("eth_syncing: %s", err.message);
+		return;
+	}
+	if ((txt = cJSON_PrintUnformatted(res)) != NULL) {
+		c->cur = s;
+		emit_msg(txt, strlen(txt), c);
+	}
+	free(txt);
+	cJSON_Delete(res);
+}
+
 static void
 subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 {
 	const char *id = body + it->id.off;
 	unsigned char rnd[16];
-	char kind[32], quoted[SUB_ID_LEN + 2];
-	struct sub *s;
+	char kind[32], quoted[SUB_ID_LEN + 2], why[128];
+	struct sub sub, *s;
 
 	if (it->params.len == 0 || sub_kind_arg(body + it->params.off, it->params.len, kind,
 	    sizeof(kind)) == -1) {
@@ -327,9 +413,18 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		    "[\"newPendingTransactions\"] or [\"syncing\"]");
 		return;
 	}
-	if (strcmp(kind, "newHeads") != 0) {
-		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, "invalid params: this "
-		    "subscription kind is not offered (newHeads is)");
+	memset(&sub, 0, sizeof(sub));
+	if (strcmp(kind, "newHeads") == 0)
+		sub.kind = SUB_HEADS;
+	else if (strcmp(kind, "logs") == 0)
+		sub.kind = SUB_LOGS;
+	else if (strcmp(kind, "syncing") == 0)
+		sub.kind = SUB_SYNCING;
+	else {
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, strcmp(kind,
+		    "newPendingTransactions") == 0 ? "invalid params: newPendingTransactions is not "
+		    "offered yet (newHeads, logs and syncing are)" : "invalid params: unknown "
+		    "subscription kind (newHeads, logs and syncing are offered)");
 		return;
 	}
 	if (c->nsubs >= MAX_SUBS) {
@@ -337,27 +432,32 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		    "connection (at most 32): unsubscribe first");
 		return;
 	}
-	if (!c->following) {
-		char chain[BP_INDEX_CHAIN_MAX];
-
-		snprintf(chain, sizeof(chain), "%s.%s", c->net->chain, c->net->network);
-		if (bp_ws_follow_start(&c->follow, c->db, chain) == -1) {
-			send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
-			    "internal error: the chain index is unavailable");
-			return;
-		}
-		c->following = 1;
+	if (sub.kind != SUB_SYNCING && start_following(c) == -1) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
+		    "internal error: the chain index is unavailable");
+		return;
 	}
-	s = &c->subs[c->nsubs];
-	s->kind = SUB_HEADS;
+	if (sub.kind == SUB_LOGS && (sub.logs = bp_ws_logs_new(body + it->params.off,
+	    it->params.len, why, sizeof(why))) == NULL) {
+		char m[192];
+
+		snprintf(m, sizeof(m), "invalid params: %s", why);
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, m);
+		return;
+	}
 	if (bp_random(rnd, sizeof(rnd)) == -1 ||
-	    bp_hex_encode(rnd, sizeof(rnd), s->id, sizeof(s->id)) == -1) {
+	    bp_hex_encode(rnd, sizeof(rnd), sub.id, sizeof(sub.id)) == -1) {
+		bp_ws_logs_free(sub.logs);
 		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR, "internal error");
 		return;
 	}
+	s = &c->subs[c->nsubs];
+	*s = sub;
 	c->nsubs++;
 	snprintf(quoted, sizeof(quoted), "\"%s\"", s->id);
 	send_result(c, id, it->id.len, quoted);
+	if (s->kind == SUB_SYNCING)
+		send_syncing(c, s);
 }
 
 static void
@@ -380,9 +480,12 @@ unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		send_result(c, id, it->id.len, "false");
 		return;
 	}
+	bp_ws_logs_free(c->subs[i].logs);
 	c->subs[i] = c->subs[--c->nsubs];
-	if (c->nsubs == 0)
-		c->following = 0;
+	c->following = 0;
+	for (i = 0; i < c->nsubs; i++)
+		if (c->subs[i].kind != SUB_SYNCING)
+			c->following = 1;
 	send_result(c, id, it->id.len, "true");
 }
 
@@ -625,6 +728,9 @@ static void
 close_conn(struct conn *c)
 {
 	bp_rpc_proxy_free(c->proxy);
+	bp_upstream_free(c->up);
+	while (c->nsubs > 0)
+		bp_ws_logs_free(c->subs[--c->nsubs].logs);
 	if (c->req != NULL) {
 		bp_req_free(c->req);
 		free(c->req);

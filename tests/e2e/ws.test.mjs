@@ -77,6 +77,17 @@ async function open(key = KEY, opts) {
   return c;
 }
 
+// The devchain's sample tokens (devchain/deploy.mjs), held by the deployer, account 0.
+const dev = JSON.parse(readFileSync(join(env.dir, 'devchain.json'), 'utf8'));
+const [TOKEN, OTHER] = [dev.tokens.erc20_18, dev.tokens.erc20_6];
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const pad = (hex) => hex.replace(/^0x/, '').padStart(64, '0');
+async function transfer(token, to, amount) {
+  const data = `0xa9059cbb${pad(to)}${pad(amount.toString(16))}`;
+  return chainRpc('eth_sendTransaction', [{ from: dev.deployer, to: token, data }]);
+}
+const RCPT = '0x00000000000000000000000000000000000000b1';
+
 const heads = (sub) => (m) => m.method === 'eth_subscription' && m.params?.subscription === sub;
 
 test('newHeads: 20 consecutive heads linked by parentHash while the devchain mines', async () => {
@@ -138,6 +149,50 @@ test('eth_unsubscribe answers true and stops the messages', async () => {
   await chainRpc('evm_mine');
   await sleep(1500);
   assert.equal(c.queue.filter(heads(sub)).length, 0);
+  await c.close();
+});
+
+test('logs filtered by address: exactly that contract\'s transfers, removed: true on a reorg', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['logs', { address: TOKEN, topics: [TRANSFER] }])).result;
+  assert.match(sub, /^0x[0-9a-f]{32}$/);
+  const sent = [];
+  for (let i = 1; i <= 3; i++) {
+    sent.push(await transfer(TOKEN, RCPT, BigInt(i)));
+    await transfer(OTHER, RCPT, BigInt(i));	// never to be seen
+  }
+  const got = [];
+  for (let i = 0; i < 3; i++) got.push((await c.next(heads(sub), 30000)).params.result);
+  assert.deepEqual(got.map((l) => l.transactionHash), sent);
+  for (const [i, l] of got.entries()) {
+    assert.equal(l.address, TOKEN);
+    assert.equal(l.removed, false);
+    assert.equal(BigInt(l.data), BigInt(i + 1));
+  }
+  // Orphan a block holding one transfer: its log comes again with removed: true.
+  const snap = await chainRpc('evm_snapshot');
+  const orphanTx = await transfer(TOKEN, RCPT, 99n);
+  const orphan = (await c.next(heads(sub), 30000)).params.result;
+  assert.equal(orphan.transactionHash, orphanTx);
+  const { timestamp } = await chainRpc('eth_getBlockByNumber', [orphan.blockNumber, false]);
+  assert.equal(await chainRpc('evm_revert', [snap]), true);
+  await chainRpc('evm_mine', [Number(BigInt(timestamp)) + 5]);	// another block at that height
+  await chainRpc('evm_mine');
+  const removed = (await c.next(heads(sub), 30000)).params.result;
+  assert.equal(removed.removed, true);
+  assert.equal(removed.transactionHash, orphanTx);
+  assert.equal(removed.blockHash, orphan.blockHash);
+  await sleep(1000);
+  assert.equal(c.queue.filter(heads(sub)).length, 0, 'nothing else: the reverted branch has no transfer');
+  await c.close();
+});
+
+test('syncing: the node\'s eth_syncing once', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['syncing'])).result;
+  assert.equal((await c.next(heads(sub))).params.result, false);
+  const bad = await c.call('eth_subscribe', ['logs', { address: '0x12' }]);
+  assert.equal(bad.error.code, -32602);
   await c.close();
 });
 
@@ -271,6 +326,34 @@ test('viem webSocket transport: watchBlocks', async () => {
       assert.equal(seen[i].parentHash, seen[i - 1].hash);
     }
     assert.equal(await client.getBlockNumber({ cacheTime: 0 }) >= seen[seen.length - 1].number, true);
+  } finally {
+    unwatch();
+    (await client.transport.getRpcClient()).close();
+  }
+});
+
+test('viem webSocket transport: watchEvent on an ERC-20 Transfer', async () => {
+  const client = createPublicClient({ transport: webSocket(url(KEY)) });
+  const seen = [];
+  const unwatch = client.watchEvent({
+    address: TOKEN,
+    event: { type: 'event', name: 'Transfer', inputs: [
+      { type: 'address', name: 'from', indexed: true },
+      { type: 'address', name: 'to', indexed: true },
+      { type: 'uint256', name: 'value', indexed: false }] },
+    onLogs: (logs) => seen.push(...logs),
+    onError: () => {},
+  });
+  try {
+    await sleep(500);
+    const tx = await transfer(TOKEN, RCPT, 4242n);
+    await transfer(OTHER, RCPT, 4242n);
+    await waitFor(() => seen.length >= 1, 'the transfer through viem', 30000);
+    await sleep(500);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0].transactionHash, tx);
+    assert.equal(seen[0].args.value, 4242n);
+    assert.equal(seen[0].args.to.toLowerCase(), RCPT);
   } finally {
     unwatch();
     (await client.transport.getRpcClient()).close();
