@@ -364,8 +364,6 @@ start_following(struct conn *c)
 
 	if (c->following)
 		return 0;
-	if (c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL)
-		return -1;
 	snprintf(chain, sizeof(chain), "%s.%s", c->net->chain, c->net->network);
 	if (bp_ws_follow_start(&c->follow, c->db, chain) == -1)
 		return -1;
@@ -437,6 +435,10 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		    "internal error: the chain index is unavailable");
 		return;
 	}
+	if (sub.kind == SUB_LOGS && c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR, "internal error");
+		return;
+	}
 	if (sub.kind == SUB_LOGS && (sub.logs = bp_ws_logs_new(body + it->params.off,
 	    it->params.len, why, sizeof(why))) == NULL) {
 		char m[192];
@@ -499,6 +501,15 @@ proxy(struct conn *c, char *body, size_t len, const struct bp_jsonrpc_item *firs
 	struct bp_jsonrpc_span idspan = { 0, 0 };
 	int status;
 
+	/*
+	 * Made at the first message that needs it: a connection that only subscribes to heads
+	 * never loads the upstream client's state (docs/websocket.md, memory per connection).
+	 */
+	if (c->proxy == NULL && (c->proxy = bp_rpc_proxy_new(c->cfg, &bp_rpc_node_table)) == NULL) {
+		send_refusal(c, body + first->id.off, single && first->code == 0 ? first->id.len : 0,
+		    BP_JSONRPC_INTERNAL_ERROR, 500, "internal_error", "the proxy is unavailable");
+		return;
+	}
 	bp_req_reset(r);
 	r->envp = environ;
 	r->remote_addr = c->addr;
@@ -717,11 +728,7 @@ open_conn(struct conn *c)
 		send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 404, "not_found", m);
 		return -1;
 	}
-	if (admit_connection(c, r) == -1)
-		return -1;
-	if ((c->proxy = bp_rpc_proxy_new(c->cfg, &bp_rpc_node_table)) == NULL)
-		return -1;
-	return 0;
+	return admit_connection(c, r);
 }
 
 static void
