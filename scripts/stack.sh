@@ -214,7 +214,10 @@ cmd_start() {
 	"$build/blockport" account create --email dev@localhost > /dev/null
 	local key
 	key=$("$build/blockport" key create dev@localhost --test --name dev 2>/dev/null)
-	start_websocketd "$dir" "$(free_port)" "$build"
+	local wport
+	wport=$(free_port)
+	while [ "$wport" = "$port" ]; do wport=$(free_port); done
+	start_websocketd "$dir" "$wport" "$build"
 	case $server in
 	lighttpd) start_lighttpd "$dir" "$port" "$build" ;;
 	apache) start_apache "$dir" "$port" "$build" ;;
