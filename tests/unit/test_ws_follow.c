@@ -87,52 +87,50 @@ drop_from(int64_t number)
 	CU_ASSERT_EQUAL(bp_db_exec(writer, sql), 0);
 }
 
+/* Polls f once: n heads reported, and what was seen equal to log. */
+static void
+expect(struct bp_ws_follow *f, int n, const char *log)
+{
+	struct seen s;
+
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(bp_ws_follow_poll(f, u.db, &fns, &s), n);
+	CU_ASSERT_STRING_EQUAL(s.log, log);
+}
+
 static void
 test_follow(void)
 {
 	struct bp_ws_follow f;
-	struct seen s;
 
 	CU_ASSERT_EQUAL_FATAL(bp_ws_follow_start(&f, u.db, CH), 0);
 	CU_ASSERT_EQUAL(f.last, 10);
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &fns, &s), 0);
+	expect(&f, 0, "");
 
 	put(11, "h11", "h10");
 	put(12, "h12", "h11");
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &fns, &s), 2);
-	CU_ASSERT_STRING_EQUAL(s.log, "+11:h11 +12:h12 ");
+	expect(&f, 2, "+11:h11 +12:h12 ");
 	/* Nothing written since: nothing read. */
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &fns, &s), 0);
-	CU_ASSERT_STRING_EQUAL(s.log, "");
+	expect(&f, 0, "");
 
 	/* A reorg two deep that grows past the old head. */
 	drop_from(11);
 	put(11, "x11", "h10");
 	put(12, "x12", "x11");
 	put(13, "x13", "x12");
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &fns, &s), 3);
-	CU_ASSERT_STRING_EQUAL(s.log, "-12:h12 -11:h11 +11:x11 +12:x12 +13:x13 ");
+	expect(&f, 3, "-12:h12 -11:h11 +11:x11 +12:x12 +13:x13 ");
 
 	/* The head replaced at the same height: noticed at once. */
 	drop_from(13);
 	put(13, "y13", "x12");
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &fns, &s), 1);
-	CU_ASSERT_STRING_EQUAL(s.log, "-13:x13 +13:y13 ");
+	expect(&f, 1, "-13:x13 +13:y13 ");
 
 	/* Rolled back, not yet stored again: wait, report nothing twice. */
 	drop_from(13);
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &fns, &s), 0);
+	expect(&f, 0, "");
 	put(13, "y13", "x12");
 	put(14, "y14", "y13");
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &fns, &s), 1);
-	CU_ASSERT_STRING_EQUAL(s.log, "+14:y14 ");
+	expect(&f, 1, "+14:y14 ");
 }
 
 static void
