@@ -78,8 +78,9 @@ $(BUILD)/fcgi/%.fcgi: $(BUILD)/fcgi/%.o $(BUILD)/libblockport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/cron/%: $(BUILD)/cron/%.o $(BUILD)/libblockport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# One process per WebSocket connection: only the shared libraries it calls are loaded (PSS).
 $(BUILD)/ws/%: $(BUILD)/ws/%.o $(BUILD)/libblockport.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS)
 $(BUILD)/blockport: $(ADMIN_OBJ) $(BUILD)/libblockport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/unit_tests: $(UNIT_OBJ) $(BUILD)/libblockport.a

@@ -65,6 +65,7 @@ static const struct rule rules[] = {
 	{ SEC_PLAN, "rpd", VT_INT, 0, INT64_C(1000000000000), PLAN(rpd) },
 	{ SEC_PLAN, "cups", VT_INT, 0, INT64_C(1000000000), PLAN(cups) },
 	{ SEC_PLAN, "debug", VT_BOOL, 0, 1, PLAN(debug) },
+	{ SEC_PLAN, "ws_connections", VT_INT, 0, 1000000, PLAN(ws_connections) },
 	{ SEC_CHAIN, "kind", VT_KIND, 0, 0, NET(kind) },
 	{ SEC_CHAIN, "chain_id", VT_INT, 0, INT64_MAX, NET(chain_id) },
 	{ SEC_CHAIN, "testnet", VT_BOOL, 0, 1, NET(testnet) },
@@ -95,9 +96,9 @@ static const struct rule rules[] = {
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
 static const struct bp_plan default_plans[] = {
-	{ "free", 10, 100000, 200, 0 },
-	{ "growth", 100, 5000000, 2000, 1 },
-	{ "enterprise", 0, 0, 0, 1 },
+	{ "free", 10, 100000, 200, 0, 10 },
+	{ "growth", 100, 5000000, 2000, 1, 100 },
+	{ "enterprise", 0, 0, 0, 1, 0 },
 };
 
 struct loader {

@@ -32,6 +32,7 @@ struct bp_plan {
 	int64_t		rpd;		/* requests per UTC day */
 	int64_t		cups;		/* compute units per second */
 	int		debug;		/* debug_* and trace_* methods allowed */
+	int64_t		ws_connections;	/* open WebSocket connections per key; 0 = no cap */
 };
 
 /* A [chain NAME.NETWORK] section. */

@@ -259,6 +259,19 @@ bp_index_block_time(struct bp_db *db, const char *chain, int64_t number, int64_t
 }
 
 int
+bp_index_block_hash(struct bp_db *db, const char *chain, int64_t number, char *out,
+    size_t outlen)
+{
+	static const char sql[] = "SELECT hash FROM index_blocks WHERE chain = ? AND number = ?";
+	struct text_out t = { out, outlen };
+	char num[24];
+	const char *keys[] = { chain, num };
+
+	snprintf(num, sizeof(num), "%lld", (long long)number);
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_text, &t);
+}
+
+int
 bp_index_sender_deployment(struct bp_db *db, const char *chain, const char *sender,
     struct bp_index_deployment *out)
 {

@@ -103,6 +103,13 @@ struct bp_index_tx {
 int		bp_index_get_tx(struct bp_db *, const char *chain, const char *hash,
 		    struct bp_index_tx *out);
 
+/*
+ * The hash of block number of chain, as indexed, into out (room for BP_INDEX_HASH_STR bytes).
+ * Returns 1 when the block is indexed, 0 when not, -1 on a database error.
+ */
+int		bp_index_block_hash(struct bp_db *, const char *chain, int64_t number, char *out,
+		    size_t outlen);
+
 /* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
 
 /*

@@ -31,10 +31,13 @@ done
 [ -x "$bin/v1.fcgi" ] && entry "/" v1
 echo ')'
 if [ "${BLOCKPORT_WS_PORT:-0}" != 0 ]; then	# 0 or unset: no WebSocket proxy
+	# Only upgrade requests: a plain GET of /v1/ws/... gets the 404 of v1.fcgi in the JSON body.
 	cat <<EOT
 \$HTTP["url"] =~ "^/v1/ws/" {
-	proxy.server = ( "" => (( "host" => "127.0.0.1", "port" => ${BLOCKPORT_WS_PORT} )) )
-	proxy.header = ( "upgrade" => "enable" )
+	\$REQUEST_HEADER["Upgrade"] =~ "(?i)^websocket$" {
+		proxy.server = ( "" => (( "host" => "127.0.0.1", "port" => ${BLOCKPORT_WS_PORT} )) )
+		proxy.header = ( "upgrade" => "enable" )
+	}
 }
 EOT
 fi

@@ -68,6 +68,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "rps = 1000"
 			echo "rpd = 0"
 			echo "cups = 60"
+			echo "[plan ws]"
+			echo "rps = 1000"
+			echo "ws_connections = 3"
 		fi
 		echo
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
@@ -188,6 +191,17 @@ start_apache() {	# DIR PORT BUILD
 	echo $! > "$dir/web.pid"
 }
 
+start_websocketd() {	# DIR PORT BUILD: /v1/ws/ (docs/websocket.md), one ws/subscribe per connection
+	local dir=$1 port=$2 build=$3
+	command -v websocketd > /dev/null && [ -x "$build/ws/subscribe" ] || return 0
+	BLOCKPORT_CONFIG=$dir/blockport.ini setsid websocketd --address 127.0.0.1 --port "$port" \
+		--loglevel error \
+		--passenv PATH,BLOCKPORT_CONFIG,ASAN_OPTIONS,UBSAN_OPTIONS,LSAN_OPTIONS \
+		"$build/ws/subscribe" >> "$dir/websocketd.log" 2>&1 9>&- &
+	echo $! > "$dir/ws.pid"
+	export BLOCKPORT_WS_PORT=$port
+}
+
 start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in DIR/workers.pid
 	local dir=$1 build=$2
 	# The chain indexer (docs/indexer.md); a short interval so the tests see blocks quickly.
@@ -254,6 +268,10 @@ cmd_start() {
 		key=$("$build/blockport" key create dev@localhost --test --name dev 2>/dev/null)
 		(umask 077; echo "$key" > "$dir/dev.key")
 	fi
+	local wport
+	wport=$(free_port)
+	while [ "$wport" = "$port" ]; do wport=$(free_port); done
+	start_websocketd "$dir" "$wport" "$build"
 	case $server in
 	lighttpd) start_lighttpd "$dir" "$port" "$build" ;;
 	apache) start_apache "$dir" "$port" "$build" ;;
@@ -270,13 +288,14 @@ BLOCKPORT_CONFIG=$dir/blockport.ini
 BLOCKPORT_BUILD=$build
 WEB_SERVER=$server
 EOT
+	[ -z "${BLOCKPORT_WS_PORT:-}" ] || echo "WS_URL=ws://127.0.0.1:$port" >> "$dir/env"
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
-	local dir=$1 f pid exe names=" lighttpd apache2 anvil node "
+	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe "
 	for f in "$top"/cron/*.c; do
 		f=${f##*/}
 		names+="${f%.c} "
@@ -318,7 +337,7 @@ wait_gone() {	# TENTHS PID...: waits up to TENTHS tenths of a second for the PID
 cmd_stop() {
 	local dir=$1 f pids left
 	dir=$(cd "$dir" 2>/dev/null && pwd) || return 0
-	for f in web workers devchain solana-stub go-node-stub relay; do
+	for f in web ws workers devchain solana-stub go-node-stub relay; do
 		[ -f "$dir/$f.pid" ] || continue
 		pids=$(cat "$dir/$f.pid")
 		# shellcheck disable=SC2086
@@ -393,6 +412,7 @@ cmd_run() {
 
 Blockport is running ($server, devchain on $CHAIN_URL).
   base URL  $BASE_URL/v1
+  ws URL    ${WS_URL:-(websocketd not installed)}/v1/ws/ethereum/devnet?apiKey=$API_KEY
   test key  $API_KEY
   config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)
   logs      $dir/*.log

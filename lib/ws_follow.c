@@ -1,0 +1,240 @@
+/*
+ * The head follower of the WebSocket program (ws_follow.h): index_blocks read in number order,
+ * each new row checked to continue what was delivered (its parentHash is the delivered hash of
+ * the number before), a reorg walked back through the delivered hashes to the common ancestor.
+ * A poll first asks SQLite whether any connection has written since the last one (PRAGMA
+ * data_version, answered from the shared memory of the WAL without reading a page), so a
+ * thousand idle followers cost a thousand cheap checks per poll interval.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "evm/u256.h"
+#include "hex.h"
+#include "index_read.h"
+#include "util.h"
+#include "ws_follow.h"
+
+static const char sql_rows[] = "SELECT number, hash, parent_hash, timestamp, gas_used, gas_limit,"
+    " base_fee FROM index_blocks WHERE chain = ? AND number > ? ORDER BY number LIMIT 64";
+
+/* The hash delivered for number, or NULL when the ring no longer holds it. */
+static const char *
+sent_hash(const struct bp_ws_follow *f, int64_t number)
+{
+	size_t i;
+
+	if (number < 0)
+		return NULL;
+	i = (size_t)(number % BP_WS_FOLLOW_RING);
+	return f->sent[i].number == number ? f->sent[i].hash : NULL;
+}
+
+static void
+remember(struct bp_ws_follow *f, int64_t number, const char *hash)
+{
+	size_t i = (size_t)(number % BP_WS_FOLLOW_RING);
+
+	f->sent[i].number = number;
+	bp_strlcpy(f->sent[i].hash, hash, sizeof(f->sent[i].hash));
+}
+
+int
+bp_ws_follow_start(struct bp_ws_follow *f, struct bp_db *db, const char *chain)
+{
+	struct bp_index_head h;
+	size_t i;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < BP_WS_FOLLOW_RING; i++)
+		f->sent[i].number = -1;
+	f->version = -1;
+	f->last = -1;
+	if (bp_strlcpy(f->chain, chain, sizeof(f->chain)) == -1)
+		return -1;
+	if ((rc = bp_index_get_head(db, chain, &h)) == -1)
+		return -1;
+	if (rc == 1 && h.head >= 0) {
+		f->last = h.head;
+		remember(f, h.head, h.head_hash);
+	}
+	return 0;
+}
+
+/*
+ * The delivered heads above the common ancestor with the stored chain are reported removed,
+ * newest first; f->last becomes the ancestor. 0, or -1.
+ */
+static int
+walk_back(struct bp_ws_follow *f, struct bp_db *db, const struct bp_ws_follow_fns *fns,
+    void *arg)
+{
+	char hash[BP_INDEX_HASH_STR];
+	const char *mine;
+	int64_t n;
+	int rc;
+
+	for (n = f->last; n >= 0 && (mine = sent_hash(f, n)) != NULL; n--) {
+		if ((rc = bp_index_block_hash(db, f->chain, n, hash, sizeof(hash))) == -1)
+			return -1;
+		if (rc == 1 && strcmp(hash, mine) == 0)
+			break;
+		if (fns->removed != NULL && fns->removed(n, mine, arg) == -1)
+			return -1;
+	}
+	f->last = n;
+	return 0;
+}
+
+static void
+fill_head(struct bp_stmt *st, struct bp_ws_head *h)
+{
+	h->number = bp_col_int(st, 0);
+	bp_strlcpy(h->hash, bp_col_text(st, 1), sizeof(h->hash));
+	bp_strlcpy(h->parent_hash, bp_col_text(st, 2), sizeof(h->parent_hash));
+	h->timestamp = bp_col_int(st, 3);
+	h->gas_used = bp_col_int(st, 4);
+	h->gas_limit = bp_col_int(st, 5);
+	bp_strlcpy(h->base_fee, bp_col_text(st, 6), sizeof(h->base_fee));
+}
+
+/* One batch of rows after f->last. Returns rows delivered, -2 on a reorg (walk back), -1. */
+static int
+read_batch(struct bp_ws_follow *f, struct bp_db *db, const struct bp_ws_follow_fns *fns,
+    void *arg)
+{
+	struct bp_ws_head h;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	const char *prev;
+	int n = 0, rc = 0;
+
+	if ((st = bp_db_stmt(db, sql_rows)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, f->chain);
+	bp_stmt_int(st, 2, f->last);
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		fill_head(st, &h);
+		prev = sent_hash(f, h.number - 1);
+		if (h.number != f->last + 1 || (prev != NULL && strcmp(prev, h.parent_hash) != 0)) {
+			rc = -2;
+			break;
+		}
+		if (fns->head != NULL && fns->head(&h, arg) == -1) {
+			rc = -1;
+			break;
+		}
+		remember(f, h.number, h.hash);
+		f->last = h.number;
+		n++;
+	}
+	if (step == BP_DB_ERROR)
+		rc = -1;
+	bp_stmt_reset(st);
+	return rc < 0 ? rc : n;
+}
+
+/* PRAGMA data_version: changes whenever another connection commits. -1 on error. */
+static int64_t
+data_version(struct bp_db *db)
+{
+	struct bp_stmt *st;
+	int64_t v = -1;
+
+	if ((st = bp_db_stmt(db, "PRAGMA data_version")) == NULL)
+		return -1;
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		v = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return v;
+}
+
+int
+bp_ws_follow_poll(struct bp_ws_follow *f, struct bp_db *db, const struct bp_ws_follow_fns *fns,
+    void *arg)
+{
+	char hash[BP_INDEX_HASH_STR];
+	const char *mine;
+	int64_t v;
+	int total = 0, n, rc, reorgs = 0;
+
+	if ((v = data_version(db)) == -1)
+		return -1;
+	if (v == f->version)
+		return 0;
+	f->version = v;
+	/* The last delivered head replaced in place (a reorg to a chain no longer than ours). */
+	if ((mine = sent_hash(f, f->last)) != NULL) {
+		if ((rc = bp_index_block_hash(db, f->chain, f->last, hash, sizeof(hash))) == -1)
+			return -1;
+		if (rc == 1 && strcmp(hash, mine) != 0 && walk_back(f, db, fns, arg) == -1)
+			return -1;
+	}
+	for (;;) {
+		if ((n = read_batch(f, db, fns, arg)) == -1)
+			return -1;
+		if (n == -2) {
+			/* Bounded: each walk back ends at an ancestor or below the ring. */
+			if (++reorgs > BP_WS_FOLLOW_RING || walk_back(f, db, fns, arg) == -1)
+				return -1;
+			continue;
+		}
+		total += n;
+		if (n < BP_WS_FOLLOW_BATCH)
+			break;
+	}
+	return total;
+}
+
+/* Appends ,"name":"0x.." for v to out at *at; 0 or -1. */
+static int
+put_qty(char *out, size_t cap, size_t *at, const char *name, uint64_t v)
+{
+	char q[24];
+	int w;
+
+	if (bp_hex_quantity_encode(v, q, sizeof(q)) == -1)
+		return -1;
+	w = snprintf(out + *at, cap - *at, ",\"%s\":\"%s\"", name, q);
+	if (w < 0 || (size_t)w >= cap - *at)
+		return -1;
+	*at += (size_t)w;
+	return 0;
+}
+
+int
+bp_ws_head_json(const struct bp_ws_head *h, char *out, size_t cap)
+{
+	struct bp_u256 fee;
+	char q[80];
+	size_t at;
+	int w;
+
+	if (h->number < 0 || h->timestamp < 0 || h->gas_used < 0 || h->gas_limit < 0)
+		return -1;
+	w = snprintf(out, cap, "{\"hash\":\"%s\",\"parentHash\":\"%s\"", h->hash, h->parent_hash);
+	if (w < 0 || (size_t)w >= cap)
+		return -1;
+	at = (size_t)w;
+	if (put_qty(out, cap, &at, "number", (uint64_t)h->number) == -1 ||
+	    put_qty(out, cap, &at, "timestamp", (uint64_t)h->timestamp) == -1 ||
+	    put_qty(out, cap, &at, "gasUsed", (uint64_t)h->gas_used) == -1 ||
+	    put_qty(out, cap, &at, "gasLimit", (uint64_t)h->gas_limit) == -1)
+		return -1;
+	if (h->base_fee[0] != '\0') {
+		if (bp_u256_from_dec(&fee, h->base_fee, strlen(h->base_fee)) == -1 ||
+		    bp_u256_to_quantity(&fee, q, sizeof(q)) == -1)
+			return -1;
+		w = snprintf(out + at, cap - at, ",\"baseFeePerGas\":\"%s\"", q);
+		if (w < 0 || (size_t)w >= cap - at)
+			return -1;
+		at += (size_t)w;
+	}
+	if (at + 2 > cap)
+		return -1;
+	out[at++] = '}';
+	out[at] = '\0';
+	return 0;
+}

@@ -1,0 +1,363 @@
+// WebSocket subscriptions at /v1/ws/{chain}/{network} (ws/subscribe.c, docs/websocket.md):
+// websocketd behind the stack's web server, with real clients (the ws package and viem's
+// webSocket transport) against the devchain, which the tests mine themselves.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { createPublicClient, webSocket } from 'viem';
+import { env, newKey, sleep, waitFor } from './helpers.mjs';
+
+const wsBase = env.base.replace(/^http/, 'ws');
+// Connecting counts as a request, as each message does: a key whose plan the tests cannot exhaust.
+const KEY = newKey({ plan: 'enterprise' });
+const url = (key, path = '/v1/ws/ethereum/devnet') =>
+  `${wsBase}${path}${key === null ? '' : `?apiKey=${encodeURIComponent(key)}`}`;
+
+async function chainRpc(method, params = []) {
+  const res = await fetch(env.chain, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const j = await res.json();
+  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  return j.result;
+}
+
+// A connection with a queue of the messages received, parsed.
+class Conn {
+  constructor(target, opts) {
+    this.ws = new WebSocket(target, opts);
+    this.queue = [];
+    this.waiters = [];
+    this.closed = new Promise((resolve) => this.ws.on('close', (code) => resolve(code)));
+    this.ws.on('message', (data) => {
+      this.queue.push(JSON.parse(data.toString()));
+      for (const w of this.waiters.splice(0)) w();
+    });
+    this.ws.on('close', () => { for (const w of this.waiters.splice(0)) w(); });
+    this.ws.on('error', () => {});
+    this.opened = new Promise((resolve, reject) => {
+      this.ws.on('open', resolve);
+      this.ws.on('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    });
+    this.nextId = 1;
+  }
+
+  // The next message that matches pred, waiting up to ms.
+  async next(pred = () => true, ms = 15000) {
+    const end = Date.now() + ms;
+    for (;;) {
+      const i = this.queue.findIndex(pred);
+      if (i >= 0) return this.queue.splice(i, 1)[0];
+      if (this.ws.readyState > WebSocket.OPEN) throw new Error('closed while waiting');
+      const left = end - Date.now();
+      if (left <= 0) throw new Error('no such message in time');
+      await new Promise((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => { clearTimeout(t); resolve(); });
+      });
+    }
+  }
+
+  async call(method, params = []) {
+    const id = this.nextId++;
+    this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    return this.next((m) => m.id === id);
+  }
+
+  close() { this.ws.close(); return this.closed; }
+}
+
+async function open(key = KEY, opts) {
+  const c = new Conn(url(key), opts);
+  await c.opened;
+  return c;
+}
+
+// The devchain's sample tokens (devchain/deploy.mjs), held by the deployer, account 0.
+const dev = JSON.parse(readFileSync(join(env.dir, 'devchain.json'), 'utf8'));
+const [TOKEN, OTHER] = [dev.tokens.erc20_18, dev.tokens.erc20_6];
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const pad = (hex) => hex.replace(/^0x/, '').padStart(64, '0');
+async function transfer(token, to, amount) {
+  const data = `0xa9059cbb${pad(to)}${pad(amount.toString(16))}`;
+  return chainRpc('eth_sendTransaction', [{ from: dev.deployer, to: token, data }]);
+}
+const RCPT = '0x00000000000000000000000000000000000000b1';
+
+const heads = (sub) => (m) => m.method === 'eth_subscription' && m.params?.subscription === sub;
+
+test('newHeads: 20 consecutive heads linked by parentHash while the devchain mines', async () => {
+  const c = await open();
+  const sub = await c.call('eth_subscribe', ['newHeads']);
+  assert.match(sub.result, /^0x[0-9a-f]{32}$/);
+  const got = [];
+  const miner = (async () => {
+    for (let i = 0; i < 20; i++) { await chainRpc('evm_mine'); await sleep(100); }
+  })();
+  for (let i = 0; i < 20; i++) got.push((await c.next(heads(sub.result), 30000)).params.result);
+  await miner;
+  for (const h of got) {
+    for (const f of ['number', 'hash', 'parentHash', 'timestamp', 'gasUsed', 'gasLimit', 'baseFeePerGas'])
+      assert.match(h[f], /^0x[0-9a-f]+$/, f);
+  }
+  for (let i = 1; i < got.length; i++) {
+    assert.equal(BigInt(got[i].number), BigInt(got[i - 1].number) + 1n);
+    assert.equal(got[i].parentHash, got[i - 1].hash);
+  }
+  // The heads are the chain's.
+  const last = got[got.length - 1];
+  const blk = await chainRpc('eth_getBlockByNumber', [last.number, false]);
+  assert.equal(blk.hash, last.hash);
+  assert.equal(blk.timestamp, last.timestamp);
+  assert.equal(blk.gasLimit, last.gasLimit);
+  await c.close();
+});
+
+test('a reorg sends the new branch\'s heads, still linked', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['newHeads'])).result;
+  await chainRpc('evm_mine');
+  const base = (await c.next(heads(sub))).params.result;
+  const snap = await chainRpc('evm_snapshot');
+  await chainRpc('evm_mine');
+  const orphan = (await c.next(heads(sub))).params.result;
+  assert.equal(await chainRpc('evm_revert', [snap]), true);
+  // A different block at the orphan's height (a new timestamp), then one more.
+  await chainRpc('evm_mine', [Number(BigInt(orphan.timestamp)) + 7]);
+  await chainRpc('evm_mine');
+  const a = (await c.next(heads(sub), 30000)).params.result;
+  const b = (await c.next(heads(sub), 30000)).params.result;
+  assert.equal(a.number, orphan.number);
+  assert.notEqual(a.hash, orphan.hash);
+  assert.equal(a.parentHash, base.hash);
+  assert.equal(b.parentHash, a.hash);
+  await c.close();
+});
+
+test('eth_unsubscribe answers true and stops the messages', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['newHeads'])).result;
+  await chainRpc('evm_mine');
+  await c.next(heads(sub));
+  assert.deepEqual((await c.call('eth_unsubscribe', [sub])).result, true);
+  assert.deepEqual((await c.call('eth_unsubscribe', [sub])).result, false);
+  await chainRpc('evm_mine');
+  await chainRpc('evm_mine');
+  await sleep(1500);
+  assert.equal(c.queue.filter(heads(sub)).length, 0);
+  await c.close();
+});
+
+test('logs filtered by address: exactly that contract\'s transfers, removed: true on a reorg', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['logs', { address: TOKEN, topics: [TRANSFER] }])).result;
+  assert.match(sub, /^0x[0-9a-f]{32}$/);
+  const sent = [];
+  for (let i = 1; i <= 3; i++) {
+    sent.push(await transfer(TOKEN, RCPT, BigInt(i)));
+    await transfer(OTHER, RCPT, BigInt(i));	// never to be seen
+  }
+  const got = [];
+  for (let i = 0; i < 3; i++) got.push((await c.next(heads(sub), 30000)).params.result);
+  assert.deepEqual(got.map((l) => l.transactionHash), sent);
+  for (const [i, l] of got.entries()) {
+    assert.equal(l.address, TOKEN);
+    assert.equal(l.removed, false);
+    assert.equal(BigInt(l.data), BigInt(i + 1));
+  }
+  // Orphan a block holding one transfer: its log comes again with removed: true.
+  const snap = await chainRpc('evm_snapshot');
+  const orphanTx = await transfer(TOKEN, RCPT, 99n);
+  const orphan = (await c.next(heads(sub), 30000)).params.result;
+  assert.equal(orphan.transactionHash, orphanTx);
+  const { timestamp } = await chainRpc('eth_getBlockByNumber', [orphan.blockNumber, false]);
+  assert.equal(await chainRpc('evm_revert', [snap]), true);
+  await chainRpc('evm_mine', [Number(BigInt(timestamp)) + 5]);	// another block at that height
+  await chainRpc('evm_mine');
+  const removed = (await c.next(heads(sub), 30000)).params.result;
+  assert.equal(removed.removed, true);
+  assert.equal(removed.transactionHash, orphanTx);
+  assert.equal(removed.blockHash, orphan.blockHash);
+  await sleep(1000);
+  assert.equal(c.queue.filter(heads(sub)).length, 0, 'nothing else: the reverted branch has no transfer');
+  await c.close();
+});
+
+test('syncing: the node\'s eth_syncing once', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['syncing'])).result;
+  assert.equal((await c.next(heads(sub))).params.result, false);
+  const bad = await c.call('eth_subscribe', ['logs', { address: '0x12' }]);
+  assert.equal(bad.error.code, -32602);
+  await c.close();
+});
+
+test('other methods go through the JSON-RPC proxy: eth_blockNumber equals HTTP\'s', async () => {
+  const c = await open();
+  const ws = await c.call('eth_blockNumber');
+  const res = await fetch(`${env.base}/v1/rpc/ethereum/devnet`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+  });
+  assert.equal(ws.result, (await res.json()).result);
+  // The proxy's rules: a denied method, the envelope check (a folded duplicate member).
+  const denied = await c.call('anvil_mine');
+  assert.equal(denied.error.code, -32601);
+  c.ws.send('{"jsonrpc":"2.0","id":9,"method":"eth_chainId","Method":"eth_accounts","params":[]}');
+  const smuggled = await c.next((m) => m.id === 9);
+  assert.equal(smuggled.error.code, -32600);
+  // A batch is answered as over HTTP.
+  c.ws.send(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] },
+    { jsonrpc: '2.0', id: 'b', method: 'eth_blockNumber', params: [] }]));
+  const batch = await c.next(Array.isArray);
+  assert.deepEqual(batch.map((m) => m.id), ['a', 'b']);
+  assert.equal(batch[0].result, '0x7a69');
+  await c.close();
+});
+
+test('the key: X-API-Key and Bearer on the upgrade work too', async () => {
+  for (const headers of [{ 'X-API-Key': KEY }, { Authorization: `Bearer ${KEY}` }]) {
+    const c = new Conn(url(null), { headers });
+    await c.opened;
+    assert.match((await c.call('eth_chainId')).result, /^0x/);
+    await c.close();
+  }
+});
+
+async function refused(key, opts, path) {
+  const c = new Conn(url(key, path), opts);
+  await c.opened;
+  const m = await c.next();
+  assert.equal(await c.closed > 0, true);
+  return m;
+}
+
+test('a bad or missing key, a missing scope and a test key on a mainnet are refused', async () => {
+  let m = await refused('blockport_test_nope');
+  assert.equal(m.error.data.status, 401);
+  assert.equal(m.error.data.code, 'unauthorized');
+  assert.match(m.error.message, /^401 unauthorized/);
+  m = await refused(null);
+  assert.equal(m.error.data.status, 401);
+  m = await refused(newKey({ scopes: 'data:read' }));
+  assert.equal(m.error.data.status, 403);
+  assert.match(m.error.message, /rpc:read/);
+  m = await refused(KEY, undefined, '/v1/ws/ethereum/mainnet');
+  assert.equal(m.error.data.status, 403);
+  assert.match(m.error.message, /test keys/);
+  m = await refused(KEY, undefined, '/v1/ws/ethereum/nowhere');
+  assert.equal(m.error.data.status, 404);
+});
+
+test('messages count against the plan: CUs per message', async () => {
+  const key = newKey({ plan: 'cu' });	// 60 CUs a second
+  const c = await open(key);
+  let limited = null;
+  for (let i = 0; i < 200 && !limited; i++) {
+    const m = await c.call('eth_blockNumber');
+    if (m.error) limited = m;
+  }
+  assert.ok(limited, 'the plan\'s CUs per second were reached');
+  assert.equal(limited.error.data.status, 429);
+  await c.close();
+});
+
+test('a per-key cap on open connections (the plan\'s ws_connections)', async () => {
+  const key = newKey({ plan: 'ws' });	// 3 (scripts/stack.sh)
+  const conns = [];
+  for (let i = 0; i < 3; i++) conns.push(await open(key));
+  for (const c of conns) assert.match((await c.call('eth_chainId')).result, /^0x/);
+  const m = await refused(key);
+  assert.equal(m.error.data.status, 429);
+  assert.match(m.error.message, /WebSocket connections/);
+  await conns[0].close();
+  await waitFor(async () => {
+    const c = new Conn(url(key));
+    await c.opened;
+    const r = await c.call('eth_chainId').catch(() => null);
+    await c.close();
+    return r?.result !== undefined;
+  }, 'a slot freed by a closed connection');
+  await Promise.all(conns.slice(1).map((c) => c.close()));
+});
+
+test('a message over max_body is refused and the connection closed', async () => {
+  const c = await open();
+  c.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['x'.repeat(70000)] }));
+  const m = await c.next();
+  assert.equal(m.error.data.status, 413);
+  await c.closed;
+});
+
+function children() {
+  const pid = readFileSync(join(env.dir, 'ws.pid'), 'utf8').trim();
+  try {
+    return execFileSync('pgrep', ['-P', pid], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+test('100 connects and disconnects leave no process behind', async () => {
+  const before = children().length;
+  for (let i = 0; i < 100; i += 10) {
+    const batch = [];
+    for (let j = 0; j < 10; j++) batch.push(open());
+    const conns = await Promise.all(batch);
+    if (i === 0) assert.match((await conns[0].call('eth_chainId')).result, /^0x/);
+    await Promise.all(conns.map((c) => c.close()));
+  }
+  await waitFor(() => children().length <= before, 'the per-connection processes to exit');
+});
+
+test('viem webSocket transport: watchBlocks', async () => {
+  const client = createPublicClient({ transport: webSocket(url(KEY)) });
+  const seen = [];
+  const unwatch = client.watchBlocks({ onBlock: (b) => seen.push(b), onError: () => {} });
+  try {
+    for (let i = 0; i < 3; i++) { await sleep(300); await chainRpc('evm_mine'); }
+    await waitFor(() => seen.length >= 3, 'three blocks through viem', 30000);
+    for (let i = 1; i < seen.length; i++) {
+      assert.equal(seen[i].number, seen[i - 1].number + 1n);
+      assert.equal(seen[i].parentHash, seen[i - 1].hash);
+    }
+    assert.equal(await client.getBlockNumber({ cacheTime: 0 }) >= seen[seen.length - 1].number, true);
+  } finally {
+    unwatch();
+    (await client.transport.getRpcClient()).close();
+  }
+});
+
+test('viem webSocket transport: watchEvent on an ERC-20 Transfer', async () => {
+  const client = createPublicClient({ transport: webSocket(url(KEY)) });
+  const seen = [];
+  const unwatch = client.watchEvent({
+    address: TOKEN,
+    event: { type: 'event', name: 'Transfer', inputs: [
+      { type: 'address', name: 'from', indexed: true },
+      { type: 'address', name: 'to', indexed: true },
+      { type: 'uint256', name: 'value', indexed: false }] },
+    onLogs: (logs) => seen.push(...logs),
+    onError: () => {},
+  });
+  try {
+    await sleep(500);
+    const tx = await transfer(TOKEN, RCPT, 4242n);
+    await transfer(OTHER, RCPT, 4242n);
+    await waitFor(() => seen.length >= 1, 'the transfer through viem', 30000);
+    await sleep(500);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0].transactionHash, tx);
+    assert.equal(seen[0].args.value, 4242n);
+    assert.equal(seen[0].args.to.toLowerCase(), RCPT);
+  } finally {
+    unwatch();
+    (await client.transport.getRpcClient()).close();
+  }
+});
+
+after(() => sleep(10));

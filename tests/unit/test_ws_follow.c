@@ -1,0 +1,199 @@
+/*
+ * lib/ws_follow.c and lib/ws_logs.c, the WebSocket program's head follower and logs filter: heads
+ * written by a second connection (as the indexer writes them) are delivered in order, a reorg
+ * reports the orphaned heads newest first and delivers the new branch, and the logs filter
+ * refuses what eth_getLogs would not take.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "unit.h"
+#include "unit_db.h"
+#include "ws_follow.h"
+#include "ws_logs.h"
+
+#define CH	"ethereum.devnet"
+
+static struct bp_unit_db u;
+static struct bp_db *writer;	/* the indexer's connection: data_version moves for the reader */
+
+/* What a poll reported, as text: "+11 -12 ...". */
+struct seen {
+	char	log[512];
+};
+
+static int
+on_removed(int64_t number, const char *hash, void *arg)
+{
+	struct seen *s = arg;
+	size_t n = strlen(s->log);
+
+	snprintf(s->log + n, sizeof(s->log) - n, "-%lld:%s ", (long long)number, hash);
+	return 0;
+}
+
+static int
+on_head(const struct bp_ws_head *h, void *arg)
+{
+	struct seen *s = arg;
+	size_t n = strlen(s->log);
+
+	snprintf(s->log + n, sizeof(s->log) - n, "+%lld:%s ", (long long)h->number, h->hash);
+	return 0;
+}
+
+static const struct bp_ws_follow_fns fns = { on_removed, on_head };
+
+static int
+setup(void)
+{
+	if (bp_unit_db_open(&u, "wsfollow") == -1)
+		return 1;
+	if ((writer = bp_db_open(u.path, 0)) == NULL)
+		return 1;
+	return bp_db_exec(writer,
+	    "INSERT INTO index_cursors (chain, head, head_hash) VALUES ('" CH "', 10, 'h10');"
+	    "INSERT INTO index_blocks VALUES ('" CH "', 10, 'h10', 'h9', 1700000000, 1, 30000000,"
+	    " '1000000000', 0);") == 0 ? 0 : 1;
+}
+
+static int
+teardown(void)
+{
+	bp_db_close(writer);
+	bp_unit_db_close(&u);
+	return 0;
+}
+
+/* Stores block number with hash and parent (as the indexer does). */
+static void
+put(int64_t number, const char *hash, const char *parent)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "INSERT INTO index_blocks VALUES ('" CH "', %lld, '%s', '%s',"
+	    " 1700000000, 21000, 30000000, NULL, 1)", (long long)number, hash, parent);
+	CU_ASSERT_EQUAL(bp_db_exec(writer, sql), 0);
+}
+
+static void
+drop_from(int64_t number)
+{
+	char sql[128];
+
+	snprintf(sql, sizeof(sql), "DELETE FROM index_blocks WHERE chain = '" CH "' AND number >= %lld",
+	    (long long)number);
+	CU_ASSERT_EQUAL(bp_db_exec(writer, sql), 0);
+}
+
+/* Polls f once: n heads reported, and what was seen equal to log. */
+static void
+expect(struct bp_ws_follow *f, int n, const char *log)
+{
+	struct seen s;
+
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(bp_ws_follow_poll(f, u.db, &fns, &s), n);
+	CU_ASSERT_STRING_EQUAL(s.log, log);
+}
+
+static void
+test_follow(void)
+{
+	struct bp_ws_follow f;
+
+	CU_ASSERT_EQUAL_FATAL(bp_ws_follow_start(&f, u.db, CH), 0);
+	CU_ASSERT_EQUAL(f.last, 10);
+	expect(&f, 0, "");
+
+	put(11, "h11", "h10");
+	put(12, "h12", "h11");
+	expect(&f, 2, "+11:h11 +12:h12 ");
+	/* Nothing written since: nothing read. */
+	expect(&f, 0, "");
+
+	/* A reorg two deep that grows past the old head. */
+	drop_from(11);
+	put(11, "x11", "h10");
+	put(12, "x12", "x11");
+	put(13, "x13", "x12");
+	expect(&f, 3, "-12:h12 -11:h11 +11:x11 +12:x12 +13:x13 ");
+
+	/* The head replaced at the same height: noticed at once. */
+	drop_from(13);
+	put(13, "y13", "x12");
+	expect(&f, 1, "-13:x13 +13:y13 ");
+
+	/* Rolled back, not yet stored again: wait, report nothing twice. */
+	drop_from(13);
+	expect(&f, 0, "");
+	put(13, "y13", "x12");
+	put(14, "y14", "y13");
+	expect(&f, 1, "+14:y14 ");
+}
+
+static void
+test_head_json(void)
+{
+	struct bp_ws_head h = { 26, "0xaa", "0xbb", 1700000000, 21000, 30000000, "1000000000" };
+	char out[512];
+
+	CU_ASSERT_EQUAL_FATAL(bp_ws_head_json(&h, out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "{\"hash\":\"0xaa\",\"parentHash\":\"0xbb\",\"number\":\"0x1a\","
+	    "\"timestamp\":\"0x6553f100\",\"gasUsed\":\"0x5208\",\"gasLimit\":\"0x1c9c380\","
+	    "\"baseFeePerGas\":\"0x3b9aca00\"}");
+	h.base_fee[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(bp_ws_head_json(&h, out, sizeof(out)), 0);
+	CU_ASSERT_PTR_NULL(strstr(out, "baseFeePerGas"));
+	CU_ASSERT_EQUAL(bp_ws_head_json(&h, out, 40), -1);
+	h.number = -1;
+	CU_ASSERT_EQUAL(bp_ws_head_json(&h, out, sizeof(out)), -1);
+}
+
+static void
+test_logs_filter(void)
+{
+	static const char *const good[] = {
+		"[\"logs\"]",
+		"[\"logs\",{}]",
+		"[\"logs\",{\"address\":\"0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9\"}]",
+		"[\"logs\",{\"address\":[\"0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9\"],"
+		    "\"topics\":[null,[\"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef\"]]}]",
+	};
+	static const char *const bad[] = {
+		"[\"logs\",{\"address\":\"0x12\"}]",
+		"[\"logs\",{\"address\":\"cf7ed3acca5a467e9e704c703e8d87f634fb0fc9\"}]",
+		"[\"logs\",{\"topics\":[null,null,null,null,null]}]",
+		"[\"logs\",{\"topics\":[\"0x01\"]}]",
+		"[\"logs\",{\"fromBlock\":\"0x1\"}]",
+		"[\"logs\",[]]",
+		"[\"logs\",{},1]",
+		"{\"logs\":1}",
+		"[\"logs\",",
+	};
+	struct bp_ws_logs *l;
+	char err[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		l = bp_ws_logs_new(good[i], strlen(good[i]), err, sizeof(err));
+		CU_ASSERT_PTR_NOT_NULL(l);
+		/* Nothing kept for a block: nothing removed. */
+		if (l != NULL)
+			CU_ASSERT_EQUAL(bp_ws_logs_removed(l, 5, "0xaa", NULL, NULL), 0);
+		bp_ws_logs_free(l);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		l = bp_ws_logs_new(bad[i], strlen(bad[i]), err, sizeof(err));
+		CU_ASSERT_PTR_NULL(l);
+		CU_ASSERT(err[0] != '\0');
+		bp_ws_logs_free(l);
+	}
+}
+
+BP_UNIT_SUITE(ws_follow, setup, teardown,
+	{ "heads in order, reorgs walked back", test_follow },
+	{ "a head as a newHeads result", test_head_json },
+	{ "the logs filter", test_logs_filter })

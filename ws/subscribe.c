@@ -1,0 +1,821 @@
+/*
+ * GET /v1/ws/{chain}/{network}: WebSocket subscriptions (SPEC.md section 4; docs/websocket.md).
+ *
+ * websocketd runs this program once per connection, after the upgrade, with the request in CGI
+ * variables (REQUEST_URI, QUERY_STRING, REMOTE_ADDR, HTTP_*) and one JSON message a line on stdin
+ * and stdout. The program:
+ *
+ *  - admits the connection: the key from ?apiKey=, else X-API-Key or Bearer on the upgrade
+ *    (lib/admit.h), the rpc:read scope, live keys only on mainnets, and a slot among the key's
+ *    plan's ws_connections; a refusal is one JSON-RPC error naming the HTTP status, then close;
+ *  - admits every message again (the key may have been revoked; requests per second) and answers
+ *    eth_subscribe / eth_unsubscribe itself; every other message goes through the JSON-RPC proxy
+ *    of /v1/rpc (lib/rpc_proxy.h): the same envelope rules, method classes, scopes and CUs;
+ *  - sends newHeads from the chain index (lib/ws_follow.h): the indexer is the one follower of
+ *    the node, whatever the number of connections;
+ *  - stays bounded: a message cap (max_body), a cap on subscriptions, an idle timeout, and an
+ *    output buffer cap past which a reader too slow to keep up is disconnected.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "admit.h"
+#include "buf.h"
+#include "config.h"
+#include "db.h"
+#include "hex.h"
+#include "http.h"
+#include "limits.h"
+#include "log.h"
+#include "rpc_client.h"
+#include "rpc_envelope.h"
+#include "rpc_methods.h"
+#include "rpc_proxy.h"
+#include "upstream.h"
+#include "util.h"
+#include "ws_follow.h"
+#include "ws_logs.h"
+
+#define MAX_SUBS	32			/* subscriptions per connection */
+#define OUT_CAP		(4u * 1024 * 1024)	/* unsent bytes before a slow reader is dropped */
+#define IDLE_MS		(300 * 1000)		/* no message and no subscription: close */
+#define POLL_MS		100			/* how often the index is checked for new heads */
+#define WATCH_MS	1000			/* the same when the WAL is watched (inotify) */
+#define SUB_ID_LEN	35			/* "0x" + 32 hex digits + NUL */
+
+/* JSON-RPC error codes of the refusals that have no code of their own in the proxy. */
+#define CODE_UNAUTHORIZED	(-32001)
+#define CODE_TOO_LARGE		(-32600)
+
+extern char **environ;
+
+enum sub_kind { SUB_HEADS, SUB_LOGS, SUB_SYNCING, SUB__MAX };
+
+struct sub {
+	enum sub_kind	 kind;
+	char		 id[SUB_ID_LEN];
+	struct bp_ws_logs *logs;	/* SUB_LOGS */
+};
+
+/* One connection: everything this process holds. */
+struct conn {
+	struct bp_config	*cfg;
+	struct bp_db		*db;
+	struct bp_limits	*lim;
+	struct bp_admit		 adm;
+	struct bp_rpc_proxy	*proxy;
+	struct bp_upstream	*up;		/* for eth_getLogs of new heads; made when needed */
+	struct bp_req		*req;		/* the proxy's request, reused per message */
+	const struct bp_network	*net;
+	char			*key;		/* as the client sent it (a copy); NULL: none */
+	const char		*addr;
+	struct bp_key		 k;		/* the admitted key */
+	int			 slot_fd;	/* the flock held for the connection cap; -1 */
+	struct sub		 subs[MAX_SUBS];
+	size_t			 nsubs;
+	struct sub		*cur;		/* the subscription emit_msg sends for */
+	int			 following;
+	int			 wal_fd;	/* inotify on the database's WAL: wakes on a commit; -1 */
+	struct bp_ws_follow	 follow;
+	struct bp_buf		 in;		/* bytes of the message being read */
+	struct bp_buf		 out;		/* bytes not yet written to websocketd */
+	struct bp_buf		 msg;		/* one outgoing message being built */
+	int64_t			 last_in;	/* monotonic us of the last client message */
+	int			 closing;	/* send what is queued, then exit */
+};
+
+/* Queues msg (one JSON text) and a newline; exits the loop when the reader is too slow. */
+static void
+send_line(struct conn *c, const char *msg, size_t len)
+{
+	size_t i, at = c->out.len;
+
+	if (bp_buf_add(&c->out, msg, len) == -1 || bp_buf_add(&c->out, "\n", 1) == -1) {
+		bp_warn("a slow reader: more than %u bytes unsent, disconnecting", OUT_CAP);
+		c->out.len = at;
+		c->closing = 2;
+		return;
+	}
+	/* A raw newline in JSON text is whitespace: line mode needs the message on one line. */
+	for (i = at; i < c->out.len - 1; i++)
+		if (c->out.data[i] == '\n' || c->out.data[i] == '\r')
+			c->out.data[i] = ' ';
+}
+
+/*
+ * Sends a JSON-RPC error for a refusal with the HTTP status it stands for, in the uniform shape:
+ * {"jsonrpc":"2.0","id":ID,"error":{"code":N,"message":"STATUS CODE: MESSAGE",
+ * "data":{"status":STATUS,"code":"CODE"}}}.
+ */
+static void
+send_refusal(struct conn *c, const char *id, size_t idlen, int rpc_code, int status,
+    const char *code, const char *message)
+{
+	char text[BP_ADMIT_MSG + 64];
+
+	snprintf(text, sizeof(text), "%d %s: %s", status, code, message);
+	bp_buf_reset(&c->msg);
+	if (bp_jsonrpc_error_obj(&c->msg, id, idlen, rpc_code, text) == -1 || c->msg.len < 2)
+		return;
+	c->msg.len -= 2;	/* drop the closing "}}" to add data to the error object */
+	if (bp_buf_printf(&c->msg, ",\"data\":{\"status\":%d,\"code\":\"", status) == -1 ||
+	    bp_buf_json_str(&c->msg, code) == -1 || bp_buf_adds(&c->msg, "\"}}}") == -1)
+		return;
+	send_line(c, c->msg.data, c->msg.len);
+}
+
+static int
+rpc_code_of(int status)
+{
+	switch (status) {
+	case 401:
+		return CODE_UNAUTHORIZED;
+	case 403:
+		return BP_JSONRPC_FORBIDDEN;
+	case 429:
+		return BP_JSONRPC_LIMITED;
+	case 413:
+		return CODE_TOO_LARGE;
+	default:
+		return BP_JSONRPC_INTERNAL_ERROR;
+	}
+}
+
+static void
+send_admission(struct conn *c, const char *id, size_t idlen, const struct bp_admission *ad)
+{
+	send_refusal(c, id, idlen, rpc_code_of(ad->status), ad->status, ad->code, ad->message);
+}
+
+/*
+ * The per-key cap on open connections: slot files DATABASE.ws/KEYID.N, N < cap, each held with
+ * flock for the connection's life. The kernel drops the lock when the process ends however it
+ * ends, so a crash never leaks a slot. Returns the fd held, -2 when every slot is taken, -1 on
+ * an error (logged; the connection is then refused with 500).
+ */
+static int
+take_slot(const struct bp_config *cfg, const struct bp_key *k)
+{
+	char dir[4200], path[4300];
+	int64_t i;
+	int fd;
+
+	if (k->plan.ws_connections <= 0)
+		return -3;	/* no cap */
+	snprintf(dir, sizeof(dir), "%s.ws", cfg->database);
+	if (mkdir(dir, 0770) == -1 && errno != EEXIST) {
+		bp_err("%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < k->plan.ws_connections; i++) {
+		snprintf(path, sizeof(path), "%s/%lld.%lld", dir, (long long)k->id, (long long)i);
+		if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660)) == -1) {
+			bp_err("%s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		close(fd);
+	}
+	return -2;
+}
+
+/* Authenticates the connection; 0, or -1 after queueing the refusal. */
+static int
+admit_connection(struct conn *c, struct bp_req *r)
+{
+	struct bp_admission ad;
+	const char *q = bp_req_query(r, "apiKey");
+
+	/* A copy: the request's storage is reused for every proxied message. */
+	if (q == NULL || *q == '\0')
+		q = bp_req_api_key(r);
+	if (q != NULL && (c->key = strdup(q)) == NULL)
+		return -1;
+	if (bp_admit(&c->adm, c->key, c->addr, 0, 0, &ad) != 0) {
+		if (ad.auth == BP_AUTH_MISSING)
+			snprintf(ad.message, sizeof(ad.message), "missing API key: pass it as "
+			    "?apiKey=KEY, or in X-API-Key or \"Authorization: Bearer KEY\" on the upgrade");
+		send_admission(c, NULL, 0, &ad);
+		return -1;
+	}
+	c->k = ad.key;
+	if (!(c->k.scopes & BP_SCOPE_BIT(BP_SCOPE_RPC_READ))) {
+		send_refusal(c, NULL, 0, BP_JSONRPC_FORBIDDEN, 403, "forbidden",
+		    "this API key lacks the rpc:read scope, which WebSocket subscriptions need");
+		return -1;
+	}
+	if (c->k.test && !c->net->testnet) {
+		send_refusal(c, NULL, 0, BP_JSONRPC_FORBIDDEN, 403, "forbidden", "this network is "
+		    "a mainnet: test keys work on testnets only; use a live key");
+		return -1;
+	}
+	c->slot_fd = take_slot(c->cfg, &c->k);
+	if (c->slot_fd == -2) {
+		char m[128];
+
+		snprintf(m, sizeof(m), "too many open WebSocket connections for this key (the %s "
+		    "plan allows %lld)", c->k.plan.name, (long long)c->k.plan.ws_connections);
+		send_refusal(c, NULL, 0, BP_JSONRPC_LIMITED, 429, "rate_limited", m);
+		return -1;
+	}
+	if (c->slot_fd == -1) {
+		send_refusal(c, NULL, 0, BP_JSONRPC_INTERNAL_ERROR, 500, "internal_error",
+		    "the connection count is unavailable");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- subscriptions ---- */
+
+/* Sends one log of the subscription c->cur. */
+static int
+emit_msg(const char *log, size_t len, void *arg)
+{
+	struct conn *c = arg;
+
+	bp_buf_reset(&c->msg);
+	if (bp_buf_printf(&c->msg, "{\"jsonrpc\":\"2.0\",\"method\":\"eth_subscription\","
+	    "\"params\":{\"subscription\":\"%s\",\"result\":", c->cur->id) == -1 ||
+	    bp_buf_add(&c->msg, log, len) == -1 || bp_buf_adds(&c->msg, "}}") == -1)
+		return -1;
+	send_line(c, c->msg.data, c->msg.len);
+	return c->closing ? -1 : 0;
+}
+
+/* An orphaned head: the logs sent for it go again with removed: true. */
+static int
+removed_fn(int64_t number, const char *hash, void *arg)
+{
+	struct conn *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind != SUB_LOGS)
+			continue;
+		c->cur = &c->subs[i];
+		if (bp_ws_logs_removed(c->subs[i].logs, number, hash, emit_msg, c) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+head_fn(const struct bp_ws_head *h, void *arg)
+{
+	struct conn *c = arg;
+	char res[640];
+	size_t i;
+
+	if (bp_ws_head_json(h, res, sizeof(res)) == -1) {
+		bp_warn("block %lld: a stored head does not fit a message", (long long)h->number);
+		return 0;
+	}
+	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind == SUB_LOGS) {
+			c->cur = &c->subs[i];
+			bp_ws_logs_block(c->subs[i].logs, c->up, c->net, h->number, h->hash, emit_msg,
+			    c);
+			continue;
+		}
+		if (c->subs[i].kind != SUB_HEADS)
+			continue;
+		bp_buf_reset(&c->msg);
+		if (bp_buf_printf(&c->msg, "{\"jsonrpc\":\"2.0\",\"method\":\"eth_subscription\","
+		    "\"params\":{\"subscription\":\"%s\",\"result\":%s}}", c->subs[i].id, res) == -1)
+			return -1;
+		send_line(c, c->msg.data, c->msg.len);
+	}
+	return c->closing ? -1 : 0;
+}
+
+static void
+follow(struct conn *c)
+{
+	static const struct bp_ws_follow_fns fns = { removed_fn, head_fn };
+
+	if (!c->following)
+		return;
+	if (bp_ws_follow_poll(&c->follow, c->db, &fns, c) == -1 && !c->closing)
+		bp_warn("%s: reading the chain index failed", c->follow.chain);
+}
+
+/* Answers a result (raw JSON) for the item's id. */
+static void
+send_result(struct conn *c, const char *id, size_t idlen, const char *result)
+{
+	bp_buf_reset(&c->msg);
+	if (bp_buf_adds(&c->msg, "{\"jsonrpc\":\"2.0\",\"id\":") == -1 ||
+	    bp_buf_add(&c->msg, idlen ? id : "null", idlen ? idlen : 4) == -1 ||
+	    bp_buf_adds(&c->msg, ",\"result\":") == -1 || bp_buf_adds(&c->msg, result) == -1 ||
+	    bp_buf_adds(&c->msg, "}") == -1)
+		return;
+	send_line(c, c->msg.data, c->msg.len);
+}
+
+static void
+send_error(struct conn *c, const char *id, size_t idlen, int code, const char *msg)
+{
+	bp_buf_reset(&c->msg);
+	if (bp_jsonrpc_error_obj(&c->msg, id, idlen, code, msg) == 0)
+		send_line(c, c->msg.data, c->msg.len);
+}
+
+/*
+ * The first string of params (the raw array) into kind; the rest is not read (newHeads takes no
+ * more). 0, or -1 when params is not an array starting with a short plain string.
+ */
+static int
+sub_kind_arg(const char *params, size_t len, char *kind, size_t cap)
+{
+	size_t i = 0, n = 0;
+
+	while (i < len && (params[i] == ' ' || params[i] == '\t' || params[i] == '\n' ||
+	    params[i] == '\r'))
+		i++;
+	if (i >= len || params[i++] != '[')
+		return -1;
+	while (i < len && (params[i] == ' ' || params[i] == '\t' || params[i] == '\n' ||
+	    params[i] == '\r'))
+		i++;
+	if (i >= len || params[i++] != '"')
+		return -1;
+	for (; i < len && params[i] != '"'; i++) {
+		if (params[i] == '\\' || n + 1 >= cap)
+			return -1;
+		kind[n++] = params[i];
+	}
+	kind[n] = '\0';
+	return i < len ? 0 : -1;
+}
+
+/*
+ * Wakes the follower when the indexer commits rather than on a timer: every commit appends to
+ * DATABASE-wal. Without the watch (no WAL file, no inotify) the index is polled every POLL_MS.
+ */
+static void
+watch_wal(struct conn *c)
+{
+	char wal[4200];
+
+	snprintf(wal, sizeof(wal), "%s-wal", c->cfg->database);
+	if ((c->wal_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return;
+	if (inotify_add_watch(c->wal_fd, wal, IN_MODIFY) == -1) {
+		close(c->wal_fd);
+		c->wal_fd = -1;
+	}
+}
+
+/* Reads the pending inotify events away. */
+static void
+drain_wal(struct conn *c)
+{
+	char buf[4096];
+
+	while (read(c->wal_fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Starts the head follower once; 0 or -1. */
+static int
+start_following(struct conn *c)
+{
+	char chain[BP_INDEX_CHAIN_MAX];
+
+	if (c->following)
+		return 0;
+	snprintf(chain, sizeof(chain), "%s.%s", c->net->chain, c->net->network);
+	if (bp_ws_follow_start(&c->follow, c->db, chain) == -1)
+		return -1;
+	c->following = 1;
+	if (c->wal_fd == -1)
+		watch_wal(c);
+	return 0;
+}
+
+/*
+ * The syncing subscription: the node's eth_syncing once, at subscribe (a node that serves the
+ * index is not expected to start syncing again; docs/websocket.md).
+ */
+static void
+send_syncing(struct conn *c, struct sub *s)
+{
+	struct bp_jsonrpc_error err;
+	cJSON *res;
+	char *txt;
+
+	if (c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL)
+		return;
+	if ((res = bp_jsonrpc_call(c->up, c->net, "eth_syncing", NULL, &err)) == NULL) {
+		bp_warn("eth_syncing: %s", err.message);
+		return;
+	}
+	if ((txt = cJSON_PrintUnformatted(res)) != NULL) {
+		c->cur = s;
+		emit_msg(txt, strlen(txt), c);
+	}
+	free(txt);
+	cJSON_Delete(res);
+}
+
+static void
+subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
+{
+	const char *id = body + it->id.off;
+	unsigned char rnd[16];
+	char kind[32], quoted[SUB_ID_LEN + 2], why[128];
+	struct sub sub, *s;
+
+	if (it->params.len == 0 || sub_kind_arg(body + it->params.off, it->params.len, kind,
+	    sizeof(kind)) == -1) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, "invalid params: "
+		    "eth_subscribe takes [\"newHeads\"], [\"logs\", {address, topics}], "
+		    "[\"newPendingTransactions\"] or [\"syncing\"]");
+		return;
+	}
+	memset(&sub, 0, sizeof(sub));
+	if (strcmp(kind, "newHeads") == 0)
+		sub.kind = SUB_HEADS;
+	else if (strcmp(kind, "logs") == 0)
+		sub.kind = SUB_LOGS;
+	else if (strcmp(kind, "syncing") == 0)
+		sub.kind = SUB_SYNCING;
+	else {
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, strcmp(kind,
+		    "newPendingTransactions") == 0 ? "invalid params: newPendingTransactions is not "
+		    "offered yet (newHeads, logs and syncing are)" : "invalid params: unknown "
+		    "subscription kind (newHeads, logs and syncing are offered)");
+		return;
+	}
+	if (c->nsubs >= MAX_SUBS) {
+		send_error(c, id, it->id.len, BP_JSONRPC_LIMITED, "too many subscriptions on this "
+		    "connection (at most 32): unsubscribe first");
+		return;
+	}
+	if (sub.kind != SUB_SYNCING && start_following(c) == -1) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
+		    "internal error: the chain index is unavailable");
+		return;
+	}
+	if (sub.kind == SUB_LOGS && c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR, "internal error");
+		return;
+	}
+	if (sub.kind == SUB_LOGS && (sub.logs = bp_ws_logs_new(body + it->params.off,
+	    it->params.len, why, sizeof(why))) == NULL) {
+		char m[192];
+
+		snprintf(m, sizeof(m), "invalid params: %s", why);
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, m);
+		return;
+	}
+	if (bp_random(rnd, sizeof(rnd)) == -1 ||
+	    bp_hex_encode(rnd, sizeof(rnd), sub.id, sizeof(sub.id)) == -1) {
+		bp_ws_logs_free(sub.logs);
+		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR, "internal error");
+		return;
+	}
+	s = &c->subs[c->nsubs];
+	*s = sub;
+	c->nsubs++;
+	snprintf(quoted, sizeof(quoted), "\"%s\"", s->id);
+	send_result(c, id, it->id.len, quoted);
+	if (s->kind == SUB_SYNCING)
+		send_syncing(c, s);
+}
+
+static void
+unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
+{
+	const char *id = body + it->id.off;
+	char sid[SUB_ID_LEN + 8];
+	size_t i;
+
+	if (it->params.len == 0 || sub_kind_arg(body + it->params.off, it->params.len, sid,
+	    sizeof(sid)) == -1) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS,
+		    "invalid params: eth_unsubscribe takes [SUBSCRIPTION_ID]");
+		return;
+	}
+	for (i = 0; i < c->nsubs; i++)
+		if (strcasecmp(c->subs[i].id, sid) == 0)
+			break;
+	if (i == c->nsubs) {
+		send_result(c, id, it->id.len, "false");
+		return;
+	}
+	bp_ws_logs_free(c->subs[i].logs);
+	c->subs[i] = c->subs[--c->nsubs];
+	c->following = 0;
+	for (i = 0; i < c->nsubs; i++)
+		if (c->subs[i].kind != SUB_SYNCING)
+			c->following = 1;
+	send_result(c, id, it->id.len, "true");
+}
+
+/* ---- messages ---- */
+
+/* Forwards a message through the JSON-RPC proxy of /v1/rpc and queues its answer. */
+static void
+proxy(struct conn *c, char *body, size_t len, const struct bp_jsonrpc_item *first, int single)
+{
+	struct bp_req *r = c->req;
+	struct bp_jsonrpc_span idspan = { 0, 0 };
+	int status;
+
+	/*
+	 * Made at the first message that needs it: a connection that only subscribes to heads
+	 * never loads the upstream client's state (docs/websocket.md, memory per connection).
+	 */
+	if (c->proxy == NULL && (c->proxy = bp_rpc_proxy_new(c->cfg, &bp_rpc_node_table)) == NULL) {
+		send_refusal(c, body + first->id.off, single && first->code == 0 ? first->id.len : 0,
+		    BP_JSONRPC_INTERNAL_ERROR, 500, "internal_error", "the proxy is unavailable");
+		return;
+	}
+	bp_req_reset(r);
+	r->envp = environ;
+	r->remote_addr = c->addr;
+	r->key = c->k;
+	r->authed = 1;
+	r->body = body;
+	r->body_len = len;
+	status = bp_rpc_proxy_serve(c->proxy, r, c->net);
+	if (status == 200) {
+		send_line(c, r->out.data, r->out.len);
+		return;
+	}
+	/* The uniform error body of a refusal: the status, code and message, as a JSON-RPC error. */
+	if (single && first->code == 0)
+		idspan = first->id;
+	{
+		cJSON *j = cJSON_ParseWithLength(r->out.data, r->out.len);
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
+
+		send_refusal(c, body + idspan.off, idspan.len, rpc_code_of(status), status,
+		    cJSON_IsString(code) ? code->valuestring : "internal_error",
+		    cJSON_IsString(msg) ? msg->valuestring : "internal error");
+		cJSON_Delete(j);
+	}
+}
+
+/* Handles one message (a line without its newline). */
+static void
+message(struct conn *c, char *body, size_t len)
+{
+	struct bp_admission ad;
+	struct bp_jsonrpc_item it;
+	struct bp_jsonrpc_body b;
+	const struct bp_jsonrpc_method *m;
+	struct bp_limit_state st;
+	enum bp_limit_verdict v;
+	int sub = 0, unsub = 0, parsed;
+
+	c->last_in = bp_mono_us();
+	memset(&it, 0, sizeof(it));
+	parsed = bp_jsonrpc_parse(body, len, (size_t)c->cfg->max_batch, &it, 1, &b) == 0;
+	if (parsed && !b.batch && it.code == 0) {
+		sub = it.method_len == 13 && memcmp(it.method, "eth_subscribe", 13) == 0;
+		unsub = it.method_len == 15 && memcmp(it.method, "eth_unsubscribe", 15) == 0;
+	}
+	/* Every message is a request: the key again (revocation) and requests per second. */
+	if (bp_admit(&c->adm, c->key, c->addr, 0, 0, &ad) != 0) {
+		send_admission(c, body + it.id.off, parsed && !b.batch ? it.id.len : 0, &ad);
+		if (ad.status != 429)
+			c->closing = 1;
+		return;
+	}
+	c->k = ad.key;
+	if (!sub && !unsub) {
+		proxy(c, body, len, &it, parsed && !b.batch);
+		return;
+	}
+	/* Priced like the proxy's methods: a request for the day and the method's CUs. */
+	m = bp_jsonrpc_method(&bp_rpc_node_table, c->net->kind, it.method, it.method_len);
+	v = bp_admit_charge(c->lim, &c->k, 0, 1, m != NULL ? m->cu : 1, &st);
+	if (v != BP_LIMIT_OK) {
+		char text[160];
+
+		snprintf(text, sizeof(text), "rate limited: %s exceeded; retry after %lld s",
+		    bp_limit_what(v), (long long)st.retry_after);
+		send_error(c, body + it.id.off, it.id.len, BP_JSONRPC_LIMITED, text);
+		return;
+	}
+	if (sub)
+		subscribe(c, body, &it);
+	else
+		unsubscribe(c, body, &it);
+}
+
+/* Reads what stdin has; handles each whole line. 0, or -1 at end of input or on an error. */
+static int
+read_input(struct conn *c)
+{
+	char chunk[16384];
+	ssize_t n;
+	size_t i, start = 0;
+
+	n = read(STDIN_FILENO, chunk, sizeof(chunk));
+	if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
+		return -1;
+	if (n < 0)
+		return 0;
+	for (i = 0; i < (size_t)n; i++) {
+		if (chunk[i] != '\n')
+			continue;
+		if (bp_buf_add(&c->in, chunk + start, i - start) == -1)
+			goto toolarge;
+		start = i + 1;
+		if (c->in.len > 0 && c->in.data[c->in.len - 1] == '\r')
+			c->in.len--;
+		if (c->in.len > 0) {
+			/* NUL-terminated for the proxy, which reads a body as a C string too. */
+			if (bp_buf_add(&c->in, "", 1) == -1)
+				goto toolarge;
+			c->in.len--;
+			message(c, c->in.data, c->in.len);
+		}
+		bp_buf_reset(&c->in);
+		if (c->closing)
+			return 0;
+	}
+	if (bp_buf_add(&c->in, chunk + start, (size_t)n - start) == -1)
+		goto toolarge;
+	return 0;
+toolarge:
+	{
+		char text[96];
+
+		snprintf(text, sizeof(text), "message larger than %lld bytes",
+		    (long long)c->cfg->max_body);
+		send_refusal(c, NULL, 0, CODE_TOO_LARGE, 413, "payload_too_large", text);
+	}
+	c->closing = 1;
+	return 0;
+}
+
+/* Writes what is queued; 0, or -1 when websocketd is gone. */
+static int
+write_output(struct conn *c)
+{
+	ssize_t n;
+
+	if (c->out.len == 0)
+		return 0;
+	n = write(STDOUT_FILENO, c->out.data, c->out.len);
+	if (n == -1)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	memmove(c->out.data, c->out.data + n, c->out.len - (size_t)n);
+	c->out.len -= (size_t)n;
+	return 0;
+}
+
+static void
+run(struct conn *c)
+{
+	struct pollfd pfd[3];
+	int64_t now;
+	int timeout;
+
+	c->last_in = bp_mono_us();
+	while (c->closing != 2) {
+		if (c->closing && c->out.len == 0)
+			break;
+		pfd[0].fd = c->closing ? -1 : STDIN_FILENO;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = STDOUT_FILENO;
+		pfd[1].events = c->out.len > 0 ? POLLOUT : 0;
+		pfd[2].fd = c->following ? c->wal_fd : -1;
+		pfd[2].events = POLLIN;
+		timeout = !c->following ? 1000 : c->wal_fd >= 0 ? WATCH_MS : POLL_MS;
+		if (poll(pfd, 3, timeout) == -1 && errno != EINTR)
+			break;
+		if (pfd[2].revents & POLLIN)
+			drain_wal(c);
+		if ((pfd[1].revents & (POLLERR | POLLHUP)) != 0)
+			break;
+		if ((pfd[1].revents & POLLOUT) && write_output(c) == -1)
+			break;
+		if ((pfd[0].revents & (POLLIN | POLLHUP)) && read_input(c) == -1)
+			break;
+		follow(c);
+		now = bp_mono_us();
+		if (c->nsubs == 0 && !c->closing && now - c->last_in > IDLE_MS * INT64_C(1000)) {
+			send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 408, "timeout",
+			    "no message and no subscription for 300 s: closing");
+			c->closing = 1;
+		}
+		if (c->out.len > 0 && write_output(c) == -1)
+			break;
+	}
+	/* Whatever is left goes out blocking: the last error message, say. */
+	if (c->closing != 2 && c->out.len > 0) {
+		fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) & ~O_NONBLOCK);
+		write_output(c);
+	}
+}
+
+/* Opens everything and admits the connection; 0 to serve, -1 to close. */
+static int
+open_conn(struct conn *c)
+{
+	char err[512];
+	const char *target = getenv("REQUEST_URI");
+	struct bp_req *r;
+
+	if ((c->cfg = bp_config_load(NULL, err, sizeof(err))) == NULL) {
+		bp_err("config: %s", err);
+		return -1;
+	}
+	bp_buf_init(&c->in, (size_t)c->cfg->max_body);
+	if ((c->db = bp_db_open(c->cfg->database, 0)) == NULL ||
+	    (c->lim = bp_limits_open(c->cfg->limits_file)) == NULL ||
+	    bp_admit_init(&c->adm, c->cfg, c->db, c->lim) == -1 ||
+	    (c->req = malloc(sizeof(*c->req))) == NULL)
+		return -1;
+	r = c->req;
+	bp_req_init(r);
+	r->cfg = c->cfg;
+	r->db = c->db;
+	r->lim = c->lim;
+	r->envp = environ;
+	c->addr = getenv("REMOTE_ADDR");
+	if (bp_req_parse(r, "GET", target != NULL ? target : "/") != 0 || r->nseg != 4 ||
+	    strcmp(r->seg[0], "v1") != 0 || strcmp(r->seg[1], "ws") != 0) {
+		send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 404, "not_found",
+		    "no such endpoint: the WebSocket path is /v1/ws/{chain}/{network}");
+		return -1;
+	}
+	if ((c->net = bp_config_network(c->cfg, r->seg[2], r->seg[3])) == NULL) {
+		char m[160];
+
+		snprintf(m, sizeof(m), "no such chain or network: %s/%s", r->seg[2], r->seg[3]);
+		send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 404, "not_found", m);
+		return -1;
+	}
+	return admit_connection(c, r);
+}
+
+static void
+close_conn(struct conn *c)
+{
+	bp_rpc_proxy_free(c->proxy);
+	bp_upstream_free(c->up);
+	while (c->nsubs > 0)
+		bp_ws_logs_free(c->subs[--c->nsubs].logs);
+	if (c->req != NULL) {
+		bp_req_free(c->req);
+		free(c->req);
+	}
+	if (c->slot_fd >= 0)
+		close(c->slot_fd);
+	if (c->wal_fd >= 0)
+		close(c->wal_fd);
+	bp_admit_fini(&c->adm);
+	bp_limits_close(c->lim);
+	bp_db_close(c->db);
+	bp_config_free(c->cfg);
+	free(c->key);
+	bp_buf_free(&c->in);
+	bp_buf_free(&c->out);
+	bp_buf_free(&c->msg);
+}
+
+int
+main(void)
+{
+	struct conn *c;
+	int rc = 1;
+
+	bp_log_init("ws");
+	signal(SIGPIPE, SIG_IGN);
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return 1;
+	c->slot_fd = -1;
+	c->wal_fd = -1;
+	bp_buf_init(&c->out, OUT_CAP);
+	bp_buf_init(&c->msg, BP_RESP_CAP);
+	fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
+	if (open_conn(c) == 0) {
+		run(c);
+		rc = 0;
+	} else {
+		c->closing = 1;
+		run(c);
+	}
+	close_conn(c);
+	free(c);
+	return rc;
+}
