@@ -202,12 +202,33 @@ int
 bp_index_account_deployed(struct bp_db *db, const char *chain, const char *sender,
     struct bp_index_deployment *out)
 {
+	/*
+	 * No ORDER BY: with one, SQLite walks every deployment of the chain by block and sorts in a
+	 * temporary b-tree; the (chain, sender) index finds the few rows, and column 5 (log_index)
+	 * only picks the first of them here.
+	 */
 	static const char sql[] = "SELECT factory, paymaster, user_op_hash, tx_hash,"
-	    " block_number FROM index_account_deployments WHERE chain = ? AND sender = ?"
-	    " ORDER BY block_number, log_index LIMIT 1";
+	    " block_number, log_index FROM index_account_deployments WHERE chain = ? AND sender = ?";
 	const char *keys[] = { chain, sender };
+	struct bp_index_deployment cur;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int64_t best_log = 0;
+	int found = 0;
 
-	return lookup(db, sql, keys, BP_NITEMS(keys), fill_deployment, out);
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		fill_deployment(st, &cur);
+		if (!found || cur.block_number < out->block_number ||
+		    (cur.block_number == out->block_number && bp_col_int(st, 5) < best_log)) {
+			*out = cur;
+			best_log = bp_col_int(st, 5);
+		}
+		found = 1;
+	}
+	bp_stmt_reset(st);
+	return step == BP_DB_ERROR ? -1 : found;
 }
 
 /* A transaction row into the bp_index_tx at arg, for lookup. */
@@ -269,35 +290,6 @@ bp_index_block_hash(struct bp_db *db, const char *chain, int64_t number, char *o
 
 	snprintf(num, sizeof(num), "%lld", (long long)number);
 	return lookup(db, sql, keys, BP_NITEMS(keys), fill_text, &t);
-}
-
-int
-bp_index_sender_deployment(struct bp_db *db, const char *chain, const char *sender,
-    struct bp_index_deployment *out)
-{
-	/* No ORDER BY: see index.h. Column 5 only picks the first record. */
-	static const char sql[] = "SELECT factory, paymaster, user_op_hash, tx_hash,"
-	    " block_number, log_index FROM index_account_deployments WHERE chain = ? AND sender = ?";
-	const char *keys[] = { chain, sender };
-	struct bp_index_deployment cur;
-	struct bp_stmt *st;
-	enum bp_db_step step;
-	int64_t best_log = 0;
-	int found = 0;
-
-	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
-		return -1;
-	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
-		fill_deployment(st, &cur);
-		if (!found || cur.block_number < out->block_number ||
-		    (cur.block_number == out->block_number && bp_col_int(st, 5) < best_log)) {
-			*out = cur;
-			best_log = bp_col_int(st, 5);
-		}
-		found = 1;
-	}
-	bp_stmt_reset(st);
-	return step == BP_DB_ERROR ? -1 : found;
 }
 
 /* ---- End of the wallet resource's readers. */

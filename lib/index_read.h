@@ -81,7 +81,10 @@ struct bp_index_deployment {
 	int64_t		block_number;
 };
 
-/* The AccountDeployed record of sender. Returns 1 when found, 0 when not, -1 on error. */
+/*
+ * The first AccountDeployed record of sender (lowest block, then log index). Returns 1 when
+ * found, 0 when not, -1 on error.
+ */
 int		bp_index_account_deployed(struct bp_db *, const char *chain, const char *sender,
 		    struct bp_index_deployment *out);
 
@@ -118,15 +121,6 @@ int		bp_index_block_hash(struct bp_db *, const char *chain, int64_t number, char
  */
 int		bp_index_block_time(struct bp_db *, const char *chain, int64_t number,
 		    int64_t *ts);
-
-/*
- * The first AccountDeployed record of sender (lowest block, then log index; as
- * bp_index_account_deployed) into *out, found through the (chain, sender) index and picked in C:
- * with an ORDER BY, SQLite walks every deployment of the chain by block and sorts in a temporary
- * b-tree. For the per-request path of wallets. Returns 1 when found, 0 when not, -1 on error.
- */
-int		bp_index_sender_deployment(struct bp_db *, const char *chain, const char *sender,
-		    struct bp_index_deployment *out);
 
 /* ---- End of the wallet resource's readers. */
 

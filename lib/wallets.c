@@ -354,7 +354,7 @@ indexed_deployment(struct bp_db *db, const struct bp_wallet *w, struct bp_index_
 
 	chain_key(w->chain, w->network, key, sizeof(key));
 	addr_lower(w->address, a);
-	return bp_index_sender_deployment(db, key, a, d);
+	return bp_index_account_deployed(db, key, a, d);
 }
 
 /*
@@ -663,7 +663,7 @@ list_row(const struct bp_wallets_item *row, void *arg)
 
 	if (it.status != BP_WALLET_DEPLOYED) {
 		chain_key(it.chain, it.network, key, sizeof(key));
-		if (bp_index_sender_deployment(lc->db, key, it.address_lower, &d) == 1)
+		if (bp_index_account_deployed(lc->db, key, it.address_lower, &d) == 1)
 			it.status = BP_WALLET_DEPLOYED;
 	}
 	return lc->fn(&it, lc->arg);

@@ -317,13 +317,13 @@ test_index_readers(void)
 	    " ('ethereum.other', '0xbb', '" FACTORY "', '0x00', '0x1', '0xt1', 1, 0);"
 	    "INSERT INTO index_blocks VALUES ('ethereum.other', 7, '0x07', '0x06', 1700000007,"
 	    " 0, 0, NULL, 1);"), 0);
-	CU_ASSERT_EQUAL(bp_index_sender_deployment(db, "ethereum.other", "0xaa", &d), 1);
+	CU_ASSERT_EQUAL(bp_index_account_deployed(db, "ethereum.other", "0xaa", &d), 1);
 	CU_ASSERT_STRING_EQUAL(d.tx_hash, "0xt7a");
 	CU_ASSERT_EQUAL(d.block_number, 7);
 	CU_ASSERT_EQUAL(bp_index_account_deployed(db, "ethereum.other", "0xaa", &d), 1);
 	CU_ASSERT_STRING_EQUAL(d.tx_hash, "0xt7a");	/* the same record as the sorted reader */
-	CU_ASSERT_EQUAL(bp_index_sender_deployment(db, "ethereum.other", "0xcc", &d), 0);
-	CU_ASSERT_EQUAL(bp_index_sender_deployment(db, "ethereum.devnet", "0xbb", &d), 0);
+	CU_ASSERT_EQUAL(bp_index_account_deployed(db, "ethereum.other", "0xcc", &d), 0);
+	CU_ASSERT_EQUAL(bp_index_account_deployed(db, "ethereum.devnet", "0xbb", &d), 0);
 	CU_ASSERT_EQUAL(bp_index_block_time(db, "ethereum.other", 7, &ts), 1);
 	CU_ASSERT_EQUAL(ts, 1700000007);
 	CU_ASSERT_EQUAL(bp_index_block_time(db, "ethereum.other", 8, &ts), 0);
