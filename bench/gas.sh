@@ -17,9 +17,6 @@ SECS=${BENCH_SECONDS:-3}
 ROUNDS=${BENCH_ROUNDS:-3}
 bench_start bench-gas
 
-post() {	# PATH BODY: prints the answer's body; fails unless the status is 2xx
-	curl -sf -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$2" "$BASE_URL$1"
-}
 id=$(post /v1/gas/policies '{"name":"bench","chain":"ethereum","rules":{"max_gas_usd":"1000000"}}' |
 	sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
 # SimpleAccount execute(token, 0, transfer(...)) from a counterfactual sender.

@@ -46,3 +46,7 @@ bench_start() {
 	"$top/build/blockport" account create --email "$1@localhost" --plan enterprise >/dev/null
 	key=$("$top/build/blockport" key create "$1@localhost" --test 2>/dev/null)
 }
+
+post() {	# PATH BODY: POSTs BODY with bench_start's key; prints the answer's body; fails unless 2xx
+	curl -sf -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$2" "$BASE_URL$1"
+}

@@ -19,10 +19,6 @@ SECS=${BENCH_SECONDS:-3}
 ROUNDS=${BENCH_ROUNDS:-3}
 bench_start bench-wallets
 
-# post PATH BODY: prints the answer's body; fails unless the status is 2xx.
-post() {
-	curl -sf -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$2" "$BASE_URL$1"
-}
 field() {	# NAME: a string member of the JSON on stdin
 	sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p"
 }
