@@ -27,6 +27,7 @@ enum value_type {
 	VT_ADDR,	/* 4: 0x + 40 hex digits */
 	VT_KIND,	/* 5: evm or solana */
 	VT_DECIMAL,	/* 6: gas: digits, optionally '.' and 1 to 18 digits */
+	VT_HTTPURL,	/* 7: nfts: one http:// or https:// URL (a gateway) */
 	VT__MAX
 };
 
@@ -92,6 +93,11 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
 	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
+	/* ---- NFTs: gateways, the metadata retry backoff, the fetch guard per network ---- */
+	{ SEC_SERVER, "ipfs_gateway", VT_HTTPURL, 0, 0, CFG(ipfs_gateway) },
+	{ SEC_SERVER, "arweave_gateway", VT_HTTPURL, 0, 0, CFG(arweave_gateway) },
+	{ SEC_SERVER, "nft_retry_seconds", VT_INT, 1, 86400, CFG(nft_retry_seconds) },
+	{ SEC_CHAIN, "allow_private_urls", VT_BOOL, 0, 1, NET(allow_private_urls) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
@@ -251,6 +257,7 @@ start_section(struct loader *l, const char *section)
 		n->chain_id = -1;
 		n->block_seconds = 12;
 		bp_strlcpy(n->gas_priority_floor, "0.001", sizeof(n->gas_priority_floor));
+		n->allow_private_urls = -1;	/* nfts: [server]'s */
 		l->cursec_kind = SEC_CHAIN;
 		l->cursec_obj = n;
 		return 0;
@@ -376,6 +383,17 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 		n->nupstream++;
 		return 0;
 	}
+	case VT_HTTPURL:
+		if ((strncmp(value, "http://", 7) != 0 && strncmp(value, "https://", 8) != 0) ||
+		    strpbrk(value, " \t") != NULL) {
+			fail(l, r->key, "not an http:// or https:// URL: '%s'", value);
+			return -1;
+		}
+		if (bp_strlcpy(field, value, r->size) == -1) {
+			fail(l, r->key, "URL too long: '%s'", value);
+			return -1;
+		}
+		return 0;
 	case VT_PATH: {
 		char tmp[4096];
 		int w;
@@ -514,6 +532,9 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->key_cache_seconds = 30;
 	cfg->gas_sample_max_age = 30;
 	cfg->paymaster_validity = 600;
+	bp_strlcpy(cfg->ipfs_gateway, "https://ipfs.io/ipfs/", sizeof(cfg->ipfs_gateway));
+	bp_strlcpy(cfg->arweave_gateway, "https://arweave.net/", sizeof(cfg->arweave_gateway));
+	cfg->nft_retry_seconds = 300;
 	memcpy(cfg->plans, default_plans, sizeof(default_plans));
 	cfg->nplans = BP_NITEMS(default_plans);
 	if ((l.fp = fopen(path, "r")) == NULL) {

@@ -64,6 +64,8 @@ struct bp_network {
 	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
 	int		gas_sample;		/* cron/gas samples this network (evm; default true) */
 	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
+	/* ---- NFTs (lib/nft.c; docs/nfts.md) ---- */
+	int		allow_private_urls;	/* metadata fetches: -1 [server]'s, else 0/1 */
 };
 
 /* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */
@@ -94,6 +96,10 @@ struct bp_config {
 	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
 	struct bp_prices prices[BP_MAX_PRICES];
 	size_t		nprices;
+	/* ---- NFTs (docs/nfts.md) ---- */
+	char		ipfs_gateway[BP_URL_MAX];	/* ipfs:// and bare CIDs go through it */
+	char		arweave_gateway[BP_URL_MAX];	/* ar:// */
+	int64_t		nft_retry_seconds;	/* first backoff after a failed metadata fetch */
 };
 
 /*

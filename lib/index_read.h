@@ -124,4 +124,40 @@ int		bp_index_block_time(struct bp_db *, const char *chain, int64_t number,
 
 /* ---- End of the wallet resource's readers. */
 
+/* ---- Readers for the NFT resource (lib/nft.c); self-contained, may move as a block. */
+
+/*
+ * Calls fn for the NFTs owner holds on chain, in bp_index_each_nft's order, skipping offset
+ * and stopping after limit: one page of the owned list. Returns the number of calls, or -1.
+ */
+int		bp_index_nft_page(struct bp_db *, const char *chain, const char *owner,
+		    int64_t offset, int64_t limit, int (*fn)(const struct bp_index_nft *, void *),
+		    void *arg);
+
+/* The number of NFT rows (tokens, ERC-1155 ids) owner holds on chain into *count; 0 or -1. */
+int		bp_index_nft_count(struct bp_db *, const char *chain, const char *owner,
+		    int64_t *count);
+
+/*
+ * The holders of one token: *count is 0, 1 or 2 (2 meaning "more than one"), and one (room for
+ * onelen bytes; 43 suffice) the first holder, "" when none. Returns 0 or -1.
+ */
+int		bp_index_nft_holders(struct bp_db *, const char *chain, const char *contract,
+		    const char *token_id, char *one, size_t onelen, int64_t *count);
+
+/* The distinct tokens held and distinct holders of contract on chain; 0 or -1. */
+int		bp_index_nft_collection(struct bp_db *, const char *chain, const char *contract,
+		    int64_t *tokens, int64_t *owners);
+
+/*
+ * Calls fn once per token held on chain after (contract, token_id) in (contract, token id
+ * text) order, at most limit times ("" and "" start at the beginning); quantity and owner-side
+ * fields are those of one holder. Returns the number of calls, or -1.
+ */
+int		bp_index_nft_tokens_after(struct bp_db *, const char *chain,
+		    const char *contract, const char *token_id, int64_t limit,
+		    int (*fn)(const struct bp_index_nft *, void *), void *arg);
+
+/* ---- End of the NFT resource's readers. */
+
 #endif

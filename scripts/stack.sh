@@ -52,6 +52,10 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 		echo "[server]"
 		echo "database = $dir/blockport.db"
 		echo "allow_private_urls = true"
+		# NFT metadata (tests/e2e/nfts.test.mjs): the test serves the gateways on NFT_PORT.
+		[ -z "${NFT_PORT:-}" ] || printf '%s\n' \
+			"ipfs_gateway = http://127.0.0.1:$NFT_PORT/ipfs/" \
+			"arweave_gateway = http://127.0.0.1:$NFT_PORT/ar/" "nft_retry_seconds = 2"
 		if [ "$test" = 1 ]; then
 			echo "anon_rps = 5"
 			echo "key_cache_seconds = 2"
@@ -110,6 +114,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "# A node the test freezes (tests/e2e/frozen.test.mjs), then the devchain."
 			chain_section ethereum.frozen evm 31337 true "index = false" \
 				"upstream = http://127.0.0.1:$fport" "upstream = $chain"
+			echo "# NFT metadata fetches with the SSRF guard on (tests/e2e/nfts.test.mjs)."
+			chain_section ethereum.ssrf evm 31337 true "index = false" "gas_sample = false" \
+				"allow_private_urls = false" "upstream = $chain"
 		fi
 	} > "$dir/blockport.ini"
 }
@@ -216,6 +223,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 			>> "$dir/gas.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
+	# The NFT metadata filler (docs/nfts.md).
+	if [ -x "$build/cron/nftmeta" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/nftmeta" --loop --interval 500 \
+			>> "$dir/nftmeta.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
 }
 
 cmd_start() {
@@ -234,6 +247,8 @@ cmd_start() {
 	done
 	[ -n "$port" ] || port=$(free_port)
 	[ -n "$cport" ] || cport=$(free_port)
+	# The port tests/e2e/nfts.test.mjs serves metadata and the IPFS/Arweave gateways on.
+	[ "$test" = 0 ] || [ -n "${NFT_PORT:-}" ] || NFT_PORT=$(free_port)
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	# Every process of the stack carries this, so stop can find any that outlived its pid file.
@@ -292,6 +307,7 @@ EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
+	[ -z "${NFT_PORT:-}" ] || echo "NFT_PORT=$NFT_PORT" >> "$dir/env"
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
