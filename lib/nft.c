@@ -26,8 +26,13 @@
  * TEMPORARY, until lib/fetch.c lands on main (its interface, lib/fetch.h, is there): weak
  * references keep this branch linking; without the fetcher every URL fetch fails cleanly.
  */
+#ifndef BP_NFT_FETCH_LINKED
 #pragma weak bp_fetch_get
 #pragma weak bp_fetch_result_free
+#define FETCHER_MISSING()	(bp_fetch_get == NULL)
+#else
+#define FETCHER_MISSING()	0
+#endif
 
 #define FETCH_CONNECT_MS	3000
 #define FETCH_TOTAL_MS		5000
@@ -490,7 +495,7 @@ fetch_doc(struct bp_nft *n, const struct bp_network *net, const char *uri,
 		fo.total_ms = FETCH_TOTAL_MS;
 		fo.max_bytes = BP_NFT_DATA_MAX;
 		fo.max_redirects = FETCH_REDIRECTS;
-		if (bp_fetch_get == NULL) {
+		if (FETCHER_MISSING()) {
 			snprintf(why, whylen, "no fetcher built in");
 			break;
 		}
@@ -1137,6 +1142,14 @@ fill_one(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	    bp_u256_from_dec(&id, it->token_id, strlen(it->token_id)) == -1)
 		return 0;
 	names_init(&nm, net, contract, &id);
+	/* A request may have fetched it since the scan. */
+	if (meta_load(db, &nm, &m) == -1)
+		return -1;
+	if (m.found && (m.ok || m.next_retry > (int64_t)time(NULL))) {
+		meta_free(&m);
+		return 0;
+	}
+	meta_free(&m);
 	if (coll_get(n, db, net, contract, &nm, &c, &err) == -1) {
 		coll_free(&c);
 		return err.status == 500 && strcmp(err.message, "database error") == 0 ? -1 : 0;
