@@ -173,6 +173,6 @@ nft_owned(struct bp_req *r)
 	if ((net = evm_network(r)) == NULL)
 		return r->status;
 	bp_buf_reset(&r->out);
-	return reply(r, bp_nft_owned(r->db, net, owner, page, limit,
+	return reply(r, bp_nft_owned(r->ctx, r->db, net, owner, page, limit,
 	    ex != NULL && strcmp(ex, "true") == 0, &r->out, &err), &err);
 }

@@ -362,3 +362,17 @@ bp_stmt_reset(struct bp_stmt *s)
 	if (s != NULL)
 		sqlite3_reset(s->st);
 }
+
+int64_t
+bp_db_data_version(struct bp_db *db)
+{
+	struct bp_stmt *st;
+	int64_t v = -1;
+
+	if ((st = bp_db_stmt(db, "PRAGMA data_version")) == NULL)
+		return -1;
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		v = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return v;
+}

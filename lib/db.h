@@ -42,6 +42,8 @@ int		 bp_db_begin(struct bp_db *);	/* BEGIN IMMEDIATE */
 int		 bp_db_commit(struct bp_db *);
 void		 bp_db_rollback(struct bp_db *);
 int64_t		 bp_db_last_id(struct bp_db *);
+/* PRAGMA data_version: changes whenever another connection commits; -1 on an error. */
+int64_t		 bp_db_data_version(struct bp_db *);
 int		 bp_db_changes(struct bp_db *);
 
 /* Bindings, 1-based as in SQLite; 0 or -1. A NULL text binds SQL NULL. */

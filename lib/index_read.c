@@ -2,6 +2,7 @@
  * The chain index's readers: the read side of the indexer's tables for the features built on
  * them (index_read.h). The writers are index_store.c, index_reorg.c and index_prune.c.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,14 +164,7 @@ int
 bp_index_each_nft(struct bp_db *db, const char *chain, const char *owner,
     int (*fn)(const struct bp_index_nft *, void *), void *arg)
 {
-	static const char sql[] = "SELECT contract, token_id, standard, quantity, block_number"
-	    " FROM index_nft_owners WHERE chain = ? AND owner = ? ORDER BY contract, token_id";
-	const char *keys[] = { chain, owner };
-	struct bp_stmt *st;
-
-	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
-		return -1;
-	return each_nft_row(st, fn, arg);
+	return bp_index_nft_page(db, chain, owner, 0, INT64_MAX, fn, arg);
 }
 
 int
@@ -320,10 +314,17 @@ int
 bp_index_nft_page(struct bp_db *db, const char *chain, const char *owner, int64_t offset,
     int64_t limit, int (*fn)(const struct bp_index_nft *, void *), void *arg)
 {
-	/* The (chain, owner) index carries the primary key after it: no sort. */
-	static const char sql[] = "SELECT contract, token_id, standard, quantity, block_number"
-	    " FROM index_nft_owners WHERE chain = ? AND owner = ? ORDER BY contract, token_id"
-	    " LIMIT ? OFFSET ?";
+	/*
+	 * The page's keys come from the (chain, owner) index alone (it carries the primary key
+	 * after it, so they come in order and nothing is sorted); only the page's rows are read
+	 * from the table. Asked for every column at once, SQLite would walk the primary key over
+	 * the whole chain instead.
+	 */
+	static const char sql[] = "SELECT o.contract, o.token_id, o.standard, o.quantity,"
+	    " o.block_number FROM (SELECT contract, token_id FROM index_nft_owners"
+	    " WHERE chain = ?1 AND owner = ?2 ORDER BY contract, token_id LIMIT ?3 OFFSET ?4) AS k"
+	    " JOIN index_nft_owners o ON o.chain = ?1 AND o.contract = k.contract"
+	    " AND o.token_id = k.token_id AND o.owner = ?2 ORDER BY k.contract, k.token_id";
 	const char *keys[] = { chain, owner };
 	struct bp_stmt *st;
 

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "nft.h"
 #include "nft_doc.h"
+#include "nft_priv.h"
 #include "nft_uri.h"
 #include "upstream.h"
 #include "util.h"
@@ -53,46 +54,7 @@ static const uint8_t SEL_CONTRACT_URI[4] = { 0xe8, 0xa3, 0xd4, 0x85 };	/* contra
 static const uint8_t IID_ERC721[4] = { 0x80, 0xac, 0x58, 0xcd };
 static const uint8_t IID_ERC1155[4] = { 0xd9, 0xb6, 0x7a, 0x26 };
 
-enum standard {
-	STD_NONE,	/* 0 */
-	STD_721,	/* 1 */
-	STD_1155,	/* 2 */
-	STD__MAX
-};
-static const char *const std_db[STD__MAX] = { "", "erc721", "erc1155" };
-static const char *const std_api[STD__MAX] = { "", "ERC721", "ERC1155" };
-
-struct bp_nft {
-	const struct bp_config	*cfg;
-	struct bp_upstream	*up;
-	struct bp_chain		*chain;
-};
-
-/* A collection's cached row. Strings malloc'd (NULL when unknown); coll_free frees them. */
-struct coll {
-	int		 found;
-	enum standard	 standard;
-	char		*name, *symbol, *contract_uri, *description, *image, *banner;
-	int		 spam;		/* -1 not judged */
-	char		 status[8];
-	int64_t		 attempts, next_retry;
-};
-
-/* A token's cached metadata row, as struct coll. */
-struct meta {
-	int		 found;
-	int		 ok;
-	char		*token_uri, *name, *description, *image, *traits, *error;
-	int64_t		 attempts, next_retry;
-};
-
-/* The strings a call works with: the chain key and the lower-case contract. */
-struct names {
-	char	chain[BP_INDEX_CHAIN_MAX];
-	char	contract[BP_ADDR_STR_MAX];
-	char	contract_cs[BP_ADDR_STR_MAX];
-	char	token_id[BP_U256_DEC_MAX];
-};
+static const char *const std_api[BP_NFT_STD__MAX] = { "", "ERC721", "ERC1155" };
 
 struct bp_nft *
 bp_nft_new(const struct bp_config *cfg)
@@ -115,8 +77,12 @@ bp_nft_new(const struct bp_config *cfg)
 void
 bp_nft_free(struct bp_nft *n)
 {
+	size_t i;
+
 	if (n == NULL)
 		return;
+	for (i = 0; i < BP_NFT_OWNED_SLOTS; i++)
+		free(n->owned[i].body);
 	bp_chain_free(n->chain);
 	bp_upstream_free(n->up);
 	free(n);
@@ -157,7 +123,7 @@ too_large(struct bp_nft_error *err)
 }
 
 static void
-names_init(struct names *nm, const struct bp_network *net, const uint8_t contract[20],
+names_init(struct bp_nft_names *nm, const struct bp_network *net, const uint8_t contract[20],
     const struct bp_u256 *id)
 {
 	snprintf(nm->chain, sizeof(nm->chain), "%s.%s", net->chain, net->network);
@@ -166,19 +132,6 @@ names_init(struct names *nm, const struct bp_network *net, const uint8_t contrac
 	nm->token_id[0] = '\0';
 	if (id != NULL)
 		bp_u256_to_dec(id, nm->token_id, sizeof(nm->token_id));
-}
-
-static char *
-col_dup(struct bp_stmt *st, int col)
-{
-	return bp_col_is_null(st, col) ? NULL : strdup(bp_col_text(st, col));
-}
-
-static enum standard
-std_parse(const char *s)
-{
-	return strcmp(s, "erc721") == 0 ? STD_721 : strcmp(s, "erc1155") == 0 ? STD_1155 :
-	    STD_NONE;
 }
 
 /* ---- chain reads ---- */
@@ -249,92 +202,6 @@ all_transport(const struct bp_chain_read *r, size_t n)
 
 /* ---- the collection cache ---- */
 
-static void
-coll_free(struct coll *c)
-{
-	free(c->name);
-	free(c->symbol);
-	free(c->contract_uri);
-	free(c->description);
-	free(c->image);
-	free(c->banner);
-	memset(c, 0, sizeof(*c));
-}
-
-/* Loads the cached row into c; 0 (c->found tells), or -1 on a database error. */
-static int
-coll_load(struct bp_db *db, const struct names *nm, struct coll *c)
-{
-	static const char sql[] = "SELECT standard, name, symbol, contract_uri, description, image,"
-	    " banner, spam, status, attempts, next_retry FROM nft_collections"
-	    " WHERE chain = ? AND contract = ?";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-
-	memset(c, 0, sizeof(*c));
-	c->spam = -1;
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, nm->chain);
-	bp_stmt_text(st, 2, nm->contract);
-	if ((r = bp_stmt_step(st)) == BP_DB_ROW) {
-		c->found = 1;
-		c->standard = std_parse(bp_col_text(st, 0));
-		c->name = col_dup(st, 1);
-		c->symbol = col_dup(st, 2);
-		c->contract_uri = col_dup(st, 3);
-		c->description = col_dup(st, 4);
-		c->image = col_dup(st, 5);
-		c->banner = col_dup(st, 6);
-		c->spam = bp_col_is_null(st, 7) ? -1 : (int)bp_col_int(st, 7);
-		bp_strlcpy(c->status, bp_col_text(st, 8), sizeof(c->status));
-		c->attempts = bp_col_int(st, 9);
-		c->next_retry = bp_col_int(st, 10);
-	}
-	bp_stmt_reset(st);
-	return r == BP_DB_ERROR ? -1 : 0;
-}
-
-/* Writes c as the row of nm's contract (insert or replace); 0 or -1. */
-static int
-coll_store(struct bp_db *db, const struct names *nm, const struct coll *c)
-{
-	static const char sql[] = "INSERT INTO nft_collections (chain, contract, standard, name,"
-	    " symbol, contract_uri, description, image, banner, spam, status, attempts, fetched_at,"
-	    " next_retry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-	    " ON CONFLICT (chain, contract) DO UPDATE SET standard = excluded.standard,"
-	    " name = excluded.name, symbol = excluded.symbol, contract_uri = excluded.contract_uri,"
-	    " description = excluded.description, image = excluded.image,"
-	    " banner = excluded.banner, spam = excluded.spam, status = excluded.status,"
-	    " attempts = excluded.attempts, fetched_at = excluded.fetched_at,"
-	    " next_retry = excluded.next_retry";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, nm->chain);
-	bp_stmt_text(st, 2, nm->contract);
-	bp_stmt_text(st, 3, std_db[c->standard]);
-	bp_stmt_text(st, 4, c->name);
-	bp_stmt_text(st, 5, c->symbol);
-	bp_stmt_text(st, 6, c->contract_uri);
-	bp_stmt_text(st, 7, c->description);
-	bp_stmt_text(st, 8, c->image);
-	bp_stmt_text(st, 9, c->banner);
-	if (c->spam < 0)
-		bp_stmt_null(st, 10);
-	else
-		bp_stmt_int(st, 10, c->spam);
-	bp_stmt_text(st, 11, c->status[0] != '\0' ? c->status : "pending");
-	bp_stmt_int(st, 12, c->attempts);
-	bp_stmt_int(st, 13, (int64_t)time(NULL));
-	bp_stmt_int(st, 14, c->next_retry);
-	r = bp_stmt_step(st);
-	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? 0 : -1;
-}
-
 /*
  * The collection row of nm's contract, learnt from the chain when the cache has none: ERC-165
  * for both standards, name() and symbol() in one round trip. Returns 0 with c, or -1 with err
@@ -342,13 +209,13 @@ coll_store(struct bp_db *db, const struct names *nm, const struct coll *c)
  */
 static int
 coll_get(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
-    const uint8_t contract[20], const struct names *nm, struct coll *c,
+    const uint8_t contract[20], const struct bp_nft_names *nm, struct bp_nft_coll *c,
     struct bp_nft_error *err)
 {
 	struct bp_chain_read r[4];
 	uint8_t data[4][36];
 
-	if (coll_load(db, nm, c) == -1)
+	if (bp_nft_coll_load(db, nm, c) == -1)
 		return db_fail(err);
 	if (c->found)
 		return 0;
@@ -361,64 +228,21 @@ coll_get(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		bp_chain_reads_free(r, 4);
 		return node_fail(err, net);
 	}
-	c->standard = read_true(&r[0]) ? STD_721 : read_true(&r[1]) ? STD_1155 : STD_NONE;
+	c->standard = read_true(&r[0]) ? BP_NFT_STD_721 : read_true(&r[1]) ? BP_NFT_STD_1155 : BP_NFT_STD_NONE;
 	c->name = read_string(&r[2]);
 	c->symbol = read_string(&r[3]);
 	c->spam = -1;
 	bp_chain_reads_free(r, 4);
-	if (c->standard == STD_NONE)
+	if (c->standard == BP_NFT_STD_NONE)
 		return fail(err, 404, "not_found", "%s is not an ERC-721 or ERC-1155 contract on %s %s",
 		    nm->contract_cs, net->chain, net->network);
-	if (coll_store(db, nm, c) == -1)
+	if (bp_nft_coll_store(db, nm, c) == -1)
 		return db_fail(err);
 	c->found = 1;
 	return 0;
 }
 
 /* ---- the metadata cache ---- */
-
-static void
-meta_free(struct meta *m)
-{
-	free(m->token_uri);
-	free(m->name);
-	free(m->description);
-	free(m->image);
-	free(m->traits);
-	free(m->error);
-	memset(m, 0, sizeof(*m));
-}
-
-static int
-meta_load(struct bp_db *db, const struct names *nm, struct meta *m)
-{
-	static const char sql[] = "SELECT token_uri, status, name, description, image, traits,"
-	    " error, attempts, next_retry FROM nft_metadata"
-	    " WHERE chain = ? AND contract = ? AND token_id = ?";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-
-	memset(m, 0, sizeof(*m));
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, nm->chain);
-	bp_stmt_text(st, 2, nm->contract);
-	bp_stmt_text(st, 3, nm->token_id);
-	if ((r = bp_stmt_step(st)) == BP_DB_ROW) {
-		m->found = 1;
-		m->token_uri = col_dup(st, 0);
-		m->ok = strcmp(bp_col_text(st, 1), "ok") == 0;
-		m->name = col_dup(st, 2);
-		m->description = col_dup(st, 3);
-		m->image = col_dup(st, 4);
-		m->traits = col_dup(st, 5);
-		m->error = col_dup(st, 6);
-		m->attempts = bp_col_int(st, 7);
-		m->next_retry = bp_col_int(st, 8);
-	}
-	bp_stmt_reset(st);
-	return r == BP_DB_ERROR ? -1 : 0;
-}
 
 /* The next retry after the attempts-th failure in a row: base x 2^(attempts-1), a day at most. */
 static int64_t
@@ -429,39 +253,6 @@ backoff(int64_t base, int64_t attempts)
 	while (--attempts > 0 && d < RETRY_MAX_SECONDS)
 		d *= 2;
 	return d < RETRY_MAX_SECONDS ? d : RETRY_MAX_SECONDS;
-}
-
-static int
-meta_store(struct bp_db *db, const struct names *nm, const struct meta *m)
-{
-	static const char sql[] = "INSERT INTO nft_metadata (chain, contract, token_id, token_uri,"
-	    " status, name, description, image, traits, error, attempts, fetched_at, next_retry)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chain, contract, token_id)"
-	    " DO UPDATE SET token_uri = excluded.token_uri, status = excluded.status,"
-	    " name = excluded.name, description = excluded.description, image = excluded.image,"
-	    " traits = excluded.traits, error = excluded.error, attempts = excluded.attempts,"
-	    " fetched_at = excluded.fetched_at, next_retry = excluded.next_retry";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, nm->chain);
-	bp_stmt_text(st, 2, nm->contract);
-	bp_stmt_text(st, 3, nm->token_id);
-	bp_stmt_text(st, 4, m->token_uri != NULL ? m->token_uri : "");
-	bp_stmt_text(st, 5, m->ok ? "ok" : "failed");
-	bp_stmt_text(st, 6, m->name);
-	bp_stmt_text(st, 7, m->description);
-	bp_stmt_text(st, 8, m->image);
-	bp_stmt_text(st, 9, m->traits);
-	bp_stmt_text(st, 10, m->error != NULL ? m->error : "");
-	bp_stmt_int(st, 11, m->attempts);
-	bp_stmt_int(st, 12, (int64_t)time(NULL));
-	bp_stmt_int(st, 13, m->next_retry);
-	r = bp_stmt_step(st);
-	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? 0 : -1;
 }
 
 /* ---- fetching documents ---- */
@@ -522,19 +313,19 @@ fetch_doc(struct bp_nft *n, const struct bp_network *net, const char *uri,
  */
 static int
 meta_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
-    const struct names *nm, enum standard std, const struct bp_u256 *id, const char *uri,
-    int64_t prev_attempts, struct meta *m)
+    const struct bp_nft_names *nm, enum bp_nft_std std, const struct bp_u256 *id, const char *uri,
+    int64_t prev_attempts, struct bp_nft_meta *m)
 {
 	struct bp_nft_doc doc;
 	struct bp_buf subst;
 	char why[200];
 	const char *target = uri;
 
-	meta_free(m);
+	bp_nft_meta_free(m);
 	m->found = 1;
 	m->token_uri = strdup(uri);
 	bp_buf_init(&subst, BP_NFT_DATA_MAX);
-	if (std == STD_1155 && strstr(uri, "{id}") != NULL &&
+	if (std == BP_NFT_STD_1155 && strstr(uri, "{id}") != NULL &&
 	    bp_nft_uri_subst_id(uri, strlen(uri), id, &subst) == 0)
 		target = subst.data;
 	if (fetch_doc(n, net, target, &doc, why, sizeof(why)) == 0) {
@@ -553,7 +344,7 @@ meta_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		    nm->token_id, why, (long long)(m->next_retry - time(NULL)));
 	}
 	bp_buf_free(&subst);
-	return meta_store(db, nm, m);
+	return bp_nft_meta_store(db, nm, m);
 }
 
 /* ---- GET metadata ---- */
@@ -567,7 +358,7 @@ struct token {
 
 static int
 token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
-    const uint8_t contract[20], const struct names *nm, enum standard std,
+    const uint8_t contract[20], const struct bp_nft_names *nm, enum bp_nft_std std,
     const struct bp_u256 *id, struct token *t, struct bp_nft_error *err)
 {
 	struct bp_chain_read r[2];
@@ -578,7 +369,7 @@ token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 
 	memset(t, 0, sizeof(*t));
 	bp_u256_to_be32(id, idbe);
-	if (std == STD_721) {
+	if (std == BP_NFT_STD_721) {
 		call_read(&r[0], contract, SEL_OWNER_OF, idbe, 32, data[0]);
 		call_read(&r[1], contract, SEL_TOKEN_URI, idbe, 32, data[1]);
 	} else {
@@ -586,11 +377,11 @@ token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		call_read(&r[1], contract, SEL_TOTAL_ID, idbe, 32, data[1]);
 	}
 	bp_chain_calls(n->chain, net, r, 2);
-	if (all_transport(r, 2) || (std == STD_721 && r[0].err.kind == BP_CHAIN_ERR_TRANSPORT)) {
+	if (all_transport(r, 2) || (std == BP_NFT_STD_721 && r[0].err.kind == BP_CHAIN_ERR_TRANSPORT)) {
 		bp_chain_reads_free(r, 2);
 		return node_fail(err, net);
 	}
-	if (std == STD_721) {
+	if (std == BP_NFT_STD_721) {
 		t->exists = r[0].err.kind == BP_CHAIN_OK && r[0].bytes != NULL &&
 		    bp_abi_read_address(r[0].bytes, r[0].nbytes, 0, owner) == 0 &&
 		    memcmp(owner, (uint8_t[20]){ 0 }, 20) != 0;
@@ -633,12 +424,6 @@ token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	return 0;
 }
 
-static int
-add_str(struct bp_buf *b, const char *name, const char *v)
-{
-	return bp_buf_printf(b, ",\"%s\":", name) == -1 || bp_nft_json_str_or_null(b, v) == -1 ?
-	    -1 : 0;
-}
 
 /* image_gateway_url of an image field, or NULL; the URL in gw (reset). */
 static const char *
@@ -653,10 +438,10 @@ image_gateway(const struct bp_config *cfg, const char *image, struct bp_buf *gw)
 
 static int
 render_metadata(const struct bp_config *cfg, const struct bp_network *net,
-    const struct names *nm, enum standard std, const struct token *t, const struct meta *m,
+    const struct bp_nft_names *nm, enum bp_nft_std std, const struct token *t, const struct bp_nft_meta *m,
     struct bp_buf *out)
 {
-	const struct meta none = { 0 };
+	const struct bp_nft_meta none = { 0 };
 	struct bp_buf gw;
 	int rc;
 
@@ -667,12 +452,12 @@ render_metadata(const struct bp_config *cfg, const struct bp_network *net,
 	    bp_buf_adds(out, nm->contract_cs) == -1 ||
 	    bp_buf_printf(out, "\",\"chain\":\"%s\",\"network\":\"%s\",\"token_id\":\"%s\","
 	    "\"standard\":\"%s\"", net->chain, net->network, nm->token_id, std_api[std]) == -1 ||
-	    add_str(out, "owner", t->owner[0] != '\0' ? t->owner : NULL) == -1 ||
-	    add_str(out, "token_uri", t->uri) == -1 ||
-	    add_str(out, "name", m->name) == -1 ||
-	    add_str(out, "description", m->description) == -1 ||
-	    add_str(out, "image_url", m->image) == -1 ||
-	    add_str(out, "image_gateway_url", image_gateway(cfg, m->image, &gw)) == -1 ||
+	    bp_nft_json_member(out, "owner", t->owner[0] != '\0' ? t->owner : NULL) == -1 ||
+	    bp_nft_json_member(out, "token_uri", t->uri) == -1 ||
+	    bp_nft_json_member(out, "name", m->name) == -1 ||
+	    bp_nft_json_member(out, "description", m->description) == -1 ||
+	    bp_nft_json_member(out, "image_url", m->image) == -1 ||
+	    bp_nft_json_member(out, "image_gateway_url", image_gateway(cfg, m->image, &gw)) == -1 ||
 	    bp_buf_printf(out, ",\"traits\":%s", m->traits != NULL ? m->traits : "[]") == -1 ||
 	    bp_buf_adds(out, "}") == -1 ? -1 : 0;
 	bp_buf_free(&gw);
@@ -684,11 +469,13 @@ bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net
     const uint8_t contract[20], const struct bp_u256 *id, struct bp_buf *out,
     struct bp_nft_error *err)
 {
-	struct names nm;
-	struct coll c;
+	struct bp_nft_names nm;
+	struct bp_nft_coll c;
 	struct token t;
-	struct meta m;
+	struct bp_nft_meta m;
 	int rc = -1;
+
+	n->gen++;	/* what follows may write the caches (nft_owned.c) */
 
 	memset(&t, 0, sizeof(t));
 	memset(&m, 0, sizeof(m));
@@ -697,7 +484,7 @@ bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net
 	    token_read(n, db, net, contract, &nm, c.standard, id, &t, err) == -1)
 		goto out;
 	if (t.uri != NULL) {
-		if (meta_load(db, &nm, &m) == -1) {
+		if (bp_nft_meta_load(db, &nm, &m) == -1) {
 			db_fail(err);
 			goto out;
 		}
@@ -723,8 +510,8 @@ bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net
 	rc = 0;
 out:
 	free(t.uri);
-	meta_free(&m);
-	coll_free(&c);
+	bp_nft_meta_free(&m);
+	bp_nft_coll_free(&c);
 	return rc;
 }
 
@@ -736,7 +523,7 @@ out:
  */
 static int
 coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
-    const uint8_t contract[20], const struct names *nm, struct coll *c, char *total,
+    const uint8_t contract[20], const struct bp_nft_names *nm, struct bp_nft_coll *c, char *total,
     size_t totallen, struct bp_nft_error *err)
 {
 	struct bp_chain_read r[4];
@@ -804,7 +591,7 @@ coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		}
 	}
 	free(uri);
-	if (coll_store(db, nm, c) == -1)
+	if (bp_nft_coll_store(db, nm, c) == -1)
 		return db_fail(err);
 	return 0;
 }
@@ -813,12 +600,14 @@ int
 bp_nft_collection(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t contract[20], struct bp_buf *out, struct bp_nft_error *err)
 {
-	struct names nm;
-	struct coll c;
+	struct bp_nft_names nm;
+	struct bp_nft_coll c;
 	struct bp_buf gw;
 	char total[BP_U256_DEC_MAX];
 	int64_t tokens = 0, owners = 0;
 	int rc = -1;
+
+	n->gen++;	/* what follows may write the caches (nft_owned.c) */
 
 	bp_buf_init(&gw, BP_NFT_URI_MAX + 1);
 	names_init(&nm, net, contract, NULL);
@@ -835,14 +624,14 @@ bp_nft_collection(struct bp_nft *n, struct bp_db *db, const struct bp_network *n
 	    bp_buf_adds(out, nm.contract_cs) == -1 ||
 	    bp_buf_printf(out, "\",\"chain\":\"%s\",\"network\":\"%s\"", net->chain,
 	    net->network) == -1 ||
-	    add_str(out, "name", c.name) == -1 || add_str(out, "symbol", c.symbol) == -1 ||
+	    bp_nft_json_member(out, "name", c.name) == -1 || bp_nft_json_member(out, "symbol", c.symbol) == -1 ||
 	    bp_buf_printf(out, ",\"standard\":\"%s\",\"total_supply\":%s,\"num_owners\":%lld,"
 	    "\"floor_price_eth\":null,\"floor_price_usd\":null", std_api[c.standard], total,
 	    (long long)owners) == -1 ||
-	    add_str(out, "banner_url", image_gateway(n->cfg, c.banner, &gw)) == -1 ||
-	    add_str(out, "image_url", image_gateway(n->cfg, c.image, &gw)) == -1 ||
-	    add_str(out, "description", c.description) == -1 ||
-	    add_str(out, "contract_uri", c.contract_uri) == -1 ||
+	    bp_nft_json_member(out, "banner_url", image_gateway(n->cfg, c.banner, &gw)) == -1 ||
+	    bp_nft_json_member(out, "image_url", image_gateway(n->cfg, c.image, &gw)) == -1 ||
+	    bp_nft_json_member(out, "description", c.description) == -1 ||
+	    bp_nft_json_member(out, "contract_uri", c.contract_uri) == -1 ||
 	    bp_buf_printf(out, ",\"spam\":%s}", c.spam == 1 ? "true" : "false") == -1) {
 		too_large(err);
 		goto out;
@@ -850,191 +639,10 @@ bp_nft_collection(struct bp_nft *n, struct bp_db *db, const struct bp_network *n
 	rc = 0;
 out:
 	bp_buf_free(&gw);
-	coll_free(&c);
+	bp_nft_coll_free(&c);
 	return rc;
 }
 
-/* ---- GET owned ---- */
-
-struct owned {
-	struct bp_db	*db;
-	const char	*chain;
-	struct bp_buf	*out;
-	int		 n;		/* entries written */
-	int		 failed;
-	/* Exclude-spam pass: the spam contracts, and the window to write. */
-	char		(*spam)[BP_ADDR_STR_MAX];
-	size_t		 nspam;
-	int64_t		 seen, from, to;
-	/* The last contract's names, looked up once per run of its tokens. */
-	char		 last[BP_ADDR_STR_MAX];
-	char		 last_cs[BP_ADDR_STR_MAX];
-	char		*last_name;
-};
-
-/* The cached name and image of a token into *name, *image (malloc'd or NULL); 0 or -1. */
-static int
-owned_meta(struct owned *o, const struct bp_index_nft *x, char **name, char **image)
-{
-	static const char sql[] = "SELECT name, image FROM nft_metadata WHERE chain = ?"
-	    " AND contract = ? AND token_id = ? AND status = 'ok'";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-
-	*name = *image = NULL;
-	if ((st = bp_db_stmt(o->db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, o->chain);
-	bp_stmt_text(st, 2, x->contract);
-	bp_stmt_text(st, 3, x->token_id);
-	if ((r = bp_stmt_step(st)) == BP_DB_ROW) {
-		*name = col_dup(st, 0);
-		*image = col_dup(st, 1);
-	}
-	bp_stmt_reset(st);
-	return r == BP_DB_ERROR ? -1 : 0;
-}
-
-/* Switches o's last contract to x's: its EIP-55 form and cached name. 0 or -1. */
-static int
-owned_contract(struct owned *o, const char *contract)
-{
-	static const char sql[] = "SELECT name FROM nft_collections WHERE chain = ?"
-	    " AND contract = ?";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-	uint8_t a[20];
-
-	if (strcmp(o->last, contract) == 0)
-		return 0;
-	free(o->last_name);
-	o->last_name = NULL;
-	bp_strlcpy(o->last, contract, sizeof(o->last));
-	if (bp_addr_parse(contract, strlen(contract), 0, a) == -1)
-		return -1;
-	bp_addr_format_checksum(a, o->last_cs, sizeof(o->last_cs));
-	if ((st = bp_db_stmt(o->db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, o->chain);
-	bp_stmt_text(st, 2, contract);
-	if ((r = bp_stmt_step(st)) == BP_DB_ROW)
-		o->last_name = col_dup(st, 0);
-	bp_stmt_reset(st);
-	return r == BP_DB_ERROR ? -1 : 0;
-}
-
-static int
-owned_entry(const struct bp_index_nft *x, void *arg)
-{
-	struct owned *o = arg;
-	char *name = NULL, *image = NULL;
-	size_t i;
-
-	if (o->spam != NULL) {	/* the exclude-spam pass counts and windows itself */
-		for (i = 0; i < o->nspam; i++)
-			if (strcmp(o->spam[i], x->contract) == 0)
-				return 0;
-		if (o->seen++ < o->from || o->seen > o->to)
-			return 0;
-	}
-	if (owned_contract(o, x->contract) == -1 || owned_meta(o, x, &name, &image) == -1) {
-		o->failed = 1;
-		return 1;
-	}
-	if ((o->n > 0 && bp_buf_adds(o->out, ",") == -1) ||
-	    bp_buf_printf(o->out, "{\"contract\":\"%s\",\"token_id\":\"%s\"", o->last_cs,
-	    x->token_id) == -1 ||
-	    add_str(o->out, "name", name) == -1 ||
-	    add_str(o->out, "collection_name", o->last_name) == -1 ||
-	    add_str(o->out, "image_url", image) == -1 ||
-	    bp_buf_printf(o->out, ",\"standard\":\"%s\",\"quantity\":\"%s\"}",
-	    strcmp(x->standard, "erc1155") == 0 ? "ERC1155" : "ERC721", x->quantity) == -1)
-		o->failed = 2;
-	free(name);
-	free(image);
-	o->n++;
-	return o->failed;
-}
-
-/* The contracts of chain judged spam into o->spam (malloc'd); 0 or -1. */
-static int
-spam_list(struct owned *o)
-{
-	static const char sql[] = "SELECT contract FROM nft_collections WHERE chain = ?"
-	    " AND spam = 1 ORDER BY contract";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-	size_t cap = 0;
-	void *p;
-
-	if ((st = bp_db_stmt(o->db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, o->chain);
-	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
-		if (o->nspam == cap) {
-			cap = cap ? cap * 2 : 16;
-			if ((p = realloc(o->spam, cap * sizeof(*o->spam))) == NULL) {
-				r = BP_DB_ERROR;
-				break;
-			}
-			o->spam = p;
-		}
-		bp_strlcpy(o->spam[o->nspam++], bp_col_text(st, 0), BP_ADDR_STR_MAX);
-	}
-	bp_stmt_reset(st);
-	if (r != BP_DB_ERROR && o->spam == NULL && (o->spam = malloc(sizeof(*o->spam))) == NULL)
-		r = BP_DB_ERROR;
-	return r == BP_DB_ERROR ? -1 : 0;
-}
-
-int
-bp_nft_owned(struct bp_db *db, const struct bp_network *net, const uint8_t owner[20],
-    int64_t page, int64_t limit, int exclude_spam, struct bp_buf *out,
-    struct bp_nft_error *err)
-{
-	struct owned o;
-	char chain[BP_INDEX_CHAIN_MAX], addr[BP_ADDR_STR_MAX], addr_cs[BP_ADDR_STR_MAX];
-	int64_t total = 0;
-	int rc = -1;
-
-	memset(&o, 0, sizeof(o));
-	snprintf(chain, sizeof(chain), "%s.%s", net->chain, net->network);
-	bp_addr_format_lower(owner, addr, sizeof(addr));
-	bp_addr_format_checksum(owner, addr_cs, sizeof(addr_cs));
-	o.db = db;
-	o.chain = chain;
-	o.out = out;
-	if (bp_buf_printf(out, "{\"address\":\"%s\",\"chain\":\"%s\",\"network\":\"%s\","
-	    "\"nfts\":[", addr_cs, net->chain, net->network) == -1) {
-		too_large(err);
-		goto out;
-	}
-	if (exclude_spam) {
-		o.from = (page - 1) * limit;
-		o.to = o.from + limit;
-		if (spam_list(&o) == -1 || bp_index_each_nft(db, chain, addr, owned_entry, &o) < 0 ||
-		    o.failed == 1) {
-			db_fail(err);
-			goto out;
-		}
-		total = o.seen;
-	} else if (bp_index_nft_count(db, chain, addr, &total) == -1 ||
-	    bp_index_nft_page(db, chain, addr, (page - 1) * limit, limit, owned_entry, &o) < 0 ||
-	    o.failed == 1) {
-		db_fail(err);
-		goto out;
-	}
-	if (o.failed || bp_buf_printf(out, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",
-	    (long long)page, (long long)limit, (long long)total) == -1) {
-		too_large(err);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(o.spam);
-	free(o.last_name);
-	return rc;
-}
 
 /* ---- cron/nftmeta ---- */
 
@@ -1061,8 +669,8 @@ static int
 fill_scan(const struct bp_index_nft *x, void *arg)
 {
 	struct fill *f = arg;
-	struct names nm;
-	struct meta m;
+	struct bp_nft_names nm;
+	struct bp_nft_meta m;
 	int64_t now = (int64_t)time(NULL);
 
 	f->scanned++;
@@ -1071,7 +679,7 @@ fill_scan(const struct bp_index_nft *x, void *arg)
 	bp_strlcpy(nm.chain, f->chain, sizeof(nm.chain));
 	bp_strlcpy(nm.contract, x->contract, sizeof(nm.contract));
 	bp_strlcpy(nm.token_id, x->token_id, sizeof(nm.token_id));
-	if (meta_load(f->db, &nm, &m) == -1) {
+	if (bp_nft_meta_load(f->db, &nm, &m) == -1) {
 		f->failed = 1;
 		return 1;
 	}
@@ -1081,46 +689,8 @@ fill_scan(const struct bp_index_nft *x, void *arg)
 		f->items[f->n].attempts = m.attempts;
 		f->n++;
 	}
-	meta_free(&m);
+	bp_nft_meta_free(&m);
 	return f->n == f->max;
-}
-
-static int
-cursor_load(struct bp_db *db, const char *chain, char *contract, char *token)
-{
-	static const char sql[] = "SELECT contract, token_id FROM nft_fill_cursors WHERE chain = ?";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-
-	contract[0] = token[0] = '\0';
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, chain);
-	if ((r = bp_stmt_step(st)) == BP_DB_ROW) {
-		bp_strlcpy(contract, bp_col_text(st, 0), BP_ADDR_STR_MAX);
-		bp_strlcpy(token, bp_col_text(st, 1), BP_U256_DEC_MAX);
-	}
-	bp_stmt_reset(st);
-	return r == BP_DB_ERROR ? -1 : 0;
-}
-
-static int
-cursor_store(struct bp_db *db, const char *chain, const char *contract, const char *token)
-{
-	static const char sql[] = "INSERT INTO nft_fill_cursors (chain, contract, token_id)"
-	    " VALUES (?, ?, ?) ON CONFLICT (chain) DO UPDATE SET contract = excluded.contract,"
-	    " token_id = excluded.token_id";
-	struct bp_stmt *st;
-	enum bp_db_step r;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, chain);
-	bp_stmt_text(st, 2, contract);
-	bp_stmt_text(st, 3, token);
-	r = bp_stmt_step(st);
-	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? 0 : -1;
 }
 
 /* Fetches one queued token's metadata (reading its URI first). 0, or -1 on a db error. */
@@ -1129,11 +699,11 @@ fill_one(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const struct fill_item *it)
 {
 	struct bp_nft_error err;
-	struct names nm;
+	struct bp_nft_names nm;
 	struct bp_u256 id;
-	struct coll c;
+	struct bp_nft_coll c;
 	struct token t;
-	struct meta m;
+	struct bp_nft_meta m;
 	uint8_t contract[20];
 	int rc = 0;
 
@@ -1143,23 +713,23 @@ fill_one(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		return 0;
 	names_init(&nm, net, contract, &id);
 	/* A request may have fetched it since the scan. */
-	if (meta_load(db, &nm, &m) == -1)
+	if (bp_nft_meta_load(db, &nm, &m) == -1)
 		return -1;
 	if (m.found && (m.ok || m.next_retry > (int64_t)time(NULL))) {
-		meta_free(&m);
+		bp_nft_meta_free(&m);
 		return 0;
 	}
-	meta_free(&m);
+	bp_nft_meta_free(&m);
 	if (coll_get(n, db, net, contract, &nm, &c, &err) == -1) {
-		coll_free(&c);
+		bp_nft_coll_free(&c);
 		return err.status == 500 && strcmp(err.message, "database error") == 0 ? -1 : 0;
 	}
 	if (token_read(n, db, net, contract, &nm, c.standard, &id, &t, &err) == 0 &&
 	    t.uri != NULL)
 		rc = meta_refresh(n, db, net, &nm, c.standard, &id, t.uri, it->attempts, &m);
 	free(t.uri);
-	meta_free(&m);
-	coll_free(&c);
+	bp_nft_meta_free(&m);
+	bp_nft_coll_free(&c);
 	return rc;
 }
 
@@ -1171,6 +741,8 @@ bp_nft_fill(struct bp_nft *n, struct bp_db *db, const struct bp_network *net, in
 	char chain[BP_INDEX_CHAIN_MAX], from_c[BP_ADDR_STR_MAX], from_t[BP_U256_DEC_MAX];
 	int i, got, done = 0;
 
+	n->gen++;
+
 	memset(&f, 0, sizeof(f));
 	snprintf(chain, sizeof(chain), "%s.%s", net->chain, net->network);
 	if (max < 1 || scan < 1 || (f.items = calloc((size_t)max, sizeof(*f.items))) == NULL)
@@ -1178,7 +750,7 @@ bp_nft_fill(struct bp_nft *n, struct bp_db *db, const struct bp_network *net, in
 	f.db = db;
 	f.chain = chain;
 	f.max = max;
-	if (cursor_load(db, chain, from_c, from_t) == -1)
+	if (bp_nft_cursor_load(db, chain, from_c, from_t) == -1)
 		goto fail;
 	got = bp_index_nft_tokens_after(db, chain, from_c, from_t, scan, fill_scan, &f);
 	if (got < 0 || f.failed)
@@ -1186,7 +758,8 @@ bp_nft_fill(struct bp_nft *n, struct bp_db *db, const struct bp_network *net, in
 	/* The end of the index: the next pass starts over from the beginning. */
 	if (f.n < f.max && got < scan)
 		f.last_contract[0] = f.last_token[0] = '\0';
-	if (cursor_store(db, chain, f.last_contract, f.last_token) == -1)
+	if ((strcmp(from_c, f.last_contract) != 0 || strcmp(from_t, f.last_token) != 0) &&
+	    bp_nft_cursor_store(db, chain, f.last_contract, f.last_token) == -1)
 		goto fail;
 	for (i = 0; i < f.n; i++, done++)
 		if (fill_one(n, db, net, &f.items[i]) == -1)

@@ -53,9 +53,9 @@ int		 bp_nft_collection(struct bp_nft *, struct bp_db *, const struct bp_network
  * caches only (never a chain read or a fetch); with exclude_spam, collections judged spam are
  * left out of the entries and the total. Returns 0, or -1 with err (500).
  */
-int		 bp_nft_owned(struct bp_db *, const struct bp_network *, const uint8_t owner[20],
-		    int64_t page, int64_t limit, int exclude_spam, struct bp_buf *out,
-		    struct bp_nft_error *err);
+int		 bp_nft_owned(struct bp_nft *, struct bp_db *, const struct bp_network *,
+		    const uint8_t owner[20], int64_t page, int64_t limit, int exclude_spam,
+		    struct bp_buf *out, struct bp_nft_error *err);
 
 /*
  * cron/nftmeta: one pass over net's indexed tokens from where the last pass stopped, looking at

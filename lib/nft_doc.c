@@ -75,6 +75,12 @@ bp_nft_json_str_or_null(struct bp_buf *b, const char *s)
 	return 0;
 }
 
+int
+bp_nft_json_member(struct bp_buf *b, const char *name, const char *s)
+{
+	return bp_buf_printf(b, ",\"%s\":", name) == -1 ? -1 : bp_nft_json_str_or_null(b, s);
+}
+
 /* Renders attributes (any JSON value) as our traits array into b. 0 or -1 (too large). */
 static int
 render_traits(const cJSON *attrs, struct bp_buf *b)

@@ -38,5 +38,7 @@ void	bp_nft_doc_free(struct bp_nft_doc *);
 
 /* Appends the JSON string literal of s (with quotes), or null for NULL; 0 or -1. */
 int	bp_nft_json_str_or_null(struct bp_buf *, const char *s);
+/* Appends ,"name": and the string s or null; 0 or -1. */
+int	bp_nft_json_member(struct bp_buf *, const char *name, const char *s);
 
 #endif

@@ -166,9 +166,12 @@ test('ERC-721 over http: fields, owner, traits as strings, image through the IPF
 
 test('cached: a second request does not fetch again', async () => {
   await meta('http', 0);
+  await sleep(1000);	// a fetch of cron/nftmeta's that raced the first request has landed
   const before = hits.filter((p) => p === '/meta/0').length;
-  const r = await meta('http', 0);
-  assert.equal(r.json.name, 'Token 0');
+  for (let i = 0; i < 3; i++) {
+    const r = await meta('http', 0);
+    assert.equal(r.json.name, 'Token 0');
+  }
   assert.equal(hits.filter((p) => p === '/meta/0').length, before);
 });
 
