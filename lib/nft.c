@@ -424,7 +424,6 @@ token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	return 0;
 }
 
-
 /* image_gateway_url of an image field, or NULL; the URL in gw (reset). */
 static const char *
 image_gateway(const struct bp_config *cfg, const char *image, struct bp_buf *gw)
@@ -474,8 +473,6 @@ bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net
 	struct token t;
 	struct bp_nft_meta m;
 	int rc = -1;
-
-	n->gen++;	/* what follows may write the caches (nft_owned.c) */
 
 	memset(&t, 0, sizeof(t));
 	memset(&m, 0, sizeof(m));
@@ -607,8 +604,6 @@ bp_nft_collection(struct bp_nft *n, struct bp_db *db, const struct bp_network *n
 	int64_t tokens = 0, owners = 0;
 	int rc = -1;
 
-	n->gen++;	/* what follows may write the caches (nft_owned.c) */
-
 	bp_buf_init(&gw, BP_NFT_URI_MAX + 1);
 	names_init(&nm, net, contract, NULL);
 	if (coll_get(n, db, net, contract, &nm, &c, err) == -1 ||
@@ -642,7 +637,6 @@ out:
 	bp_nft_coll_free(&c);
 	return rc;
 }
-
 
 /* ---- cron/nftmeta ---- */
 
@@ -740,8 +734,6 @@ bp_nft_fill(struct bp_nft *n, struct bp_db *db, const struct bp_network *net, in
 	struct fill f;
 	char chain[BP_INDEX_CHAIN_MAX], from_c[BP_ADDR_STR_MAX], from_t[BP_U256_DEC_MAX];
 	int i, got, done = 0;
-
-	n->gen++;
 
 	memset(&f, 0, sizeof(f));
 	snprintf(chain, sizeof(chain), "%s.%s", net->chain, net->network);

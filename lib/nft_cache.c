@@ -12,6 +12,40 @@
 
 static const char *const std_db[BP_NFT_STD__MAX] = { "", "erc721", "erc1155" };
 
+/* Moves chain's cache version (nft_cache_versions); 0 or -1. */
+static int
+bump(struct bp_db *db, const char *chain)
+{
+	static const char sql[] = "INSERT INTO nft_cache_versions (chain, version) VALUES (?, 1)"
+	    " ON CONFLICT (chain) DO UPDATE SET version = nft_cache_versions.version + 1";
+	struct bp_stmt *st;
+	enum bp_db_step r;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	r = bp_stmt_step(st);
+	bp_stmt_reset(st);
+	return r == BP_DB_DONE ? 0 : -1;
+}
+
+int
+bp_nft_cache_version(struct bp_db *db, const char *chain, int64_t *version)
+{
+	static const char sql[] = "SELECT version FROM nft_cache_versions WHERE chain = ?";
+	struct bp_stmt *st;
+	enum bp_db_step r;
+
+	*version = 0;
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	if ((r = bp_stmt_step(st)) == BP_DB_ROW)
+		*version = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : 0;
+}
+
 static char *
 col_dup(struct bp_stmt *st, int col)
 {
@@ -108,7 +142,7 @@ bp_nft_coll_store(struct bp_db *db, const struct bp_nft_names *nm, const struct 
 	bp_stmt_int(st, 14, c->next_retry);
 	r = bp_stmt_step(st);
 	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? 0 : -1;
+	return r == BP_DB_DONE ? bump(db, nm->chain) : -1;
 }
 
 void
@@ -184,7 +218,7 @@ bp_nft_meta_store(struct bp_db *db, const struct bp_nft_names *nm, const struct 
 	bp_stmt_int(st, 13, m->next_retry);
 	r = bp_stmt_step(st);
 	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? 0 : -1;
+	return r == BP_DB_DONE ? bump(db, nm->chain) : -1;
 }
 
 int

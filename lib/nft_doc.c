@@ -118,6 +118,7 @@ bp_nft_doc_parse(const char *json, size_t len, struct bp_nft_doc *doc)
 {
 	struct bp_buf traits;
 	const cJSON *img;
+	const char *end = NULL;
 	cJSON *root = NULL;
 	int rc = -1;
 
@@ -126,8 +127,12 @@ bp_nft_doc_parse(const char *json, size_t len, struct bp_nft_doc *doc)
 	if (json == NULL || len == 0 || memchr(json, '\0', len) != NULL ||
 	    !bp_json_depth_ok(json, len, BP_NFT_DOC_DEPTH))
 		goto out;
-	if ((root = cJSON_ParseWithLength(json, len)) == NULL || !cJSON_IsObject(root))
+	if ((root = cJSON_ParseWithLengthOpts(json, len, &end, 0)) == NULL || !cJSON_IsObject(root))
 		goto out;
+	/* Strict: nothing but white space may follow the object. */
+	for (; end < json + len; end++)
+		if (*end != ' ' && *end != '\t' && *end != '\r' && *end != '\n')
+			goto out;
 	doc->name = text_of(cJSON_GetObjectItemCaseSensitive(root, "name"));
 	doc->description = text_of(cJSON_GetObjectItemCaseSensitive(root, "description"));
 	img = cJSON_GetObjectItemCaseSensitive(root, "image");

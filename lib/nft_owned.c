@@ -1,7 +1,9 @@
 /*
  * GET /v1/nfts/{chain}/owned/{address} (nft.h; docs/nfts.md): a page of the index's NFT owners
  * with the names and images the caches hold, never a chain read or a fetch. A thread keeps its
- * last answers while the database is unchanged (PRAGMA data_version and its own writes).
+ * last answers while what they were made of stays put: the rows of index_nft_owners change only
+ * with the index's cursor (lib/index_store.c writes both in one transaction), the caches only
+ * with their version (nft_cache_versions).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,24 +147,26 @@ bp_nft_owned(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     struct bp_nft_error *err)
 {
 	struct bp_nft_owned_slot *s, *victim = &n->owned[0];
+	struct bp_index_head head;
 	char chain[BP_INDEX_CHAIN_MAX], addr[BP_ADDR_STR_MAX], addr_cs[BP_ADDR_STR_MAX];
 	char key[sizeof(victim->key)];
-	int64_t version = bp_db_data_version(db);
+	int64_t version;
 	size_t start = out->len, i;
+	int keep;
 	char *copy;
 
 	snprintf(chain, sizeof(chain), "%s.%s", net->chain, net->network);
 	bp_addr_format_lower(owner, addr, sizeof(addr));
 	snprintf(key, sizeof(key), "%s %s %lld %lld %d", chain, addr, (long long)page,
 	    (long long)limit, exclude_spam);
-	/*
-	 * The same question since nothing was written to the database (no other connection
-	 * committed, this one wrote nothing): the same answer.
-	 */
-	for (i = 0; i < BP_NFT_OWNED_SLOTS; i++) {
+	/* Read before the answer: a change after them makes the kept answer older, not wrong. */
+	keep = bp_index_get_head(db, chain, &head) != -1 &&
+	    bp_nft_cache_version(db, chain, &version) == 0;
+	/* The same question while the index and the caches stayed put: the same answer. */
+	for (i = 0; i < BP_NFT_OWNED_SLOTS && keep; i++) {
 		s = &n->owned[i];
-		if (s->body != NULL && version != -1 && s->version == version && s->gen == n->gen &&
-		    strcmp(s->key, key) == 0) {
+		if (s->body != NULL && s->head == head.head && s->version == version &&
+		    strcmp(s->head_hash, head.head_hash) == 0 && strcmp(s->key, key) == 0) {
 			s->used = ++n->tick;
 			return bp_buf_add(out, s->body, s->len) == -1 ?
 			    owned_fail(err, "response too large") : 0;
@@ -173,13 +177,14 @@ bp_nft_owned(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	bp_addr_format_checksum(owner, addr_cs, sizeof(addr_cs));
 	if (owned_render(db, net, chain, addr, addr_cs, page, limit, exclude_spam, out, err) == -1)
 		return -1;
-	if (version != -1 && (copy = malloc(out->len - start)) != NULL) {
+	if (keep && (copy = malloc(out->len - start)) != NULL) {
 		memcpy(copy, out->data + start, out->len - start);
 		free(victim->body);
 		victim->body = copy;
 		victim->len = out->len - start;
 		victim->version = version;
-		victim->gen = n->gen;
+		victim->head = head.head;
+		bp_strlcpy(victim->head_hash, head.head_hash, sizeof(victim->head_hash));
 		victim->used = ++n->tick;
 		bp_strlcpy(victim->key, key, sizeof(victim->key));
 	}

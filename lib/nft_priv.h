@@ -25,12 +25,13 @@ enum bp_nft_std {
 	BP_NFT_STD__MAX
 };
 
-/* Answers of GET owned kept per thread while the database has not changed (nft_owned.c). */
+/* Answers of GET owned kept per thread while their inputs stay put (nft_owned.c). */
 #define BP_NFT_OWNED_SLOTS	8
 struct bp_nft_owned_slot {
 	char		key[160];	/* chain, owner, page, limit, exclude_spam */
-	int64_t		version;	/* PRAGMA data_version when rendered */
-	uint64_t	gen;		/* the context's own writes when rendered */
+	char		head_hash[BP_INDEX_HASH_STR];	/* the index's head when rendered */
+	int64_t		head;
+	int64_t		version;	/* the caches' version (bp_nft_cache_version) */
 	uint64_t	used;
 	char		*body;
 	size_t		len;
@@ -40,7 +41,6 @@ struct bp_nft {
 	const struct bp_config	*cfg;
 	struct bp_upstream	*up;
 	struct bp_chain		*chain;
-	uint64_t		 gen;		/* bumped by every call that may write */
 	uint64_t		 tick;
 	struct bp_nft_owned_slot owned[BP_NFT_OWNED_SLOTS];
 };
@@ -78,6 +78,9 @@ void	bp_nft_coll_free(struct bp_nft_coll *);
 int	bp_nft_meta_load(struct bp_db *, const struct bp_nft_names *, struct bp_nft_meta *);
 int	bp_nft_meta_store(struct bp_db *, const struct bp_nft_names *, const struct bp_nft_meta *);
 void	bp_nft_meta_free(struct bp_nft_meta *);
+
+/* chain's cache version: moved by every store above (0 before any); 0 or -1. */
+int	bp_nft_cache_version(struct bp_db *, const char *chain, int64_t *version);
 
 /* Where cron/nftmeta's walk stopped ("" and "": the beginning); 0 or -1. */
 int	bp_nft_cursor_load(struct bp_db *, const char *chain, char *contract, char *token);

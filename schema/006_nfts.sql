@@ -43,6 +43,13 @@ CREATE TABLE nft_collections (
 	PRIMARY KEY (chain, contract)
 ) WITHOUT ROWID;
 
+-- A counter per network, moved by every write to the two caches above: GET owned keeps its
+-- answers while this and the index's cursor stay put (lib/nft_owned.c).
+CREATE TABLE nft_cache_versions (
+	chain		TEXT PRIMARY KEY,
+	version		INTEGER NOT NULL
+);
+
 -- Where cron/nftmeta.c's walk over the index's tokens stopped, per network.
 CREATE TABLE nft_fill_cursors (
 	chain		TEXT PRIMARY KEY,

@@ -3,13 +3,15 @@
  * contract or a metadata server may give them. Beyond memory safety it checks that a URL answer
  * is printable ASCII within BP_NFT_URI_MAX and starts with http(s) or a gateway, that a data:
  * answer holds no NUL, that the image mapping agrees with the tokenURI mapping on URLs, and that
- * {id} substitution leaves no "{id}" behind.
+ * {id} substitution leaves no "{id}" behind. The same bytes, and a data: URI's decoded document,
+ * go through the metadata document parser, whose traits must be a JSON array.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "nft_doc.h"
 #include "nft_uri.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -26,6 +28,20 @@ check_url(const struct bp_buf *b)
 			abort();
 	if (strncasecmp(b->data, "http://", 7) != 0 && strncasecmp(b->data, "https://", 8) != 0)
 		abort();
+}
+
+static void
+check_doc(const char *s, size_t len)
+{
+	struct bp_nft_doc d;
+	size_t n;
+
+	if (bp_nft_doc_parse(s, len, &d) == 0) {
+		n = strlen(d.traits);
+		if (n < 2 || d.traits[0] != '[' || d.traits[n - 1] != ']')
+			abort();
+	}
+	bp_nft_doc_free(&d);
 }
 
 int
@@ -48,10 +64,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (kind == BP_NFT_URI_DATA) {
 		if (a.len == 0 || memchr(a.data, '\0', a.len) != NULL)
 			abort();
+		check_doc(a.data, a.len);
 	} else if (kind != BP_NFT_URI_BAD || a.len != 0)
 		abort();
 	if (bp_nft_image_url(s, size, &gw, &b) == 0)
 		check_url(&b);
+	check_doc(s, size);
 	memset(&id, 0, sizeof(id));
 	if (size >= 8)
 		memcpy(&id.w[0], data, 8);
