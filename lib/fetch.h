@@ -51,7 +51,7 @@ struct bp_fetch_opts {
 	long		 total_ms;	/* 0: 10000 */
 	size_t		 max_bytes;	/* 0: 1 MiB; a larger answer fails with "too large" */
 	int		 max_redirects;	/* 0: none followed (a 3xx is the answer); at most 3 */
-	const char	*ca_file;	/* extra trusted CAs (PEM), or NULL */
+	const char	*ca_file;	/* trusted CAs (PEM) instead of the system's, or NULL */
 	const char	*user_agent;	/* NULL: "Blockport/1" */
 };
 
@@ -90,13 +90,17 @@ void	bp_fetch_result_free(struct bp_fetch_result *);
 struct bp_fetch_guard {
 	bool	allow_private;
 	bool	blocked;
+	bool	too_large;	/* the body passed max_bytes: the transfer was cut */
 	char	why[160];
 	size_t	max_bytes;
 	struct bp_fetch_result *res;
 };
 int	bp_fetch_arm(CURL *h, const char *url, const struct bp_fetch_opts *,
 	    struct bp_fetch_guard *guard, struct bp_fetch_result *res);
-/* After a transfer armed with bp_fetch_arm: fills res->status, elapsed_ms and error. */
+/*
+ * After a transfer armed with bp_fetch_arm: fills res->status, content_type, elapsed_ms, blocked
+ * and error (empty when rc is CURLE_OK).
+ */
 void	bp_fetch_finish(CURL *h, CURLcode rc, struct bp_fetch_guard *, struct bp_fetch_result *);
 
 /*
@@ -106,5 +110,14 @@ void	bp_fetch_finish(CURL *h, CURLcode rc, struct bp_fetch_guard *, struct bp_fe
  */
 int	bp_fetch_check_url(const char *url, bool allow_private, bool https_only, char *why,
 	    size_t whylen);
+/*
+ * bp_fetch_check_url without DNS: length (BP_FETCH_URL_MAX), printable ASCII, scheme, no
+ * credentials, and a host that is neither localhost nor a refused IP literal in any spelling.
+ * Returns 0, -1 with why for a bad URL, -2 with why for a refused address.
+ */
+int	bp_fetch_check_url_static(const char *url, bool allow_private, bool https_only,
+	    char *why, size_t whylen);
+
+#define BP_FETCH_URL_MAX	2048	/* bytes; a longer URL is refused */
 
 #endif
