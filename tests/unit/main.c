@@ -11,6 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <CUnit/Basic.h>
 
 #include "log.h"
@@ -65,6 +69,44 @@ bp_unit_fresh_second(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (ts.tv_nsec > 800000000L)
 		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 5000));
+}
+
+int
+bp_unit_send_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+bp_unit_bind_loopback(int *port)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
 }
 
 int

@@ -273,20 +273,6 @@ connections_seen(void)
 	return v;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void
 respond(int fd, const char *status, const char *extra, const char *body, size_t len)
 {
@@ -294,8 +280,8 @@ respond(int fd, const char *status, const char *extra, const char *body, size_t 
 	int n = snprintf(head, sizeof(head), "HTTP/1.1 %s\r\nContent-Type: text/plain\r\n"
 	    "Connection: close\r\n%sContent-Length: %zu\r\n\r\n", status, extra, len);
 
-	if (write_all(fd, head, (size_t)n) == 0)
-		write_all(fd, body, len);
+	if (bp_unit_send_all(fd, head, (size_t)n) == 0)
+		bp_unit_send_all(fd, body, len);
 }
 
 static void
@@ -310,20 +296,20 @@ answer_big(int fd, int chunked)
 	n = chunked ? snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\n"
 	    "Transfer-Encoding: chunked\r\n\r\n") :
 	    snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", BIG);
-	if (write_all(fd, head, (size_t)n) == -1)
+	if (bp_unit_send_all(fd, head, (size_t)n) == -1)
 		return;
 	for (sent = 0; sent < BIG; sent += sizeof(chunk)) {
 		if (chunked) {
 			n = snprintf(head, sizeof(head), "%zx\r\n", sizeof(chunk));
-			if (write_all(fd, head, (size_t)n) == -1)
+			if (bp_unit_send_all(fd, head, (size_t)n) == -1)
 				return;
 		}
-		if (write_all(fd, chunk, sizeof(chunk)) == -1 ||
-		    (chunked && write_all(fd, "\r\n", 2) == -1))
+		if (bp_unit_send_all(fd, chunk, sizeof(chunk)) == -1 ||
+		    (chunked && bp_unit_send_all(fd, "\r\n", 2) == -1))
 			return;
 	}
 	if (chunked)
-		write_all(fd, "0\r\n\r\n", 5);
+		bp_unit_send_all(fd, "0\r\n\r\n", 5);
 }
 
 /* The request target: from p up to the next space, into path. 0 or -1. */
@@ -420,20 +406,8 @@ accept_loop(void *arg)
 static int
 suite_init(void)
 {
-	struct sockaddr_in sa;
-	socklen_t sl = sizeof(sa);
-	int one = 1;
-
-	if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+	if ((lfd = bp_unit_bind_loopback(&port)) < 0 || listen(lfd, 64) != 0)
 		return -1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0 || listen(lfd, 64) != 0)
-		return -1;
-	port = ntohs(sa.sin_port);
 	return pthread_create(&acceptor, NULL, accept_loop, NULL) == 0 ? 0 : -1;
 }
 

@@ -45,6 +45,15 @@ void	bp_unit_fresh_second(void);
 #define BP_UNIT_THREADS_MAX	64
 int	bp_unit_threads(size_t n, void *(*fn)(void *));
 
+/* Sends all n bytes on fd (no SIGPIPE when the peer hung up); 0, or -1 when it could not. */
+int	bp_unit_send_all(int fd, const void *p, size_t n);
+
+/*
+ * A TCP socket bound to 127.0.0.1 on a free port (not listening yet), with *port set; -1 on
+ * failure. For the test servers the HTTP clients are pointed at.
+ */
+int	bp_unit_bind_loopback(int *port);
+
 #define BP_UNIT_SUITE(sname, sinit, scleanup, ...)				\
 	static const struct bp_unit_case sname##_cases[] = { __VA_ARGS__ };	\
 	static const struct bp_unit_suite sname##_suite = { #sname, sinit,	\
