@@ -566,7 +566,8 @@ bp_fetch_arm(CURL *h, const char *url, const struct bp_fetch_opts *in,
 	    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, o.connect_ms) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, o.total_ms) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o.max_bytes) != CURLE_OK ||
+	    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+	    (curl_off_t)(o.max_bytes < INT64_MAX ? o.max_bytes : INT64_MAX)) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_USERAGENT, o.user_agent) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_open) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, g) != CURLE_OK ||
