@@ -287,7 +287,7 @@ respond(int fd, const char *status, const char *extra, const char *body, size_t 
 static void
 answer_big(int fd, int chunked)
 {
-	static char chunk[64 * 1024];
+	char chunk[64 * 1024];	/* per call: connections are served at once */
 	char head[128];
 	size_t sent;
 	int n;
