@@ -679,16 +679,52 @@ out:
 	return ret;
 }
 
+/*
+ * Arms h for the POST r (bp_fetch_arm, then the headers and the body); the header list goes to
+ * *list, which the caller frees after the transfer (curl_slist_free_all). 0 or -1 (res->error).
+ */
+static int
+arm_post(CURL *h, const struct bp_fetch_req *r, const struct bp_fetch_opts *o,
+    struct bp_fetch_guard *g, struct bp_fetch_result *res, struct curl_slist **list)
+{
+	struct curl_slist *t;
+	size_t i;
+
+	*list = NULL;
+	if (bp_fetch_arm(h, r->url, o, g, res) == -1)
+		return -1;
+	/* "Expect:" stops curl's 100-continue round trip on bodies over 1 KiB. */
+	for (i = 0; r->hdrs != NULL && r->hdrs[i] != NULL; i++) {
+		if ((t = curl_slist_append(*list, r->hdrs[i])) == NULL)
+			break;
+		*list = t;
+	}
+	if ((r->hdrs != NULL && r->hdrs[i] != NULL) ||
+	    (t = curl_slist_append(*list, "Expect:")) == NULL) {
+		snprintf(res->error, sizeof(res->error), "out of memory");
+		return -1;
+	}
+	*list = t;
+	if (curl_easy_setopt(h, CURLOPT_HTTPHEADER, *list) != CURLE_OK ||
+	    curl_easy_setopt(h, CURLOPT_POST, 1L) != CURLE_OK ||
+	    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len) != CURLE_OK ||
+	    curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->body != NULL ? r->body : "") != CURLE_OK) {
+		snprintf(res->error, sizeof(res->error), "curl_easy_setopt failed");
+		return -1;
+	}
+	return 0;
+}
+
 int
 bp_fetch_post(const char *url, const char *const *hdrs, const char *body, size_t len,
     const struct bp_fetch_opts *in, struct bp_fetch_result *res)
 {
+	const struct bp_fetch_req r = { url, hdrs, body, len };
 	struct bp_fetch_opts o;
 	struct bp_fetch_guard g;
-	struct curl_slist *list = NULL, *t;
+	struct curl_slist *list = NULL;
 	CURL *h = NULL;
 	CURLcode rc;
-	size_t i;
 	int ret = -1;
 
 	opts_fill(in, &o);
@@ -698,26 +734,8 @@ bp_fetch_post(const char *url, const char *const *hdrs, const char *body, size_t
 		snprintf(res->error, sizeof(res->error), "curl_easy_init failed");
 		goto out;
 	}
-	if (bp_fetch_arm(h, url, &o, &g, res) == -1)
+	if (arm_post(h, &r, &o, &g, res, &list) == -1)
 		goto out;
-	/* "Expect:" stops curl's 100-continue round trip on bodies over 1 KiB. */
-	for (i = 0; hdrs != NULL && hdrs[i] != NULL; i++) {
-		if ((t = curl_slist_append(list, hdrs[i])) == NULL)
-			break;
-		list = t;
-	}
-	if ((hdrs != NULL && hdrs[i] != NULL) || (t = curl_slist_append(list, "Expect:")) == NULL) {
-		snprintf(res->error, sizeof(res->error), "out of memory");
-		goto out;
-	}
-	list = t;
-	if (curl_easy_setopt(h, CURLOPT_HTTPHEADER, list) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_POST, 1L) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len) != CURLE_OK ||
-	    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body != NULL ? body : "") != CURLE_OK) {
-		snprintf(res->error, sizeof(res->error), "curl_easy_setopt failed");
-		goto out;
-	}
 	rc = curl_easy_perform(h);
 	bp_fetch_finish(h, rc, &g, res);
 	if (rc == CURLE_OK)
@@ -725,5 +743,84 @@ bp_fetch_post(const char *url, const char *const *hdrs, const char *body, size_t
 out:
 	curl_easy_cleanup(h);
 	curl_slist_free_all(list);
+	return ret;
+}
+
+/* One transfer of bp_fetch_post_many. */
+struct many {
+	CURL			*h;
+	struct curl_slist	*list;
+	struct bp_fetch_guard	 g;
+	int			 added;	/* in the multi handle */
+};
+
+int
+bp_fetch_post_many(const struct bp_fetch_req *reqs, size_t n, const struct bp_fetch_opts *in,
+    struct bp_fetch_result *res)
+{
+	struct bp_fetch_opts o;
+	struct many *t = NULL;
+	CURLM *m = NULL;
+	CURLMsg *msg;
+	size_t i;
+	int running = 0, left, ret = -1;
+
+	opts_fill(in, &o);
+	for (i = 0; i < n; i++)
+		result_init(&res[i], o.max_bytes);
+	pthread_once(&curl_once, curl_init);
+	if (curl_init_rc != CURLE_OK || (m = curl_multi_init()) == NULL ||
+	    (n > 0 && (t = calloc(n, sizeof(*t))) == NULL) ||
+	    curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, 16L) != CURLM_OK) {
+		for (i = 0; i < n; i++)
+			snprintf(res[i].error, sizeof(res[i].error), "curl_multi_init failed");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if ((t[i].h = curl_easy_init()) == NULL) {
+			snprintf(res[i].error, sizeof(res[i].error), "curl_easy_init failed");
+			continue;
+		}
+		/* A request that cannot be armed (bad URL, refused literal) fails alone. */
+		if (arm_post(t[i].h, &reqs[i], &o, &t[i].g, &res[i], &t[i].list) == -1)
+			continue;
+		if (curl_easy_setopt(t[i].h, CURLOPT_PRIVATE, (void *)&t[i]) != CURLE_OK ||
+		    curl_multi_add_handle(m, t[i].h) != CURLM_OK) {
+			snprintf(res[i].error, sizeof(res[i].error), "curl_multi_add_handle failed");
+			continue;
+		}
+		t[i].added = 1;
+	}
+	do {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+			struct many *d;
+			char *priv = NULL;
+
+			if (msg->msg != CURLMSG_DONE ||
+			    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv) !=
+			    CURLE_OK || priv == NULL)
+				continue;
+			d = (struct many *)(void *)priv;
+			bp_fetch_finish(d->h, msg->data.result, &d->g, &res[d - t]);
+		}
+		if (running > 0 && curl_multi_poll(m, NULL, 0, 1000, NULL) != CURLM_OK)
+			break;
+	} while (running > 0);
+	ret = running == 0 ? 0 : -1;
+out:
+	for (i = 0; t != NULL && i < n; i++) {
+		if (t[i].added) {
+			curl_multi_remove_handle(m, t[i].h);
+			/* Cut short (the multi failed): say so rather than leave no reason. */
+			if (running > 0 && res[i].error[0] == '\0' && res[i].status == 0)
+				snprintf(res[i].error, sizeof(res[i].error), "transfer not finished");
+		}
+		curl_easy_cleanup(t[i].h);
+		curl_slist_free_all(t[i].list);
+	}
+	free(t);
+	curl_multi_cleanup(m);
 	return ret;
 }

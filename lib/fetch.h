@@ -104,6 +104,22 @@ int	bp_fetch_arm(CURL *h, const char *url, const struct bp_fetch_opts *,
 void	bp_fetch_finish(CURL *h, CURLcode rc, struct bp_fetch_guard *, struct bp_fetch_result *);
 
 /*
+ * POSTs n requests at once (curl multi, each armed as above; at most 16 transfers in flight), as
+ * the webhook worker delivers. res is an array of n results, each filled as bp_fetch_post fills
+ * its one (a bad URL or a refused address fails that request alone); free each with
+ * bp_fetch_result_free. Returns 0 when every request ran to its own end, -1 when the batch could
+ * not be set up (then every res[i].error says so).
+ */
+struct bp_fetch_req {
+	const char		*url;
+	const char *const	*hdrs;	/* NULL-terminated "Name: value" lines, or NULL */
+	const char		*body;
+	size_t			 len;
+};
+int	bp_fetch_post_many(const struct bp_fetch_req *reqs, size_t n,
+	    const struct bp_fetch_opts *, struct bp_fetch_result *res);
+
+/*
  * For checks at creation time (POST /v1/webhooks): resolves url's host and returns 0 when it is
  * http(s), well-formed and every address it resolves to is allowed; else -1 with why. Delivery
  * checks again at connect time: this only gives an early, clear 400.

@@ -650,6 +650,57 @@ test_post(void)
 	bp_fetch_result_free(&res);
 }
 
+/* Several POSTs at once (curl multi): each ends on its own, a bad one fails alone. */
+static void
+test_post_many(void)
+{
+	static const char *const hdrs[] = { "Content-Type: application/json", NULL };
+	struct bp_fetch_opts o = { .allow_private = true, .total_ms = 500 };
+	struct bp_fetch_req reqs[5];
+	struct bp_fetch_result res[5];
+	char ok[128], hang[128], blocked[128];
+	int before;
+	size_t i;
+
+	url_of(ok, sizeof(ok), "127.0.0.1", "/echo");
+	url_of(hang, sizeof(hang), "127.0.0.1", "/hang");
+	url_of(blocked, sizeof(blocked), "localhost", "/echo");
+	reqs[0] = (struct bp_fetch_req){ ok, hdrs, "{\"n\":0}", 7 };
+	reqs[1] = (struct bp_fetch_req){ "ftp://127.0.0.1/", NULL, "x", 1 };
+	reqs[2] = (struct bp_fetch_req){ hang, NULL, "x", 1 };
+	reqs[3] = (struct bp_fetch_req){ ok, NULL, "{\"n\":3}", 7 };
+	reqs[4] = (struct bp_fetch_req){ ok, NULL, NULL, 0 };
+	CU_ASSERT_EQUAL(bp_fetch_post_many(reqs, 5, &o, res), 0);
+	CU_ASSERT_EQUAL(res[0].status, 200);
+	CU_ASSERT_STRING_EQUAL(res[0].body.data != NULL ? res[0].body.data : "", "{\"n\":0}");
+	CU_ASSERT_STRING_EQUAL(res[0].error, "");
+	CU_ASSERT_EQUAL(res[1].status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res[1].error, "scheme ftp"));
+	CU_ASSERT_EQUAL(res[2].status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res[2].error, "timed out"));
+	CU_ASSERT_EQUAL(res[3].status, 200);
+	CU_ASSERT_STRING_EQUAL(res[3].body.data != NULL ? res[3].body.data : "", "{\"n\":3}");
+	CU_ASSERT_EQUAL(res[4].status, 200);
+	CU_ASSERT_EQUAL(res[4].body.len, 0);
+	for (i = 0; i < 5; i++)
+		bp_fetch_result_free(&res[i]);
+
+	/* Refused addresses: every request fails alone, and nothing connects. */
+	o.allow_private = false;
+	before = connections_seen();
+	reqs[2].url = blocked;
+	CU_ASSERT_EQUAL(bp_fetch_post_many(reqs, 5, &o, res), 0);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(res[i].status, 0);
+		CU_ASSERT_NOT_EQUAL(res[i].error[0], '\0');
+		CU_ASSERT_EQUAL(res[i].blocked, i != 1);
+		bp_fetch_result_free(&res[i]);
+	}
+	usleep(100 * 1000);
+	CU_ASSERT_EQUAL(connections_seen(), before);
+	CU_ASSERT_EQUAL(bp_fetch_post_many(NULL, 0, &o, NULL), 0);
+}
+
 /* Threads fetching at once: no shared state between calls. */
 static void *
 fetch_thread(void *arg)
@@ -682,4 +733,5 @@ BP_UNIT_SUITE(fetch, suite_init, suite_fini,
     { "redirects: followed, capped at 3, each re-checked", test_redirects },
     { "size cap and total timeout", test_limits },
     { "POST", test_post },
+    { "POST many at once (curl multi)", test_post_many },
     { "threads", test_threads });
