@@ -13,6 +13,7 @@
  * resolves to 127.0.0.1 at connect time (DNS rebinding), and the server must see no connection.
  */
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -199,6 +201,15 @@ static const struct urow urows[] = {
 	{ "https://0xa9.0xfe.0xa9.0xfe/", REFUSED, "link-local" },
 };
 
+static int
+is_localhost_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strcasecmp(name, "localhost") == 0 ||
+	    (n > 10 && strcasecmp(name + n - 10, ".localhost") == 0);
+}
+
 static void
 test_check_url(void)
 {
@@ -241,6 +252,32 @@ test_check_url(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "https only"));
 	CU_ASSERT_EQUAL(bp_fetch_check_url("https://8.8.8.8/", false, true, why, sizeof(why)), 0);
 	CU_ASSERT_EQUAL(bp_fetch_check_url(NULL, false, false, why, sizeof(why)), -1);
+	/*
+	 * The DNS step: this machine's own name resolves (/etc/hosts) to a loopback or private
+	 * address on any usual host or container; then the full check refuses it by what it
+	 * resolves to, where the static check cannot tell.
+	 */
+	{
+		struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+		char name[256], url[320];
+
+		if (gethostname(name, sizeof(name)) == 0 && strchr(name, '.') == NULL &&
+		    getaddrinfo(name, NULL, &hints, &ai) == 0) {
+			int local = bp_addr_classify(ai->ai_addr) != BP_ADDR_PUBLIC;
+
+			snprintf(url, sizeof(url), "http://%s/", name);
+			CU_ASSERT_EQUAL(bp_fetch_check_url_static(url, false, false, why,
+			    sizeof(why)), is_localhost_name(name) ? -2 : 0);
+			if (local && !is_localhost_name(name)) {
+				CU_ASSERT_EQUAL(bp_fetch_check_url(url, false, false, why,
+				    sizeof(why)), -1);
+				CU_ASSERT_PTR_NOT_NULL(strstr(why, " resolves to "));
+				CU_ASSERT_EQUAL(bp_fetch_check_url(url, true, false, why,
+				    sizeof(why)), 0);
+			}
+			freeaddrinfo(ai);
+		}
+	}
 	/* Length: BP_FETCH_URL_MAX bytes pass, one more does not. */
 	longurl = malloc(BP_FETCH_URL_MAX + 2);
 	memcpy(longurl, "http://8.8.8.8/", 15);
