@@ -84,8 +84,10 @@ void	bp_fetch_result_free(struct bp_fetch_result *);
 /*
  * For callers that drive many transfers with curl multi (webhook delivery): arms an easy handle
  * with every rule above (protocols, limits, the connect-time address check; redirects off) and
- * writes the answer into res. guard must live as long as the transfer; after it, a refused
- * address shows as guard->blocked with guard->why. Returns 0 or -1 (res->error set).
+ * writes the answer into res. h is new or curl_easy_reset (arm sets only its own options); the
+ * caller adds the method, headers and body. guard must live as long as the transfer; after it,
+ * a refused address shows as guard->blocked with guard->why. Returns 0 or -1 (res->error set;
+ * res->blocked when the URL names a refused address). res is initialised either way.
  */
 struct bp_fetch_guard {
 	bool	allow_private;
