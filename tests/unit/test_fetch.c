@@ -199,6 +199,11 @@ static const struct urow urows[] = {
 	{ "http://224.0.0.1/", REFUSED, "multicast" },
 	{ "http://255.255.255.255/", REFUSED, "reserved" },
 	{ "https://0xa9.0xfe.0xa9.0xfe/", REFUSED, "link-local" },
+	/* curl decodes a percent-encoded host and takes one slash: read as it reads them. */
+	{ "http://%31%32%37.0.0.1/", REFUSED, "loopback" },
+	{ "http://loc%61lhost/", REFUSED, "localhost" },
+	{ "http://localhost%2e/", REFUSED, "localhost" },
+	{ "http:/127.0.0.1/", REFUSED, "loopback" },
 };
 
 static int
