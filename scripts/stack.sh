@@ -386,6 +386,10 @@ cmd_run() {
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
+	if [ -n "${extra[1]:-}" ] && { [ ! -f "${extra[1]}" ] || [ ! -r "${extra[1]}" ]; }; then
+		echo "blockport: EXTRA_CONFIG ${extra[1]} is not a readable file" >&2
+		exit 2
+	fi
 	# The devchain port follows PORT, so stacks on different PORTs never share a chain port.
 	[ -n "$cport" ] || cport=$((port + 465 <= 65535 ? port + 465 : port - 465))
 	mkdir -p "$dir"

@@ -146,7 +146,7 @@ check "make run passes EXTRA_CONFIG as an absolute path" eval \
 check "a missing EXTRA_CONFIG is refused before anything starts" eval \
 	'! timeout 30 bash "$top/scripts/stack.sh" run --dir "$tmp/x" --port "$(pick_port)" \
 	--build "$build" --extra-config "$tmp/missing.ini" > "$tmp/x.out" 2>&1 &&
-	grep -q "EXTRA_CONFIG .*missing.ini is not a readable file" "$tmp/x.out"'
+	grep -q "EXTRA_CONFIG .*missing.ini is not a readable file" "$tmp/x.out" && [ ! -e "$tmp/x" ]'
 check "a run in another directory on another PORT starts alongside (with EXTRA_CONFIG)" \
 	start_run b "$pb" --extra-config "$tmp/extra.ini"
 check "EXTRA_CONFIG's lines end the written config" eval \
