@@ -669,6 +669,37 @@ test_limits(void)
 	CU_ASSERT(bp_mono_us() - t0 < 2000 * 1000);
 	CU_ASSERT(res.elapsed_ms >= 350);
 	bp_fetch_result_free(&res);
+
+	/*
+	 * The connect limit, below the total one: a listener whose accept queue is full (backlog
+	 * 0, never accepted, filled by two connections) drops the next SYN, so the connection
+	 * never completes and the fetch gives up after connect_ms, not total_ms.
+	 */
+	{
+		int full_port, lfull = bp_unit_bind_loopback(&full_port), c[2] = { -1, -1 };
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+		size_t k;
+
+		CU_ASSERT_FATAL(lfull >= 0 && listen(lfull, 0) == 0);
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sa.sin_port = htons((uint16_t)full_port);
+		for (k = 0; k < 2; k++) {
+			c[k] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+			connect(c[k], (struct sockaddr *)&sa, sizeof(sa));
+		}
+		usleep(50 * 1000);
+		o.connect_ms = 300;
+		o.total_ms = 5000;
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d/", full_port);
+		t0 = bp_mono_us();
+		CU_ASSERT_EQUAL(bp_fetch_get(url, &o, &res), -1);
+		CU_ASSERT(bp_mono_us() - t0 < 2000 * 1000);
+		CU_ASSERT_PTR_NOT_NULL(strstr(res.error, "timed out"));
+		bp_fetch_result_free(&res);
+		for (k = 0; k < 2; k++)
+			close(c[k]);
+		close(lfull);
+	}
 }
 
 static void
