@@ -5,6 +5,7 @@
  * error captures it with bp_unit_log_begin/end.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,60 @@ bp_unit_bind_loopback(int *port)
 	}
 	*port = ntohs(sa.sin_port);
 	return fd;
+}
+
+struct acceptor {
+	int	  lfd;
+	void	*(*serve)(void *);
+};
+
+static void *
+accept_loop(void *arg)
+{
+	struct acceptor a = *(struct acceptor *)arg;
+
+	free(arg);
+	for (;;) {
+		pthread_t t;
+		int fd = accept(a.lfd, NULL, NULL);
+
+		if (fd < 0)
+			return NULL;
+		if (pthread_create(&t, NULL, a.serve, (void *)(intptr_t)fd) != 0)
+			close(fd);
+		else
+			pthread_detach(t);
+	}
+}
+
+int
+bp_unit_server_start(int *port, void *(*serve)(void *), pthread_t *acceptor)
+{
+	struct acceptor *a = NULL;
+	int lfd;
+
+	if ((lfd = bp_unit_bind_loopback(port)) < 0)
+		return -1;
+	if (listen(lfd, 64) != 0 || (a = malloc(sizeof(*a))) == NULL)
+		goto fail;
+	a->lfd = lfd;
+	a->serve = serve;
+	if (pthread_create(acceptor, NULL, accept_loop, a) != 0)
+		goto fail;
+	return lfd;
+fail:
+	free(a);
+	close(lfd);
+	return -1;
+}
+
+void
+bp_unit_server_stop(int lfd, pthread_t acceptor)
+{
+	/* The acceptor blocks in accept(); shutting the socket down wakes it. */
+	shutdown(lfd, SHUT_RDWR);
+	close(lfd);
+	pthread_join(acceptor, NULL);
 }
 
 int

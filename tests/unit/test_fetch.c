@@ -376,6 +376,9 @@ serve(void *arg)
 	ssize_t r;
 	int n;
 
+	pthread_mutex_lock(&mu);
+	connections++;
+	pthread_mutex_unlock(&mu);
 	while ((end = memmem(buf, have, "\r\n\r\n", 4)) == NULL) {
 		if (have == sizeof(buf) || (r = read(fd, buf + have, sizeof(buf) - have)) <= 0)
 			goto out;
@@ -425,40 +428,16 @@ out:
 	return NULL;
 }
 
-static void *
-accept_loop(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		pthread_t t;
-		int fd = accept(lfd, NULL, NULL);
-
-		if (fd < 0)
-			return NULL;
-		pthread_mutex_lock(&mu);
-		connections++;
-		pthread_mutex_unlock(&mu);
-		if (pthread_create(&t, NULL, serve, (void *)(intptr_t)fd) != 0)
-			close(fd);
-		else
-			pthread_detach(t);
-	}
-}
-
 static int
 suite_init(void)
 {
-	if ((lfd = bp_unit_bind_loopback(&port)) < 0 || listen(lfd, 64) != 0)
-		return -1;
-	return pthread_create(&acceptor, NULL, accept_loop, NULL) == 0 ? 0 : -1;
+	return (lfd = bp_unit_server_start(&port, serve, &acceptor)) < 0 ? -1 : 0;
 }
 
 static int
 suite_fini(void)
 {
-	shutdown(lfd, SHUT_RDWR);
-	close(lfd);
-	pthread_join(acceptor, NULL);
+	bp_unit_server_stop(lfd, acceptor);
 	return 0;
 }
 

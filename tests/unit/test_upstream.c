@@ -221,23 +221,6 @@ out:
 	return NULL;
 }
 
-static void *
-accept_loop(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		pthread_t t;
-		int fd = accept(lfd, NULL, NULL);
-
-		if (fd < 0)
-			return NULL;
-		if (pthread_create(&t, NULL, serve, (void *)(intptr_t)fd) != 0)
-			close(fd);
-		else
-			pthread_detach(t);
-	}
-}
-
 static int
 suite_init(void)
 {
@@ -249,18 +232,13 @@ suite_init(void)
 	if ((dfd = bp_unit_bind_loopback(&dead_port)) < 0)
 		return -1;
 	close(dfd);
-	if ((lfd = bp_unit_bind_loopback(&port)) < 0 || listen(lfd, 64) != 0)
-		return -1;
-	return pthread_create(&acceptor, NULL, accept_loop, NULL) == 0 ? 0 : -1;
+	return (lfd = bp_unit_server_start(&port, serve, &acceptor)) < 0 ? -1 : 0;
 }
 
 static int
 suite_fini(void)
 {
-	/* The acceptor blocks in accept(); shutting the socket down wakes it. */
-	shutdown(lfd, SHUT_RDWR);
-	close(lfd);
-	pthread_join(acceptor, NULL);
+	bp_unit_server_stop(lfd, acceptor);
 	bp_log_set_level(BP_LOG_INFO);
 	return 0;
 }
