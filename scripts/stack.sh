@@ -263,12 +263,12 @@ cmd_start() {
 		start_relay "$dir" "$fport" "$cport"
 	fi
 	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
+	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	if [ -n "$extra" ]; then
 		# Last, so what it gives again wins (lib/config.c); a missing final newline is added.
 		{ echo; echo "# From EXTRA_CONFIG=$extra (its lines win over those above)."
 		  cat "$extra"; echo; } >> "$dir/blockport.ini"
 	fi
-	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	"$build/blockport" migrate >> "$dir/migrate.log" 2>&1 ||
 		{ cat "$dir/migrate.log" >&2; return 1; }
 	# The dev account and its key, made once per database (dev.key holds the key).
