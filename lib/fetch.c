@@ -573,7 +573,8 @@ bp_fetch_arm(CURL *h, const char *url, const struct bp_fetch_opts *in,
 	    curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, g) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write) != CURLE_OK ||
 	    curl_easy_setopt(h, CURLOPT_WRITEDATA, g) != CURLE_OK ||
-	    (o.ca_file != NULL && curl_easy_setopt(h, CURLOPT_CAINFO, o.ca_file) != CURLE_OK)) {
+	    (o.ca_file != NULL && (curl_easy_setopt(h, CURLOPT_CAINFO, o.ca_file) != CURLE_OK ||
+	    curl_easy_setopt(h, CURLOPT_CAPATH, BP_FETCH_SYSTEM_CA_DIR) != CURLE_OK))) {
 		snprintf(res->error, sizeof(res->error), "curl_easy_setopt failed");
 		return -1;
 	}

@@ -51,7 +51,7 @@ struct bp_fetch_opts {
 	long		 total_ms;	/* 0: 10000 */
 	size_t		 max_bytes;	/* 0: 1 MiB; a larger answer fails with "too large" */
 	int		 max_redirects;	/* 0: none followed (a 3xx is the answer); at most 3 */
-	const char	*ca_file;	/* trusted CAs (PEM) instead of the system's, or NULL */
+	const char	*ca_file;	/* CAs (PEM) trusted besides the system's, or NULL */
 	const char	*user_agent;	/* NULL: "Blockport/1" */
 };
 
@@ -136,6 +136,8 @@ int	bp_fetch_check_url(const char *url, bool allow_private, bool https_only, cha
 int	bp_fetch_check_url_static(const char *url, bool allow_private, bool https_only,
 	    char *why, size_t whylen);
 
+/* The system's hashed CA directory, kept trusted when ca_file adds CAs (OpenSSL reads both). */
+#define BP_FETCH_SYSTEM_CA_DIR	"/etc/ssl/certs"
 #define BP_FETCH_URL_MAX	2048	/* bytes; a longer URL is refused */
 
 #endif
