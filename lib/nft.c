@@ -23,18 +23,6 @@
 #include "upstream.h"
 #include "util.h"
 
-/*
- * TEMPORARY, until lib/fetch.c lands on main (its interface, lib/fetch.h, is there): weak
- * references keep this branch linking; without the fetcher every URL fetch fails cleanly.
- */
-#ifndef BP_NFT_FETCH_LINKED
-#pragma weak bp_fetch_get
-#pragma weak bp_fetch_result_free
-#define FETCHER_MISSING()	(bp_fetch_get == NULL)
-#else
-#define FETCHER_MISSING()	0
-#endif
-
 #define FETCH_CONNECT_MS	3000
 #define FETCH_TOTAL_MS		5000
 #define FETCH_REDIRECTS		3
@@ -286,10 +274,6 @@ fetch_doc(struct bp_nft *n, const struct bp_network *net, const char *uri,
 		fo.total_ms = FETCH_TOTAL_MS;
 		fo.max_bytes = BP_NFT_DATA_MAX;
 		fo.max_redirects = FETCH_REDIRECTS;
-		if (FETCHER_MISSING()) {
-			snprintf(why, whylen, "no fetcher built in");
-			break;
-		}
 		if (bp_fetch_get(where.data, &fo, &res) == -1)
 			snprintf(why, whylen, "%s", res.error);
 		else if (res.status < 200 || res.status > 299)
