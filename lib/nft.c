@@ -122,6 +122,13 @@ names_init(struct bp_nft_names *nm, const struct bp_network *net, const uint8_t 
 		bp_u256_to_dec(id, nm->token_id, sizeof(nm->token_id));
 }
 
+/* 1 when a and b are both NULL or equal strings. */
+static int
+str_same(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
 /* ---- chain reads ---- */
 
 /* A call read of selector sel with an optional 32-byte argument, into r (data in buf[36]). */
@@ -513,6 +520,7 @@ coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	uint8_t data[4][36];
 	char *name, *symbol, *uri, why[200];
 	int64_t now = (int64_t)time(NULL);
+	int changed = 0;
 
 	total[0] = '\0';
 	call_read(&r[0], contract, SEL_NAME, NULL, 0, data[0]);
@@ -531,21 +539,35 @@ coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	    bp_abi_read_u256(r[2].bytes, r[2].nbytes, 0, &supply) == 0)
 		bp_u256_to_dec(&supply, total, totallen);
 	bp_chain_reads_free(r, 4);
-	free(c->name);
-	free(c->symbol);
-	c->name = name;
-	c->symbol = symbol;
+	/* A name() that answers wins over the contractURI document's name, kept otherwise. */
+	if (name != NULL && !str_same(c->name, name)) {
+		free(c->name);
+		c->name = name;
+		name = NULL;
+		changed = 1;
+	}
+	if (!str_same(c->symbol, symbol)) {
+		free(c->symbol);
+		c->symbol = symbol;
+		symbol = NULL;
+		changed = 1;
+	}
+	free(name);
+	free(symbol);
 	/* The document: again when the URI changed, or after its backoff. */
 	if (uri == NULL || uri[0] == '\0') {
+		if (c->contract_uri != NULL || strcmp(c->status, "ok") != 0)
+			changed = 1;
 		free(c->contract_uri);
 		c->contract_uri = uri;
 		uri = NULL;
-		strcpy(c->status, "ok");
+		bp_strlcpy(c->status, "ok", sizeof(c->status));
 	} else if (c->contract_uri == NULL || strcmp(c->contract_uri, uri) != 0 ||
 	    strcmp(c->status, "pending") == 0 ||
 	    (strcmp(c->status, "failed") == 0 && c->next_retry <= now)) {
 		if (c->contract_uri == NULL || strcmp(c->contract_uri, uri) != 0)
 			c->attempts = 0;
+		changed = 1;
 		free(c->contract_uri);
 		c->contract_uri = uri;
 		uri = NULL;
@@ -554,7 +576,7 @@ coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		free(c->banner);
 		c->description = c->image = c->banner = NULL;
 		if (fetch_doc(n, net, c->contract_uri, &doc, why, sizeof(why)) == 0) {
-			strcpy(c->status, "ok");
+			bp_strlcpy(c->status, "ok", sizeof(c->status));
 			c->attempts = 0;
 			c->next_retry = 0;
 			c->description = doc.description;
@@ -566,13 +588,14 @@ coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 				free(doc.name);
 			free(doc.traits);
 		} else {
-			strcpy(c->status, "failed");
+			bp_strlcpy(c->status, "failed", sizeof(c->status));
 			c->attempts++;
 			c->next_retry = now + backoff(n->cfg->nft_retry_seconds, c->attempts);
 		}
 	}
 	free(uri);
-	if (bp_nft_coll_store(db, nm, c) == -1)
+	/* Unchanged rows are not written: a write moves the caches' version (nft_owned.c). */
+	if (changed && bp_nft_coll_store(db, nm, c) == -1)
 		return db_fail(err);
 	return 0;
 }
