@@ -1,5 +1,7 @@
 #include <string.h>
 
+#include "db.h"
+#include "log.h"
 #include "price.h"
 
 #define E18	UINT64_C(1000000000000000000)
@@ -46,4 +48,114 @@ bp_price_usd(const struct bp_u256 *wei, const struct bp_price *price, struct bp_
 	    bp_u256_mul_u64(&b, wei, price->frac) != 0 || bp_u256_add(usd, &a, &b) != 0)
 		return -1;
 	return 0;
+}
+
+/* ---- Tokens (docs/tokens.md) ---- */
+
+int
+bp_price_token(const struct bp_config *cfg, struct bp_db *db, const char *chain,
+    const char *contract, int64_t now, struct bp_price *out)
+{
+	static const char sql[] = "SELECT price, updated_at FROM token_prices"
+	    " WHERE chain = ? AND contract = ? AND aggregator = ?";
+	const struct bp_token_price *t = NULL;
+	struct bp_stmt *st;
+	int rc = -1;
+	size_t i;
+
+	for (i = 0; i < cfg->ntoken_prices && t == NULL; i++)
+		if (strcmp(cfg->token_prices[i].chain, chain) == 0 &&
+		    strcmp(cfg->token_prices[i].contract, contract) == 0)
+			t = &cfg->token_prices[i];
+	if (t == NULL)
+		return -1;
+	if (t->price[0] != '\0')
+		return bp_price_parse(t->price, out);
+	if (db == NULL || (st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, contract);
+	bp_stmt_text(st, 3, t->aggregator);
+	if (bp_stmt_step(st) == BP_DB_ROW && now - bp_col_int(st, 1) <= cfg->price_max_age)
+		rc = bp_price_parse(bp_col_text(st, 0), out);
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
+bp_price_format_usd(const struct bp_u256 *amount, unsigned decimals,
+    const struct bp_price *price, char *out, size_t cap)
+{
+	struct bp_u256 usd;
+
+	/* amount x (whole x 10^18 + frac) counts units of 10^-(decimals + 18) USD. */
+	if (decimals > BP_U256_MAX_DECIMALS - 18 || bp_price_usd(amount, price, &usd) == -1)
+		return -1;
+	return bp_u256_format_units(&usd, decimals + 18, out, cap);
+}
+
+int
+bp_price_format(const struct bp_price *price, char *out, size_t cap)
+{
+	struct bp_u256 one;
+
+	bp_u256_from_u64(&one, 1);
+	return bp_price_format_usd(&one, 0, price, out, cap);
+}
+
+int
+bp_price_from_answer(const struct bp_u256 *answer, unsigned decimals, struct bp_price *out)
+{
+	struct bp_u256 whole, scaled;
+	uint64_t rem, frac, pow = 1;
+	unsigned i;
+	uint8_t be[32];
+
+	bp_u256_to_be32(answer, be);
+	if (decimals > 18 || (be[0] & 0x80) != 0 || bp_u256_is_zero(answer))
+		return -1;
+	for (i = 0; i < decimals; i++)
+		pow *= 10;
+	if (bp_u256_div_u64(&whole, answer, pow, &rem) == -1 ||
+	    bp_u256_to_u64(&whole, &out->whole) == -1)
+		return -1;
+	/* rem / 10^decimals as 18 digits: rem x 10^(18 - decimals). */
+	bp_u256_from_u64(&scaled, rem);
+	for (i = decimals; i < 18; i++)
+		if (bp_u256_mul_u64(&scaled, &scaled, 10) != 0)
+			return -1;
+	if (bp_u256_to_u64(&scaled, &frac) == -1)
+		return -1;
+	out->frac = frac;
+	return 0;
+}
+
+int
+bp_price_sample_store(struct bp_db *db, const char *chain, const char *contract,
+    const char *aggregator, const struct bp_price *price, const char *round_id,
+    int64_t updated_at, int64_t sampled_at)
+{
+	static const char sql[] = "INSERT INTO token_prices (chain, contract, aggregator, price,"
+	    " round_id, updated_at, sampled_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+	    " ON CONFLICT (chain, contract) DO UPDATE SET aggregator = excluded.aggregator,"
+	    " price = excluded.price, round_id = excluded.round_id,"
+	    " updated_at = excluded.updated_at, sampled_at = excluded.sampled_at";
+	char text[BP_U256_UNITS_MAX];
+	struct bp_stmt *st;
+	int rc;
+
+	if (bp_price_format(price, text, sizeof(text)) == -1 || (st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, contract);
+	bp_stmt_text(st, 3, aggregator);
+	bp_stmt_text(st, 4, text);
+	bp_stmt_text(st, 5, round_id);
+	bp_stmt_int(st, 6, updated_at);
+	bp_stmt_int(st, 7, sampled_at);
+	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
+	bp_stmt_reset(st);
+	if (rc == -1)
+		bp_err("%s: %s %s: storing the sample failed", __func__, chain, contract);
+	return rc;
 }

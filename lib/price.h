@@ -36,4 +36,44 @@ int	bp_price_parse(const char *s, struct bp_price *out);
  */
 int	bp_price_usd(const struct bp_u256 *wei, const struct bp_price *price, struct bp_u256 *usd);
 
+/* ---- Tokens (docs/tokens.md) ---- */
+
+struct bp_db;
+
+/*
+ * The USD price of token contract (lower-case 0x) on chain (a [prices CHAIN] name: "ethereum"):
+ * its fixed price in the config, else, for `chainlink:0x...`, the latest sample cron/prices
+ * stored, when its updatedAt is at most cfg->price_max_age seconds before now. db may be NULL
+ * (fixed prices only). Returns 0, or -1 when no price is known (or on a database error, logged).
+ */
+int	bp_price_token(const struct bp_config *, struct bp_db *, const char *chain,
+	    const char *contract, int64_t now, struct bp_price *out);
+
+/*
+ * amount / 10^decimals x price, exactly, as a decimal string (bp_u256_format_units) into out
+ * (room for cap bytes; BP_U256_UNITS_MAX is enough). Returns 0, or -1 when it does not fit 256
+ * bits or decimals is above 237 (then the value is null).
+ */
+int	bp_price_format_usd(const struct bp_u256 *amount, unsigned decimals,
+	    const struct bp_price *price, char *out, size_t cap);
+
+/* Writes price as an exact decimal string ("3000.25", "1") into out (BP_U256_UNITS_MAX). */
+int	bp_price_format(const struct bp_price *price, char *out, size_t cap);
+
+/*
+ * A Chainlink answer (an int256, two's complement in answer) with its aggregator's decimals
+ * (0 to 18) as a price, exactly. Returns 0, or -1 when the answer is not positive, decimals is
+ * above 18, or the whole part does not fit 64 bits.
+ */
+int	bp_price_from_answer(const struct bp_u256 *answer, unsigned decimals,
+	    struct bp_price *out);
+
+/*
+ * Stores the latest sample of token contract's aggregator on chain (owner: this module;
+ * written by cron/prices). 0, or -1 on a database error (logged).
+ */
+int	bp_price_sample_store(struct bp_db *, const char *chain, const char *contract,
+	    const char *aggregator, const struct bp_price *price, const char *round_id,
+	    int64_t updated_at, int64_t sampled_at);
+
 #endif
