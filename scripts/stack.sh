@@ -44,6 +44,13 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
+token_config() {	# DIR: USD prices of the devchain's sample tokens, in [prices ethereum] (docs/tokens.md)
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tokens
+		process.stdout.write(`${t.erc20_18.toLowerCase()} = 2.5\n${t.erc20_6.toLowerCase()} = 1\n`)' \
+		"$1/devchain.json"
+}
+
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
@@ -57,6 +64,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
+			echo "token_refresh_seconds = 1"
 			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
@@ -77,6 +85,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
 		gas_config "$dir" "$test"
+		token_config "$dir"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
