@@ -89,19 +89,7 @@ thread_fini(void *ctx)
 static const struct bp_network *
 network_of(struct bp_req *r)
 {
-	const char *chain = bp_req_param(r, "chain"), *network = bp_req_query(r, "network");
-	const struct bp_network *net;
-
-	net = bp_config_rest_network(config, chain, r->key.test, network);
-	if (net == NULL || net->kind != BP_CHAIN_EVM)
-		bp_error(r, 400, "invalid_request", "chain: no EVM network \"%s%s%s\" for this key",
-		    chain, network ? "." : "", network ? network : "");
-	else if (r->key.test && !net->testnet)
-		bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)",
-		    net->chain, net->network);
-	else
-		return net;
-	return NULL;
+	return bp_req_evm_network(r, bp_req_param(r, "chain"), bp_req_query(r, "network"));
 }
 
 /* The address path parameter name into out: 20 bytes of hex, EIP-55 when mixed case. */

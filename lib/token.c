@@ -349,9 +349,8 @@ bp_token_get_many(struct bp_db *db, struct bp_chain *ch, const struct bp_config 
 
 /* ---- the answer ---- */
 
-/* Appends ,"name":"text" or ,"name":null. */
-static int
-json_text(struct bp_buf *b, const char *name, const char *text)
+int
+bp_token_json_member(struct bp_buf *b, const char *name, const char *text)
 {
 	if (bp_buf_printf(b, ",\"%s\":", name) == -1)
 		return -1;
@@ -382,14 +381,14 @@ bp_token_metadata_json(const struct bp_token *t, const char *chain,
 		    sizeof(cap)) == 0;
 	}
 	if (bp_buf_printf(out, "{\"contract\":\"%s\"", cs) == -1 ||
-	    json_text(out, "chain", chain) == -1 ||
-	    json_text(out, "name", t->has_name ? t->name : NULL) == -1 ||
-	    json_text(out, "symbol", t->has_symbol ? t->symbol : NULL) == -1 ||
+	    bp_token_json_member(out, "chain", chain) == -1 ||
+	    bp_token_json_member(out, "name", t->has_name ? t->name : NULL) == -1 ||
+	    bp_token_json_member(out, "symbol", t->has_symbol ? t->symbol : NULL) == -1 ||
 	    bp_buf_printf(out, ",\"decimals\":%u,\"total_supply\":\"%s\","
 	    "\"formatted_total_supply\":\"%s\"", t->decimals, supply, units) == -1 ||
-	    json_text(out, "price_usd", has_usd ? usd : NULL) == -1 ||
-	    json_text(out, "market_cap_usd", has_cap ? cap : NULL) == -1 ||
-	    json_text(out, "logo_url", logo) == -1 ||
+	    bp_token_json_member(out, "price_usd", has_usd ? usd : NULL) == -1 ||
+	    bp_token_json_member(out, "market_cap_usd", has_cap ? cap : NULL) == -1 ||
+	    bp_token_json_member(out, "logo_url", logo) == -1 ||
 	    bp_buf_printf(out, ",\"spam\":%s}", t->spam != 0 ? "true" : "false") == -1)
 		return -1;
 	return 0;

@@ -74,4 +74,7 @@ struct bp_price;
 int	bp_token_metadata_json(const struct bp_token *t, const char *chain,
 	    const struct bp_price *price, const char *logo, struct bp_buf *out);
 
+/* Appends ,"name":"text" (escaped) or, for text NULL, ,"name":null to b. 0, or -1 when full. */
+int	bp_token_json_member(struct bp_buf *b, const char *name, const char *text);
+
 #endif

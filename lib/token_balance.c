@@ -274,19 +274,6 @@ out:
 
 /* ---- the answer ---- */
 
-/* Appends ,"name":"text" or ,"name":null. */
-static int
-json_opt(struct bp_buf *b, const char *name, const char *text)
-{
-	if (bp_buf_printf(b, ",\"%s\":", name) == -1)
-		return -1;
-	if (text == NULL)
-		return bp_buf_adds(b, "null");
-	if (bp_buf_adds(b, "\"") == -1 || bp_buf_json_str(b, text) == -1)
-		return -1;
-	return bp_buf_adds(b, "\"");
-}
-
 static int
 entry_json(const struct holding *h, struct bp_buf *b)
 {
@@ -296,12 +283,12 @@ entry_json(const struct holding *h, struct bp_buf *b)
 	    bp_u256_format_units(&h->balance, h->tok.decimals, units, sizeof(units)) == -1)
 		return -1;
 	if (bp_buf_printf(b, "{\"contract\":\"%s\"", h->checksum) == -1 ||
-	    json_opt(b, "symbol", h->tok.has_symbol ? h->tok.symbol : NULL) == -1 ||
-	    json_opt(b, "name", h->tok.has_name ? h->tok.name : NULL) == -1 ||
+	    bp_token_json_member(b, "symbol", h->tok.has_symbol ? h->tok.symbol : NULL) == -1 ||
+	    bp_token_json_member(b, "name", h->tok.has_name ? h->tok.name : NULL) == -1 ||
 	    bp_buf_printf(b, ",\"decimals\":%u,\"balance\":\"%s\",\"formatted_balance\":\"%s\"",
 	    h->tok.decimals, bal, units) == -1 ||
-	    json_opt(b, "usd_value", h->usd[0] != '\0' ? h->usd : NULL) == -1 ||
-	    json_opt(b, "logo_url", h->logo) == -1 ||
+	    bp_token_json_member(b, "usd_value", h->usd[0] != '\0' ? h->usd : NULL) == -1 ||
+	    bp_token_json_member(b, "logo_url", h->logo) == -1 ||
 	    bp_buf_printf(b, ",\"spam\":%s}", h->tok.spam != 0 ? "true" : "false") == -1)
 		return -1;
 	return 0;
@@ -316,7 +303,7 @@ render(const struct list *l, const struct bp_token_balance_query *q, struct bp_b
 
 	bp_addr_format_checksum(q->owner, cs, sizeof(cs));
 	if (bp_buf_printf(out, "{\"address\":\"%s\"", cs) == -1 ||
-	    json_opt(out, "chain", q->chain) == -1 || bp_buf_adds(out, ",\"tokens\":[") == -1)
+	    bp_token_json_member(out, "chain", q->chain) == -1 || bp_buf_adds(out, ",\"tokens\":[") == -1)
 		return -1;
 	for (i = 0; i < l->n; i++) {
 		if (q->exclude_spam && l->h[i].tok.spam != 0)

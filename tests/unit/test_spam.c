@@ -24,6 +24,36 @@ receiver(char out[43], int tag, int i)
 	snprintf(out, 43, "0x%02x%038x", tag, i);
 }
 
+/* Runs sql with the text parameters args[0..n) (NULL ends them); 0 or -1. */
+static int
+run(const char *sql, const char *const *args)
+{
+	struct bp_stmt *st = bp_db_stmt(db, sql);
+	int i, rc;
+
+	if (st == NULL)
+		return -1;
+	for (i = 0; args[i] != NULL; i++)
+		bp_stmt_text(st, i + 1, args[i]);
+	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
+	bp_stmt_reset(st);
+	return rc;
+}
+
+/* A mint of contract to receiver in transaction number tx, at log index log. */
+static int
+mint(const char *contract, const char *receiver, int tx, int log)
+{
+	static const char sql[] = "INSERT INTO index_transfers (chain, block_number, tx_hash,"
+	    " log_index, standard, contract, from_addr, to_addr, value)"
+	    " VALUES (?, 1, ?, ?, 'erc20', ?, '0x0000000000000000000000000000000000000000', ?, '1')";
+	char txh[67], li[16];
+
+	snprintf(txh, sizeof(txh), "0x%064x", tx);
+	snprintf(li, sizeof(li), "%d", log);
+	return run(sql, (const char *const[]){ CH, txh, li, contract, receiver, NULL });
+}
+
 /*
  * DROP: 150 receivers in 3 transactions, none of whom ever touched it. REAL: 150 receivers, one
  * transaction each, every second one has since sent a transaction to the contract.
@@ -31,55 +61,23 @@ receiver(char out[43], int tag, int i)
 static int
 setup(void)
 {
-	struct bp_stmt *st;
+	static const char tx_sql[] = "INSERT INTO index_transactions (chain, hash, block_number,"
+	    " tx_index, from_addr, to_addr, value, nonce) VALUES (?, ?, 2, 0, ?, ?, '0', 0)";
 	char a[43], tx[67];
 	int i;
 
 	if (bp_unit_db_open(&u, "spam") == -1)
 		return 1;
 	for (i = 0; i < 150; i++) {
-		st = bp_db_stmt(db, "INSERT INTO index_transfers (chain, block_number, tx_hash,"
-		    " log_index, standard, contract, from_addr, to_addr, value)"
-		    " VALUES (?, 1, ?, ?, 'erc20', ?, '0x0000000000000000000000000000000000000000',"
-		    " ?, '1')");
 		receiver(a, 0xaa, i);
-		snprintf(tx, sizeof(tx), "0x%064x", i % 3);
-		bp_stmt_text(st, 1, CH);
-		bp_stmt_text(st, 2, tx);
-		bp_stmt_int(st, 3, i);
-		bp_stmt_text(st, 4, DROP);
-		bp_stmt_text(st, 5, a);
-		if (bp_stmt_step(st) != BP_DB_DONE)
+		if (mint(DROP, a, i % 3, i) == -1)
 			return 1;
-		bp_stmt_reset(st);
-
-		st = bp_db_stmt(db, "INSERT INTO index_transfers (chain, block_number, tx_hash,"
-		    " log_index, standard, contract, from_addr, to_addr, value)"
-		    " VALUES (?, 1, ?, 0, 'erc20', ?, '0x0000000000000000000000000000000000000000',"
-		    " ?, '1')");
 		receiver(a, 0xbb, i);
-		snprintf(tx, sizeof(tx), "0x%064x", 1000 + i);
-		bp_stmt_text(st, 1, CH);
-		bp_stmt_text(st, 2, tx);
-		bp_stmt_text(st, 3, REAL);
-		bp_stmt_text(st, 4, a);
-		if (bp_stmt_step(st) != BP_DB_DONE)
+		if (mint(REAL, a, 1000 + i, 0) == -1)
 			return 1;
-		bp_stmt_reset(st);
-		if (i % 2 == 0) {
-			st = bp_db_stmt(db, "INSERT INTO index_transactions (chain, hash,"
-			    " block_number, tx_index, from_addr, to_addr, value, nonce)"
-			    " VALUES (?, ?, 2, ?, ?, ?, '0', 0)");
-			snprintf(tx, sizeof(tx), "0x%064x", 5000 + i);
-			bp_stmt_text(st, 1, CH);
-			bp_stmt_text(st, 2, tx);
-			bp_stmt_int(st, 3, i);
-			bp_stmt_text(st, 4, a);
-			bp_stmt_text(st, 5, REAL);
-			if (bp_stmt_step(st) != BP_DB_DONE)
-				return 1;
-			bp_stmt_reset(st);
-		}
+		snprintf(tx, sizeof(tx), "0x%064x", 5000 + i);
+		if (i % 2 == 0 && run(tx_sql, (const char *const[]){ CH, tx, a, REAL, NULL }) == -1)
+			return 1;
 	}
 	return 0;
 }
