@@ -1,6 +1,8 @@
 #include <string.h>
 
 #include "db.h"
+#include "evm/abi.h"
+#include "evm/chain.h"
 #include "log.h"
 #include "price.h"
 
@@ -157,5 +159,55 @@ bp_price_sample_store(struct bp_db *db, const char *chain, const char *contract,
 	bp_stmt_reset(st);
 	if (rc == -1)
 		bp_err("%s: %s %s: storing the sample failed", __func__, chain, contract);
+	return rc;
+}
+
+/* ---- Chainlink aggregators ---- */
+
+int
+bp_price_round_decode(const uint8_t *round, size_t roundlen, const uint8_t *dec,
+    size_t declen, struct bp_price_round *out)
+{
+	struct bp_u256 id, answer, d;
+	uint64_t decimals, updated;
+
+	memset(out, 0, sizeof(*out));
+	if (round == NULL || dec == NULL || roundlen < 5 * 32 ||
+	    bp_abi_read_u256(round, roundlen, 0, &id) == -1 ||
+	    bp_abi_read_u256(round, roundlen, 1, &answer) == -1 ||
+	    bp_abi_read_u64(round, roundlen, 3, &updated) == -1 || updated > INT64_MAX ||
+	    bp_abi_read_u256(dec, declen, 0, &d) == -1 || bp_u256_to_u64(&d, &decimals) == -1 ||
+	    decimals > 18 || bp_u256_to_dec(&id, out->round_id, sizeof(out->round_id)) == -1)
+		return -1;
+	out->updated_at = (int64_t)updated;
+	return bp_price_from_answer(&answer, (unsigned)decimals, &out->price);
+}
+
+int
+bp_price_round_read(struct bp_chain *ch, const struct bp_network *net,
+    const uint8_t aggregator[20], struct bp_price_round *out)
+{
+	static const uint8_t sel_round[4] = { 0xfe, 0xaf, 0x96, 0x8c };	/* latestRoundData() */
+	static const uint8_t sel_dec[4] = { 0x31, 0x3c, 0xe5, 0x67 };		/* decimals() */
+	struct bp_chain_read rd[2];
+	int rc, k;
+
+	memset(rd, 0, sizeof(rd));
+	for (k = 0; k < 2; k++) {
+		rd[k].op = BP_CHAIN_CALL;
+		memcpy(rd[k].address, aggregator, 20);
+		rd[k].data = k == 0 ? sel_round : sel_dec;
+		rd[k].len = 4;
+		rd[k].block = BP_CHAIN_LATEST;
+	}
+	bp_chain_batch(ch, net, rd, 2);
+	if (rd[0].err.kind == BP_CHAIN_ERR_TRANSPORT || rd[1].err.kind == BP_CHAIN_ERR_TRANSPORT)
+		rc = 1;
+	else if (rd[0].err.kind != BP_CHAIN_OK || rd[1].err.kind != BP_CHAIN_OK)
+		rc = -1;
+	else
+		rc = bp_price_round_decode(rd[0].bytes, rd[0].nbytes, rd[1].bytes, rd[1].nbytes,
+		    out);
+	bp_chain_reads_free(rd, 2);
 	return rc;
 }

@@ -76,4 +76,33 @@ int	bp_price_sample_store(struct bp_db *, const char *chain, const char *contrac
 	    const char *aggregator, const struct bp_price *price, const char *round_id,
 	    int64_t updated_at, int64_t sampled_at);
 
+/* ---- Chainlink aggregators (cron/prices.c) ---- */
+
+struct bp_chain;
+struct bp_network;
+
+/* One answer of an aggregator's latestRoundData(), with its decimals(). */
+struct bp_price_round {
+	struct bp_price	price;
+	char		round_id[BP_U256_DEC_MAX];	/* decimal */
+	int64_t		updated_at;			/* Unix seconds */
+};
+
+/*
+ * Decodes the return data of latestRoundData() (roundId, answer, startedAt, updatedAt,
+ * answeredInRound; untrusted) and of decimals() into *out. Returns 0, or -1 when either is
+ * malformed or the answer is not a positive price of at most 18 decimals (see
+ * bp_price_from_answer).
+ */
+int	bp_price_round_decode(const uint8_t *round, size_t roundlen, const uint8_t *dec,
+	    size_t declen, struct bp_price_round *out);
+
+/*
+ * Reads aggregator (20 bytes) on net: latestRoundData() and decimals() in one JSON-RPC batch.
+ * Returns 0 with *out set, 1 when the node did not answer, -1 when the answer is not a usable
+ * price (reverted, malformed, not positive).
+ */
+int	bp_price_round_read(struct bp_chain *, const struct bp_network *net,
+	    const uint8_t aggregator[20], struct bp_price_round *out);
+
 #endif

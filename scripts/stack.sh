@@ -44,7 +44,11 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
-token_config() {	# DIR: USD prices of the devchain's sample tokens, in [prices ethereum] (docs/tokens.md)
+token_config() {	# DIR TEST: USD prices of the devchain's sample tokens, in [prices ethereum]
+	if [ "$2" = 1 ]; then	# tests/e2e/tokens.test.mjs installs these tokens and aggregators
+		echo "0x00000000000000000000000000000000000c1a10 = chainlink:0x00000000000000000000000000000000000c1a11"
+		echo "0x00000000000000000000000000000000000c1a20 = chainlink:0x00000000000000000000000000000000000c1a21"
+	fi
 	[ -f "$1/devchain.json" ] || return 0
 	node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tokens
 		process.stdout.write(`${t.erc20_18.toLowerCase()} = 2.5\n${t.erc20_6.toLowerCase()} = 1\n`)' \
@@ -85,7 +89,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
 		gas_config "$dir" "$test"
-		token_config "$dir"
+		token_config "$dir" "$test"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
@@ -223,6 +227,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 	if [ -x "$build/cron/gas" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/gas" --loop --interval 1000 \
 			>> "$dir/gas.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
+	# The price sampler: Chainlink aggregators of the [prices] sections (docs/tokens.md).
+	if [ -x "$build/cron/prices" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/prices" --loop --interval 1000 \
+			>> "$dir/prices.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
 }

@@ -9,6 +9,7 @@
 // devchain's deployer) mints the priced sample tokens. Holders are fresh random addresses.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import {
   Contract, ContractFactory, JsonRpcProvider, Wallet, getAddress, parseUnits, toBeHex,
@@ -44,24 +45,27 @@ async function deploy(name, symbol) {
 }
 const mined = async (p) => { const r = await (await p).wait(); assert.equal(r.status, 1); return r; };
 
-// Runtime code that answers each selector in words (hex of 8 digits -> 32-byte hex word) with
-// that word, and reverts on anything else: hand-assembled, installed with anvil_setCode.
+// Runtime code that answers each selector in words (hex of 8 digits -> one 32-byte hex word, or
+// an array of them) with those words, and reverts on anything else: hand-assembled, installed
+// with anvil_setCode.
 function constCode(words) {
-  const entries = Object.entries(words);
-  const dispatch = 6 + 11 * entries.length + 4;
+  const entries = Object.entries(words).map(([sel, w]) => [sel, [w].flat()]);
+  // A body: JUMPDEST, (PUSH32 word PUSH1 offset MSTORE) per word, PUSH1 size PUSH1 0 RETURN.
+  const bodies = entries.map(([, ws]) => `5b${ws.map((w, i) =>
+    `7f${w}60${(32 * i).toString(16).padStart(2, '0')}52`).join('')}60${(32 * ws.length).toString(16).padStart(2, '0')}6000f3`);
+  let at = 6 + 11 * entries.length + 4;
   let code = '60003560e01c';	// PUSH1 0 CALLDATALOAD PUSH1 0xe0 SHR
-  entries.forEach(([sel], k) => {
-    code += `8063${sel}1461${(dispatch + 42 * k).toString(16).padStart(4, '0')}57`;
+  entries.forEach(([sel], k) => {	// DUP1 PUSH4 sel EQ PUSH2 body JUMPI
+    code += `8063${sel}1461${at.toString(16).padStart(4, '0')}57`;
+    at += bodies[k].length / 2;
   });
   code += '600080fd';	// PUSH1 0 DUP1 REVERT
-  for (const [, word] of entries) code += `5b7f${word}60005260206000f3`;
-  return `0x${code}`;
+  return `0x${code}${bodies.join('')}`;
 }
 const word = (n) => BigInt(n).toString(16).padStart(64, '0');
 const bytes32 = (s) => Buffer.from(s).toString('hex').padEnd(64, '0');
 const SEL = { name: '06fdde03', symbol: '95d89b41', decimals: '313ce567', totalSupply: '18160ddd' };
-async function installed(words) {
-  const addr = Wallet.createRandom().address;
+async function installed(words, addr = Wallet.createRandom().address) {
   await provider.send('anvil_setCode', [addr, constCode(words)]);
   return addr;
 }
@@ -245,4 +249,31 @@ test('scopes: data:read is needed; a test key on a mainnet is 403; an unknown ch
   assert.equal((await metadata(BPT, '', live)).json.symbol, 'BPT');
   assertError(assert, await api('/v1/tokens/nochain/metadata/' + BPT, { key }), 400, 'invalid_request');
   assertError(assert, await api(`/v1/tokens/ethereum/metadata/${BPT}`, { key: null }), 401, 'unauthorized');
+});
+
+test('Chainlink prices: cron/prices reads latestRoundData; a stale answer is no price', async () => {
+  // The test config names these (scripts/stack.sh): token c1a10 priced by aggregator c1a11,
+  // token c1a20 by c1a21. The aggregators answer (roundId, answer, startedAt, updatedAt,
+  // answeredInRound) with 8 decimals, as Chainlink's USD feeds do.
+  const at = (n) => `0x${n.toString(16).padStart(40, '0')}`;
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const round = (answer, updated) => [word(7), word(answer), word(updated), word(updated), word(7)];
+  await installed({ feaf968c: round(123456789012n, now), [SEL.decimals]: word(8) }, at(0xc1a11));
+  await installed({ feaf968c: round(99n * 10n ** 8n, now - 7200n), [SEL.decimals]: word(8) }, at(0xc1a21));
+  for (const t of [0xc1a10, 0xc1a20])
+    await installed({ [SEL.symbol]: bytes32('FEED'), [SEL.decimals]: word(18),
+      [SEL.totalSupply]: word(2n * 10n ** 18n) }, at(t));
+  const fresh = await waitFor(async () => {
+    const res = await metadata(at(0xc1a10));
+    return res.json.price_usd !== null ? res.json : null;
+  }, 'the sampled Chainlink price', 20000);
+  assert.deepEqual([fresh.price_usd, fresh.market_cap_usd], ['1234.56789012', '2469.13578024']);
+  // Sampled too (the worker stores every answer), but an hour past price_max_age: null.
+  await waitFor(async () => {
+    const out = execFileSync('sqlite3', [`${env.dir}/blockport.db`,
+      `SELECT price FROM token_prices WHERE contract = '${at(0xc1a20)}'`], { encoding: 'utf8' });
+    return out.trim() === '99';
+  }, 'the stale sample', 20000);
+  const stale = await metadata(at(0xc1a20));
+  assert.deepEqual([stale.status, stale.json.price_usd, stale.json.market_cap_usd], [200, null, null]);
 });
