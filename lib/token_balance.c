@@ -28,6 +28,7 @@ struct holding {
 	struct bp_u256	 balance;
 	char		 usd[USD_MAX];		/* "" when unpriced */
 	const char	*logo;			/* the token list's (lives as long as it), or NULL */
+	size_t		 json_off, json_len;	/* its entry of the answer, in the list's json */
 };
 
 /* A sorted list of one address at one block. */
@@ -38,7 +39,18 @@ struct list {
 	int64_t		 built_at;
 	struct holding	*h;
 	size_t		 n;
+	struct bp_buf	 json;		/* every entry rendered once, back to back */
 };
+
+/* Frees what l holds; l may be used again. */
+static void
+list_clear(struct list *l)
+{
+	free(l->h);
+	l->h = NULL;
+	l->n = 0;
+	bp_buf_free(&l->json);
+}
 
 struct bp_token_ctx {
 	struct bp_upstream	*up;
@@ -70,7 +82,7 @@ bp_token_ctx_free(struct bp_token_ctx *c)
 	if (c == NULL)
 		return;
 	for (i = 0; i < BP_TOKEN_BALANCE_CACHE; i++)
-		free(c->cache[i].h);
+		list_clear(&c->cache[i]);
 	bp_chain_free(c->chain);
 	bp_upstream_free(c->up);
 	free(c);
@@ -130,6 +142,8 @@ cmp_holding(const void *pa, const void *pb)
 		return c;
 	return strcmp(a->tok.contract, b->tok.contract);
 }
+
+static int	entry_json(const struct holding *, struct bp_buf *);
 
 /* ---- building a list ---- */
 
@@ -260,6 +274,14 @@ build(struct bp_db *db, struct bp_token_ctx *ctx, const struct bp_config *cfg,
 	}
 	if (l->n > 1)
 		qsort(l->h, l->n, sizeof(*l->h), cmp_holding);
+	/* Each entry's JSON once: the pages of the list only copy it. */
+	bp_buf_init(&l->json, (l->n + 1) * 4096);
+	for (i = 0; i < l->n; i++) {
+		l->h[i].json_off = l->json.len;
+		if (entry_json(&l->h[i], &l->json) == -1)
+			goto out;
+		l->h[i].json_len = l->json.len - l->h[i].json_off;
+	}
 	l->built_at = now;
 	rc = 0;
 out:
@@ -310,7 +332,8 @@ render(const struct list *l, const struct bp_token_balance_query *q, struct bp_b
 			continue;
 		if (total++ < first || shown == q->limit)
 			continue;
-		if ((shown++ > 0 && bp_buf_adds(out, ",") == -1) || entry_json(&l->h[i], out) == -1)
+		if ((shown++ > 0 && bp_buf_adds(out, ",") == -1) ||
+		    bp_buf_add(out, l->json.data + l->h[i].json_off, l->h[i].json_len) == -1)
 			return -1;
 	}
 	return bp_buf_printf(out, "],\"page\":%lld,\"total\":%lld}", (long long)q->page,
@@ -354,12 +377,12 @@ bp_token_balances(struct bp_db *db, struct bp_token_ctx *ctx, const struct bp_co
 	}
 	if (l == NULL) {
 		if ((rc = build(db, ctx, cfg, logos, q, block, now, &fresh)) != 0) {
-			free(fresh.h);
+			list_clear(&fresh);
 			return rc;
 		}
 		l = &ctx->cache[ctx->next];
 		ctx->next = (ctx->next + 1) % BP_TOKEN_BALANCE_CACHE;
-		free(l->h);
+		list_clear(l);
 		*l = fresh;
 	}
 	if (render(l, q, out) == -1) {
