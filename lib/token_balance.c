@@ -244,16 +244,18 @@ build(struct bp_db *db, struct bp_token_ctx *ctx, const struct bp_config *cfg,
 	if (cs.n > 0 && (rc = read_balances(ctx->chain, q->net, q->owner, &cs, block, bal, ok)) != 0)
 		goto out;
 	rc = -1;
+	/* The non-zero ones, their balances moved to the front alongside. */
 	for (i = 0; i < cs.n; i++)
-		if (ok[i] && !bp_u256_is_zero(&bal[i]))
+		if (ok[i] && !bp_u256_is_zero(&bal[i])) {
+			bal[nnz] = bal[i];
 			nz[nnz++] = cs.c[i];
+		}
 	if (bp_token_get_many(db, ctx->chain, cfg, q->net, nz, nnz, now, tok, found) == -1)
 		goto out;
 	l->n = 0;
 	for (i = 0; i < nnz; i++) {
 		struct holding *h = &l->h[l->n];
 		uint8_t a[20];
-		size_t j = (size_t)(nz[i] - cs.c[0]) / sizeof(cs.c[0]);
 
 		if (found[i] == BP_TOKEN_UNREAD) {
 			rc = 1;
@@ -262,7 +264,7 @@ build(struct bp_db *db, struct bp_token_ctx *ctx, const struct bp_config *cfg,
 		if (found[i] != BP_TOKEN_OK)
 			continue;
 		h->tok = tok[i];
-		h->balance = bal[j];
+		h->balance = bal[i];
 		bp_addr_parse(h->tok.contract, strlen(h->tok.contract), 0, a);
 		bp_addr_format_checksum(a, h->checksum, sizeof(h->checksum));
 		if (bp_price_token(cfg, db, q->net->chain, h->tok.contract, now, &price) == 0 &&
