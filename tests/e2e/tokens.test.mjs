@@ -97,7 +97,9 @@ before(async () => {
   await mined(lure.mint(spamHolder, parseUnits('1', 18)));
   // The priced sample tokens, minted by the devchain's deployer (it holds the minter role).
   const sample = (a) => new Contract(a, ERC20.abi, deployer);
-  await mined(sample(BPUSD).mint(holder, 1234567800n));		// 1234.5678 BPUSD
+  await mined(sample(BPUSD).mint(holder, 1234567900n));		// 1234.5679 BPUSD,
+  // of which the holder burns 0.0001: 1234.5678 left.
+  await mined(new Contract(BPUSD, ERC20.abi, holderWallet.connect(provider)).burn(100n));
   await mined(sample(BPT).mint(holder, parseUnits('3', 18)));	// 3 BPT = 7.5 USD
 });
 
