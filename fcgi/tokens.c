@@ -58,8 +58,9 @@ app_init(const struct bp_config *cfg, struct bp_db *db)
 {
 	(void)db;
 	config = cfg;
-	if (cfg->token_list[0] != '\0' && (logos = bp_token_list_load(cfg->token_list)) == NULL)
-		return -1;	/* a configured list that does not load is a config error */
+	/* A list that does not load is logged (lib/token_list.c) and leaves logos null. */
+	if (cfg->token_list[0] != '\0')
+		logos = bp_token_list_load(cfg->token_list);
 	return 0;
 }
 

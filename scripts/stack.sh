@@ -55,6 +55,14 @@ token_config() {	# DIR TEST: USD prices of the devchain's sample tokens, in [pri
 		"$1/devchain.json"
 }
 
+token_list() {	# DIR: a Uniswap token list with the BPT sample token's logo, and its config line
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1] + "/devchain.json",
+		"utf8")).tokens; fs.writeFileSync(process.argv[1] + "/tokenlist.json", JSON.stringify({ name: "test",
+		tokens: [{ chainId: 31337, address: t.erc20_18, logoURI: "https://logos.example/bpt.png" }] }))' "$1"
+	echo "token_list = $1/tokenlist.json"
+}
+
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
@@ -69,6 +77,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
 			echo "token_refresh_seconds = 1"
+			token_list "$dir"
 			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."

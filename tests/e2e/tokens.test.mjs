@@ -24,6 +24,7 @@ const BPT = getAddress(dc.tokens.erc20_18);	// priced 2.5 USD in the test config
 const BPUSD = getAddress(dc.tokens.erc20_6);	// 6 decimals, priced 1 USD
 const NFT = getAddress(dc.tokens.erc721);
 const BIG = (1n << 130n) + 5n;			// above 2^128
+const LOGO = 'https://logos.example/bpt.png';	// BPT's, in the test config's token list
 
 let provider, me, deployer, key;
 let alpha, zeta, empty, lure;		// this file's tokens (18 decimals, unpriced)
@@ -122,18 +123,18 @@ test('the balance list equals balanceOf, in USD then symbol order, with exact va
   assert.equal(list.page, 1);
   const want = [
     [BPUSD, 'BPUSD', 'Blockport Dollar', 6, 1234567800n, '1234.5678', '1234.5678'],
-    [BPT, 'BPT', 'Blockport Token', 18, 3n * 10n ** 18n, '3', '7.5'],
+    [BPT, 'BPT', 'Blockport Token', 18, 3n * 10n ** 18n, '3', '7.5', LOGO],
     [await alpha.getAddress(), 'ALPHA', 'Alpha Token', 18, BIG, units(BIG, 18), null],
     [await zeta.getAddress(), 'ZETA', 'Zeta Token', 18, 300n * 10n ** 18n, '300', null],
   ];
   assert.deepEqual(list.tokens.map((t) => t.symbol), want.map((w) => w[1]));
-  for (const [i, [contract, symbol, name, decimals, balance, formatted, usd]] of want.entries()) {
+  for (const [i, [contract, symbol, name, decimals, balance, formatted, usd, logo = null]] of want.entries()) {
     const t = list.tokens[i];
     const onChain = await new Contract(contract, ERC20.abi, provider).balanceOf(holder);
     assert.equal(BigInt(t.balance), onChain, `${symbol} balance equals balanceOf`);
     assert.deepEqual(t, {
       contract: getAddress(contract), symbol, name, decimals, balance: balance.toString(),
-      formatted_balance: formatted, usd_value: usd, logo_url: null, spam: false,
+      formatted_balance: formatted, usd_value: usd, logo_url: logo, spam: false,
     });
   }
   assert.equal(list.tokens[2].formatted_balance, '1361129467683753853853.498429727072845829');
@@ -207,6 +208,7 @@ test('metadata: read from the contract, supply after burns, exact price and mark
   const b = await metadata(BPT);
   assert.equal(b.json.total_supply, supply.toString());
   assert.equal(b.json.price_usd, '2.5');
+  assert.equal(b.json.logo_url, LOGO);
   assert.equal(b.json.market_cap_usd, units(supply * 25n, 19));
   const u = await metadata(BPUSD.toLowerCase());
   assert.deepEqual([u.json.decimals, u.json.price_usd, u.json.market_cap_usd],
