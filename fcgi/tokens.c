@@ -164,8 +164,8 @@ metadata(struct bp_req *r)
 	if ((net = network_of(r)) == NULL || address_param(r, "contract", addr) != 0)
 		return r->status;
 	bp_addr_format_lower(addr, lower, sizeof(lower));
-	if (bp_token_get_many(r->db, bp_token_ctx_chain(r->ctx), config, net, contracts, 1, now,
-	    &tok, &found) == -1)
+	if (bp_token_get_many(r->db, bp_token_ctx_chain(r->ctx), bp_token_ctx_memo(r->ctx), config,
+	    net, contracts, 1, now, &tok, &found) == -1)
 		return bp_error(r, 500, "internal_error", "database error");
 	if (found == BP_TOKEN_UNREAD)
 		return node_down(r, net);

@@ -76,13 +76,81 @@ bp_token_decode_text(const uint8_t *data, size_t len, char *out, size_t cap)
 
 /* ---- the cache ---- */
 
+struct memo_entry {
+	char		chain[BP_INDEX_CHAIN_MAX];	/* "" when the slot is empty */
+	struct bp_token	t;
+	int64_t		refreshed_at;
+};
+
+struct bp_token_memo {
+	struct memo_entry	e[BP_TOKEN_MEMO];
+};
+
+struct bp_token_memo *
+bp_token_memo_new(void)
+{
+	return calloc(1, sizeof(struct bp_token_memo));
+}
+
+void
+bp_token_memo_free(struct bp_token_memo *m)
+{
+	free(m);
+}
+
+/* The slot of chain and contract (FNV-1a of both). */
+static struct memo_entry *
+memo_slot(struct bp_token_memo *m, const char *chain, const char *contract)
+{
+	uint32_t h = 2166136261u;
+	const char *p;
+
+	for (p = chain; *p != '\0'; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	for (p = contract; *p != '\0'; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	return &m->e[h % BP_TOKEN_MEMO];
+}
+
+/* The memo's copy of contract into *t when it is still fresh; 1, else 0. */
+static int
+memo_get(struct bp_token_memo *m, const char *chain, const char *contract, int64_t now,
+    int64_t max_age, struct bp_token *t)
+{
+	struct memo_entry *e;
+
+	if (m == NULL)
+		return 0;
+	e = memo_slot(m, chain, contract);
+	if (strcmp(e->chain, chain) != 0 || strcmp(e->t.contract, contract) != 0 ||
+	    now - e->refreshed_at > max_age)
+		return 0;
+	*t = e->t;
+	return 1;
+}
+
+static void
+memo_put(struct bp_token_memo *m, const char *chain, const struct bp_token *t,
+    int64_t refreshed_at)
+{
+	struct memo_entry *e;
+
+	if (m == NULL)
+		return;
+	e = memo_slot(m, chain, t->contract);
+	bp_strlcpy(e->chain, chain, sizeof(e->chain));
+	e->t = *t;
+	e->refreshed_at = refreshed_at;
+}
+
 /*
- * The cached row of contract into *t. Returns 2 when fresh, 1 when its supply and verdict are
- * older than max_age (name, symbol and decimals still good), 0 when not cached, -1 on error.
+ * The cached row of contract into *t, and when it was refreshed into *at. Returns 2 when fresh,
+ * 1 when its supply and verdict are older than max_age (name, symbol and decimals still good),
+ * 0 when not cached, -1 on error.
  */
 static int
 cache_get(struct bp_db *db, const char *chain, const char *contract, int64_t now,
-    int64_t max_age, struct bp_token *t)
+    int64_t max_age, struct bp_token *t, int64_t *at)
 {
 	static const char sql[] = "SELECT name, symbol, decimals, total_supply, spam, refreshed_at"
 	    " FROM token_metadata WHERE chain = ? AND contract = ?";
@@ -107,7 +175,8 @@ cache_get(struct bp_db *db, const char *chain, const char *contract, int64_t now
 		if (bp_u256_from_dec(&t->total_supply, supply, strlen(supply)) == -1)
 			bp_u256_from_u64(&t->total_supply, 0);
 		t->spam = (int)bp_col_int(st, 4);
-		rc = now - bp_col_int(st, 5) <= max_age ? 2 : 1;
+		*at = bp_col_int(st, 5);
+		rc = now - *at <= max_age ? 2 : 1;
 		break;
 	case BP_DB_DONE:
 		rc = 0;
@@ -288,10 +357,14 @@ fetch_batch(struct bp_db *db, struct bp_chain *ch, const struct bp_network *net,
 	return 0;
 }
 
-/* Writes the tokens of p[0..np) that were read into the cache, in one transaction. */
+/*
+ * Writes the tokens of p[0..np) that were read into the cache, in one transaction, and once
+ * committed into memo (may be NULL).
+ */
 static int
-store_batch(struct bp_db *db, const char *chain, const struct pending *p, size_t np,
-    const struct bp_token *out, const int *found, int64_t now)
+store_batch(struct bp_db *db, struct bp_token_memo *memo, const char *chain,
+    const struct pending *p, size_t np, const struct bp_token *out, const int *found,
+    int64_t now)
 {
 	size_t k;
 
@@ -302,28 +375,37 @@ store_batch(struct bp_db *db, const char *chain, const struct pending *p, size_t
 			bp_db_rollback(db);
 			return -1;
 		}
-	return bp_db_commit(db);
+	if (bp_db_commit(db) == -1)
+		return -1;
+	for (k = 0; k < np; k++)
+		if (found[p[k].i] == BP_TOKEN_OK)
+			memo_put(memo, chain, &out[p[k].i], now);
+	return 0;
 }
 
 int
-bp_token_get_many(struct bp_db *db, struct bp_chain *ch, const struct bp_config *cfg,
-    const struct bp_network *net, const char *const contracts[], size_t n, int64_t now,
-    struct bp_token *out, int *found)
+bp_token_get_many(struct bp_db *db, struct bp_chain *ch, struct bp_token_memo *memo,
+    const struct bp_config *cfg, const struct bp_network *net, const char *const contracts[],
+    size_t n, int64_t now, struct bp_token *out, int *found)
 {
 	struct pending p[BP_TOKEN_BATCH];
 	char chain[BP_INDEX_CHAIN_MAX];
+	int64_t max_age = cfg->token_refresh_seconds, at = 0;
 	size_t i, np = 0;
 	int c;
 
 	if (bp_token_chain_key(net, chain, sizeof(chain)) == -1)
 		return -1;
 	for (i = 0; i < n; i++) {
-		if ((c = cache_get(db, chain, contracts[i], now, cfg->token_refresh_seconds,
-		    &out[i])) == -1)
-			return -1;
 		found[i] = BP_TOKEN_OK;
-		if (c == 2)
+		if (memo_get(memo, chain, contracts[i], now, max_age, &out[i]))
 			continue;
+		if ((c = cache_get(db, chain, contracts[i], now, max_age, &out[i], &at)) == -1)
+			return -1;
+		if (c == 2) {
+			memo_put(memo, chain, &out[i], at);
+			continue;
+		}
 		if (c == 0) {
 			memset(&out[i], 0, sizeof(out[i]));
 			bp_strlcpy(out[i].contract, contracts[i], sizeof(out[i].contract));
@@ -332,7 +414,7 @@ bp_token_get_many(struct bp_db *db, struct bp_chain *ch, const struct bp_config 
 		p[np].full = c == 0;
 		if (++np == BP_TOKEN_BATCH) {
 			if (fetch_batch(db, ch, net, chain, p, np, out, found) == -1 ||
-			    store_batch(db, chain, p, np, out, found, now) == -1) {
+			    store_batch(db, memo, chain, p, np, out, found, now) == -1) {
 				bp_err("%s: %s: caching token metadata failed", __func__, chain);
 				return -1;
 			}
@@ -340,7 +422,7 @@ bp_token_get_many(struct bp_db *db, struct bp_chain *ch, const struct bp_config 
 		}
 	}
 	if (np > 0 && (fetch_batch(db, ch, net, chain, p, np, out, found) == -1 ||
-	    store_batch(db, chain, p, np, out, found, now) == -1)) {
+	    store_batch(db, memo, chain, p, np, out, found, now) == -1)) {
 		bp_err("%s: %s: caching token metadata failed", __func__, chain);
 		return -1;
 	}

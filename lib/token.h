@@ -43,14 +43,27 @@ enum bp_token_found {
 };
 
 /*
- * The metadata of the tokens contracts[0..n) (lower-case 0x strings) on net, from the cache or,
- * when missing or stale, from the chain in batches of BP_TOKEN_BATCH, then cached. out[i] and
- * found[i] (enum bp_token_found) are filled for each. now is Unix seconds. Returns 0, or -1 on
- * a database error (logged). No transaction is held across a chain read.
+ * A thread's copy of fresh cache rows (BP_TOKEN_MEMO of them, by a hash of chain and contract):
+ * a row is only rewritten once it is stale, so a copy used while the row is fresh answers
+ * exactly what the database would, without a read. One per thread; not shared.
  */
-int	bp_token_get_many(struct bp_db *, struct bp_chain *, const struct bp_config *,
-	    const struct bp_network *net, const char *const contracts[], size_t n, int64_t now,
-	    struct bp_token *out, int *found);
+#define BP_TOKEN_MEMO	128
+struct bp_token_memo;
+
+/* A new memo, owned by the caller (bp_token_memo_free), or NULL when out of memory. */
+struct bp_token_memo	*bp_token_memo_new(void);
+void			 bp_token_memo_free(struct bp_token_memo *);
+
+/*
+ * The metadata of the tokens contracts[0..n) (lower-case 0x strings) on net, from memo (may be
+ * NULL) or the cache or, when missing or stale, from the chain in batches of BP_TOKEN_BATCH,
+ * then cached. out[i] and found[i] (enum bp_token_found) are filled for each. now is Unix
+ * seconds. Returns 0, or -1 on a database error (logged). No transaction is held across a
+ * chain read.
+ */
+int	bp_token_get_many(struct bp_db *, struct bp_chain *, struct bp_token_memo *memo,
+	    const struct bp_config *, const struct bp_network *net, const char *const contracts[],
+	    size_t n, int64_t now, struct bp_token *out, int *found);
 
 /*
  * Decodes the return data of name() or symbol() (untrusted): an ABI string, or a bytes32 whose

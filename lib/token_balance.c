@@ -55,6 +55,7 @@ list_clear(struct list *l)
 struct bp_token_ctx {
 	struct bp_upstream	*up;
 	struct bp_chain		*chain;
+	struct bp_token_memo	*memo;
 	struct list		 cache[BP_TOKEN_BALANCE_CACHE];
 	size_t			 next;		/* the slot the next list replaces */
 };
@@ -67,7 +68,8 @@ bp_token_ctx_new(const struct bp_config *cfg)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	if ((c->up = bp_upstream_new(cfg)) == NULL ||
-	    (c->chain = bp_chain_new(cfg, c->up)) == NULL) {
+	    (c->chain = bp_chain_new(cfg, c->up)) == NULL ||
+	    (c->memo = bp_token_memo_new()) == NULL) {
 		bp_token_ctx_free(c);
 		return NULL;
 	}
@@ -83,6 +85,7 @@ bp_token_ctx_free(struct bp_token_ctx *c)
 		return;
 	for (i = 0; i < BP_TOKEN_BALANCE_CACHE; i++)
 		list_clear(&c->cache[i]);
+	bp_token_memo_free(c->memo);
 	bp_chain_free(c->chain);
 	bp_upstream_free(c->up);
 	free(c);
@@ -92,6 +95,12 @@ struct bp_chain *
 bp_token_ctx_chain(struct bp_token_ctx *c)
 {
 	return c->chain;
+}
+
+struct bp_token_memo *
+bp_token_ctx_memo(struct bp_token_ctx *c)
+{
+	return c->memo;
 }
 
 /* ---- order ---- */
@@ -250,7 +259,7 @@ build(struct bp_db *db, struct bp_token_ctx *ctx, const struct bp_config *cfg,
 			bal[nnz] = bal[i];
 			nz[nnz++] = cs.c[i];
 		}
-	if (bp_token_get_many(db, ctx->chain, cfg, q->net, nz, nnz, now, tok, found) == -1)
+	if (bp_token_get_many(db, ctx->chain, ctx->memo, cfg, q->net, nz, nnz, now, tok, found) == -1)
 		goto out;
 	l->n = 0;
 	for (i = 0; i < nnz; i++) {

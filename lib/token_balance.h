@@ -23,6 +23,7 @@ struct bp_buf;
 struct bp_chain;
 struct bp_db;
 struct bp_token_list;
+struct bp_token_memo;
 
 #define BP_TOKEN_BALANCE_CACHE		4	/* sorted lists kept per thread */
 #define BP_TOKEN_BALANCE_CACHE_SECONDS	5	/* at most this old, even at the same block */
@@ -38,8 +39,9 @@ struct bp_token_ctx;
  */
 struct bp_token_ctx	*bp_token_ctx_new(const struct bp_config *cfg);
 void			 bp_token_ctx_free(struct bp_token_ctx *);
-/* The context's chain reader, for lib/token.c's calls. */
+/* The context's chain reader and metadata memo, for lib/token.c's calls. */
 struct bp_chain		*bp_token_ctx_chain(struct bp_token_ctx *);
+struct bp_token_memo	*bp_token_ctx_memo(struct bp_token_ctx *);
 
 struct bp_token_balance_query {
 	const struct bp_network	*net;		/* the network {chain} means for the key */
