@@ -49,25 +49,32 @@ const mined = async (p) => { const r = await (await p).wait(); assert.equal(r.st
 // Runtime code that answers each selector in words (hex of 8 digits -> one 32-byte hex word, or
 // an array of them) with those words, and reverts on anything else: hand-assembled, installed
 // with anvil_setCode.
-function constCode(words) {
+function constCode(words, fallback = () => '600080fd') {
   const entries = Object.entries(words).map(([sel, w]) => [sel, [w].flat()]);
   // A body: JUMPDEST, (PUSH32 word PUSH1 offset MSTORE) per word, PUSH1 size PUSH1 0 RETURN.
   const bodies = entries.map(([, ws]) => `5b${ws.map((w, i) =>
     `7f${w}60${(32 * i).toString(16).padStart(2, '0')}52`).join('')}60${(32 * ws.length).toString(16).padStart(2, '0')}6000f3`);
-  let at = 6 + 11 * entries.length + 4;
+  // Anything else runs fallback(its offset): by default PUSH1 0 DUP1 REVERT.
+  const fb = fallback(6 + 11 * entries.length);
+  let at = 6 + 11 * entries.length + fb.length / 2;
   let code = '60003560e01c';	// PUSH1 0 CALLDATALOAD PUSH1 0xe0 SHR
   entries.forEach(([sel], k) => {	// DUP1 PUSH4 sel EQ PUSH2 body JUMPI
     code += `8063${sel}1461${at.toString(16).padStart(4, '0')}57`;
     at += bodies[k].length / 2;
   });
-  code += '600080fd';	// PUSH1 0 DUP1 REVERT
-  return `0x${code}${bodies.join('')}`;
+  return `0x${code}${fb}${bodies.join('')}`;
 }
 const word = (n) => BigInt(n).toString(16).padStart(64, '0');
 const bytes32 = (s) => Buffer.from(s).toString('hex').padEnd(64, '0');
-const SEL = { name: '06fdde03', symbol: '95d89b41', decimals: '313ce567', totalSupply: '18160ddd' };
-async function installed(words, addr = Wallet.createRandom().address) {
-  await provider.send('anvil_setCode', [addr, constCode(words)]);
+// A fallback that emits n ERC-20 Transfer(0, 0x1000 + i, 1) logs in one call: an airdrop.
+const TRANSFER = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const airdrop = (n) => (at) => '6001600052' + '6000' + '5b' + '80611000016000' + `7f${TRANSFER}` +
+  '60206000a3' + '600101' + `8060${n.toString(16).padStart(2, '0')}11` +
+  `61${(at + 7).toString(16).padStart(4, '0')}57` + '00';
+const SEL = { name: '06fdde03', symbol: '95d89b41', decimals: '313ce567', totalSupply: '18160ddd',
+  balanceOf: '70a08231' };
+async function installed(words, addr = Wallet.createRandom().address, fallback = undefined) {
+  await provider.send('anvil_setCode', [addr, constCode(words, fallback)]);
   return addr;
 }
 
@@ -194,6 +201,18 @@ test('spam: a lure in the name marks the entry; exclude_spam=true leaves it out 
   assert.deepEqual(clean.json.tokens.map((t) => t.symbol), ['ZETA']);
   const meta = await metadata(await lure.getAddress());
   assert.equal(meta.json.spam, true);
+});
+
+test('spam: an airdrop to 150 addresses in one transaction, none of which ever used the token', async () => {
+  const drop = await installed({ [SEL.name]: bytes32('Harmless'), [SEL.symbol]: bytes32('HRM'),
+    [SEL.decimals]: word(18), [SEL.totalSupply]: word(150), [SEL.balanceOf]: word(1) }, undefined, airdrop(150));
+  await mined(me.sendTransaction({ to: drop, data: '0x', gasLimit: 2_000_000 }));
+  const receiver = `0x${(0x1000 + 42).toString(16).padStart(40, '0')}`;
+  const list = await listOf(receiver, 1);
+  assert.deepEqual([list.tokens[0].contract, list.tokens[0].symbol, list.tokens[0].spam],
+    [getAddress(drop), 'HRM', true]);
+  assert.equal((await balances(receiver, '?exclude_spam=true')).json.total, 0);
+  assert.equal((await metadata(drop)).json.spam, true);
 });
 
 test('metadata: read from the contract, supply after burns, exact price and market cap', async () => {
