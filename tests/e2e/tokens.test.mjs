@@ -66,9 +66,9 @@ function constCode(words, fallback = () => '600080fd') {
 }
 const word = (n) => BigInt(n).toString(16).padStart(64, '0');
 const bytes32 = (s) => Buffer.from(s).toString('hex').padEnd(64, '0');
-// A fallback that emits n ERC-20 Transfer(0, 0x1000 + i, 1) logs in one call: an airdrop.
+// A fallback that emits n ERC-20 Transfer(0, base + i, 1) logs in one call: an airdrop.
 const TRANSFER = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-const airdrop = (n) => (at) => '6001600052' + '6000' + '5b' + '80611000016000' + `7f${TRANSFER}` +
+const airdrop = (n, base) => (at) => '6001600052' + '6000' + '5b' + `8073${base.slice(2)}016000` + `7f${TRANSFER}` +
   '60206000a3' + '600101' + `8060${n.toString(16).padStart(2, '0')}11` +
   `61${(at + 7).toString(16).padStart(4, '0')}57` + '00';
 const SEL = { name: '06fdde03', symbol: '95d89b41', decimals: '313ce567', totalSupply: '18160ddd',
@@ -205,9 +205,11 @@ test('spam: a lure in the name marks the entry; exclude_spam=true leaves it out 
 
 test('spam: an airdrop to 150 addresses in one transaction, none of which ever used the token', async () => {
   const drop = await installed({ [SEL.name]: bytes32('Harmless'), [SEL.symbol]: bytes32('HRM'),
-    [SEL.decimals]: word(18), [SEL.totalSupply]: word(150), [SEL.balanceOf]: word(1) }, undefined, airdrop(150));
-  await mined(me.sendTransaction({ to: drop, data: '0x', gasLimit: 2_000_000 }));
-  const receiver = `0x${(0x1000 + 42).toString(16).padStart(40, '0')}`;
+    [SEL.decimals]: word(18), [SEL.totalSupply]: word(150), [SEL.balanceOf]: word(1) }, undefined,
+    airdrop(150, `${Wallet.createRandom().address.slice(0, 38).toLowerCase()}0000`));
+  const r = await mined(me.sendTransaction({ to: drop, data: '0x', gasLimit: 2_000_000 }));
+  assert.equal(r.logs.length, 150);
+  const receiver = `0x${r.logs[42].topics[2].slice(26)}`;
   const list = await listOf(receiver, 1);
   assert.deepEqual([list.tokens[0].contract, list.tokens[0].symbol, list.tokens[0].spam],
     [getAddress(drop), 'HRM', true]);
