@@ -11,7 +11,6 @@
 #include "config.h"
 #include "evm/address.h"
 #include "fcgi.h"
-#include "index_read.h"
 #include "price.h"
 #include "token.h"
 #include "token_balance.h"
