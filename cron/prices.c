@@ -53,7 +53,7 @@ prices_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 {
 	struct prices_state *s = w->state;
 	struct bp_price_round round;
-	size_t i, ok = 0, failed = 0;
+	size_t i, ok = 0, unusable = 0, failed = 0;
 	uint8_t agg[20];
 	int rc;
 
@@ -70,10 +70,18 @@ prices_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 			failed++;
 			continue;
 		}
+		/*
+		 * An aggregator without a usable answer (no code, reverted, not a positive price)
+		 * is its own problem: counted, not a failed pass, so the others keep their pace.
+		 * A node that does not answer fails the pass (the worker then backs off).
+		 */
 		if ((rc = bp_price_round_read(s->chain, net, agg, &round)) != 0) {
 			bp_warn("prices: %s %s: aggregator %s %s", t->chain, t->contract,
 			    t->aggregator, rc == 1 ? "did not answer" : "gave no usable price");
-			failed++;
+			if (rc == 1)
+				failed++;
+			else
+				unusable++;
 			continue;
 		}
 		if (bp_price_sample_store(w->db, t->chain, t->contract, t->aggregator, &round.price,
@@ -83,7 +91,8 @@ prices_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		}
 		ok++;
 	}
-	snprintf(msg, msglen, "%zu aggregators read, %zu failed", ok, failed);
+	snprintf(msg, msglen, "%zu aggregators read, %zu without a usable price, %zu failed", ok,
+	    unusable, failed);
 	if (failed > 0)
 		w->failed = 1;
 	return ok == 0 && failed > 0 ? BP_WORKER_FAILED : BP_WORKER_IDLE;

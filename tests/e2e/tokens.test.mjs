@@ -291,14 +291,14 @@ test('Chainlink prices: cron/prices reads latestRoundData; a stale answer is no 
   const fresh = await waitFor(async () => {
     const res = await metadata(at(0xc1a10));
     return res.json.price_usd !== null ? res.json : null;
-  }, 'the sampled Chainlink price', 20000);
+  }, 'the sampled Chainlink price', 40000);
   assert.deepEqual([fresh.price_usd, fresh.market_cap_usd], ['1234.56789012', '2469.13578024']);
   // Sampled too (the worker stores every answer), but an hour past price_max_age: null.
   await waitFor(async () => {
     const out = execFileSync('sqlite3', [`${env.dir}/blockport.db`,
       `SELECT price FROM token_prices WHERE contract = '${at(0xc1a20)}'`], { encoding: 'utf8' });
     return out.trim() === '99';
-  }, 'the stale sample', 20000);
+  }, 'the stale sample', 40000);
   const stale = await metadata(at(0xc1a20));
   assert.deepEqual([stale.status, stale.json.price_usd, stale.json.market_cap_usd], [200, null, null]);
 });
