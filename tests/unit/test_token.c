@@ -280,6 +280,16 @@ test_token_prices(void)
 	CU_ASSERT_EQUAL(bp_price_token(c, NULL, "ethereum", FEED, 1600, &p), -1);
 	bp_config_free(c);
 
+	/* A section given again (make run EXTRA_CONFIG): a token's later price wins. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c = load("[server]\ndatabase = x.db\n[prices ethereum]\n"
+	    TOK " = 1\n" FEED " = 2\n[server]\nanon_rps = 3\n[prices ethereum]\n"
+	    "0xA0B86991C6218B36C1D19D4A2E9EB0CE3606EB48 = 0.5\n", err, sizeof(err)));
+	CU_ASSERT_EQUAL(c->ntoken_prices, 2);
+	CU_ASSERT_EQUAL(bp_price_token(c, NULL, "ethereum", TOK, 0, &p), 0);
+	bp_price_format(&p, out, sizeof(out));
+	CU_ASSERT_STRING_EQUAL(out, "0.5");
+	bp_config_free(c);
+
 	/* Bad lines name the key. */
 	CU_ASSERT_PTR_NULL(load("[server]\ndatabase = x.db\n[prices ethereum]\n0x12 = 1\n", err,
 	    sizeof(err)));
