@@ -93,6 +93,11 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
 	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
+	/* ---- Tokens (docs/tokens.md); token price keys are read by token_price() ---- */
+	{ SEC_SERVER, "token_list", VT_PATH, 0, 0, CFG(token_list) },
+	{ SEC_SERVER, "price_max_age", VT_INT, 1, INT64_C(31536000), CFG(price_max_age) },
+	{ SEC_SERVER, "token_refresh_seconds", VT_INT, 0, 86400, CFG(token_refresh_seconds) },
+	{ SEC_SERVER, "token_balances_max", VT_INT, 1, 10000, CFG(token_balances_max) },
 	/* ---- NFTs: gateways, the metadata retry backoff, the fetch guard per network ---- */
 	{ SEC_SERVER, "ipfs_gateway", VT_HTTPURL, 0, 0, CFG(ipfs_gateway) },
 	{ SEC_SERVER, "arweave_gateway", VT_HTTPURL, 0, 0, CFG(arweave_gateway) },
@@ -423,6 +428,64 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 	return -1;
 }
 
+/* Tokens: s is "0x" + 40 hex digits; copies it in lower case into out (43 bytes). 0 or -1. */
+static int
+lower_addr(const char *s, char *out)
+{
+	size_t i;
+
+	if (strlen(s) != 42 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') ||
+	    strspn(s + 2, "0123456789abcdefABCDEF") != 40)
+		return -1;
+	for (i = 0; i < 42; i++)
+		out[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] + 32 : s[i] == 'X' ? 'x' : s[i]);
+	out[42] = '\0';
+	return 0;
+}
+
+/*
+ * Tokens: a `0xCONTRACT = PRICE` or `0xCONTRACT = chainlink:0xAGGREGATOR` line of a
+ * [prices CHAIN] section (docs/tokens.md). A contract given again replaces its price.
+ */
+static int
+token_price(struct loader *l, const char *name, const char *value)
+{
+	struct bp_prices *p = l->cursec_obj;
+	struct bp_config *c = l->cfg;
+	struct bp_token_price t;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(t.chain, p->chain, sizeof(t.chain));
+	if (lower_addr(name, t.contract) == -1) {
+		fail(l, name, "a token price key is a 0x address of 40 hex digits%s", "");
+		return -1;
+	}
+	if (strncmp(value, "chainlink:", 10) == 0) {
+		if (lower_addr(value + 10, t.aggregator) == -1) {
+			fail(l, name, "not chainlink:0x + 40 hex digits: '%s'", value);
+			return -1;
+		}
+	} else if (!valid_decimal(value, sizeof(t.price))) {
+		fail(l, name, "not a decimal USD price such as 1.0001 or chainlink:0x...: '%s'",
+		    value);
+		return -1;
+	} else
+		memcpy(t.price, value, strlen(value) + 1);
+	for (i = 0; i < c->ntoken_prices; i++)
+		if (strcmp(c->token_prices[i].chain, t.chain) == 0 &&
+		    strcmp(c->token_prices[i].contract, t.contract) == 0)
+			break;
+	if (i == BP_MAX_TOKEN_PRICES) {
+		fail(l, name, "more than 256 token prices in all [prices] sections%s", "");
+		return -1;
+	}
+	c->token_prices[i] = t;
+	if (i == c->ntoken_prices)
+		c->ntoken_prices++;
+	return 0;
+}
+
 static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
@@ -452,6 +515,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 		fail(l, name, "key outside any section%s", "");
 		return 0;
 	}
+	if (l->cursec_kind == SEC_PRICES && strncmp(name, "0x", 2) == 0)
+		return token_price(l, name, value) == 0;
 	for (i = 0; i < BP_NITEMS(rules); i++)
 		if (rules[i].sec == l->cursec_kind && strcmp(rules[i].key, name) == 0)
 			return set_value(l, &rules[i], value) == 0;
@@ -535,6 +600,9 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->key_cache_seconds = 30;
 	cfg->gas_sample_max_age = 30;
 	cfg->paymaster_validity = 600;
+	cfg->price_max_age = 3600;
+	cfg->token_refresh_seconds = 60;
+	cfg->token_balances_max = 1000;
 	bp_strlcpy(cfg->ipfs_gateway, "https://ipfs.io/ipfs/", sizeof(cfg->ipfs_gateway));
 	bp_strlcpy(cfg->arweave_gateway, "https://arweave.net/", sizeof(cfg->arweave_gateway));
 	cfg->nft_retry_seconds = 300;

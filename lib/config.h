@@ -19,6 +19,7 @@
 #define BP_ADDR_STRLEN		43	/* "0x" + 40 hex digits + NUL */
 #define BP_MAX_PRICES		32
 #define BP_DECIMAL_MAX		48	/* a decimal config value: digits, '.', digits + NUL */
+#define BP_MAX_TOKEN_PRICES	256	/* token keys of all [prices CHAIN] sections */
 
 enum bp_chain_kind {
 	BP_CHAIN_EVM,		/* 0 */
@@ -75,6 +76,14 @@ struct bp_prices {
 	char		native[BP_DECIMAL_MAX];	/* USD per native coin; "" when not given */
 };
 
+/* ---- Tokens: a `0xCONTRACT = PRICE` or `= chainlink:0xAGGREGATOR` line (docs/tokens.md) ---- */
+struct bp_token_price {
+	char		chain[BP_NAME_MAX];		/* of its [prices CHAIN] section */
+	char		contract[BP_ADDR_STRLEN];	/* lower case */
+	char		price[BP_DECIMAL_MAX];		/* a fixed USD price, or "" */
+	char		aggregator[BP_ADDR_STRLEN];	/* lower case, or "": cron/prices reads it */
+};
+
 struct bp_config {
 	char		path[4096];
 	char		database[4096];
@@ -97,6 +106,13 @@ struct bp_config {
 	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
 	struct bp_prices prices[BP_MAX_PRICES];
 	size_t		nprices;
+	/* ---- Tokens (docs/tokens.md) ---- */
+	struct bp_token_price token_prices[BP_MAX_TOKEN_PRICES];
+	size_t		ntoken_prices;
+	char		token_list[4096];	/* a Uniswap token-list file for logos, or "" */
+	int64_t		price_max_age;		/* seconds a Chainlink sample stays a price (3600) */
+	int64_t		token_refresh_seconds;	/* total_supply and spam read again after (60) */
+	int64_t		token_balances_max;	/* holdings read per balances request (1000) */
 	/* ---- NFTs (docs/nfts.md) ---- */
 	char		ipfs_gateway[BP_URL_MAX];	/* ipfs:// and bare CIDs go through it */
 	char		arweave_gateway[BP_URL_MAX];	/* ar:// */

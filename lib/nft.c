@@ -20,19 +20,9 @@
 #include "nft_doc.h"
 #include "nft_priv.h"
 #include "nft_uri.h"
+#include "spam.h"
 #include "upstream.h"
 #include "util.h"
-
-/* TEMPORARY until lib/spam.h (the tokens resource) lands on main: then always. */
-#if defined(__has_include)
-#if __has_include("spam.h")
-#include "spam.h"
-#define NFT_HAVE_SPAM	1
-#endif
-#endif
-#ifndef NFT_HAVE_SPAM
-#define NFT_HAVE_SPAM	0
-#endif
 
 #define FETCH_CONNECT_MS	3000
 #define FETCH_TOTAL_MS		5000
@@ -215,16 +205,9 @@ all_transport(const struct bp_chain_read *r, size_t n)
 static int
 coll_spam(struct bp_db *db, const struct bp_nft_names *nm, const struct bp_nft_coll *c)
 {
-#if NFT_HAVE_SPAM
 	int v = bp_spam_check(db, nm->chain, nm->contract, c->name, c->symbol, 1);
 
 	return v < 0 ? -1 : v != 0;
-#else
-	(void)db;
-	(void)nm;
-	(void)c;
-	return -1;
-#endif
 }
 
 /*

@@ -47,6 +47,25 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
+token_config() {	# DIR TEST: USD prices of the devchain's sample tokens, in [prices ethereum]
+	if [ "$2" = 1 ]; then	# tests/e2e/tokens.test.mjs installs these tokens and aggregators
+		echo "0x00000000000000000000000000000000000c1a10 = chainlink:0x00000000000000000000000000000000000c1a11"
+		echo "0x00000000000000000000000000000000000c1a20 = chainlink:0x00000000000000000000000000000000000c1a21"
+	fi
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tokens
+		process.stdout.write(`${t.erc20_18.toLowerCase()} = 2.5\n${t.erc20_6.toLowerCase()} = 1\n`)' \
+		"$1/devchain.json"
+}
+
+token_list() {	# DIR: a Uniswap token list with the BPT sample token's logo, and its config line
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1] + "/devchain.json",
+		"utf8")).tokens; fs.writeFileSync(process.argv[1] + "/tokenlist.json", JSON.stringify({ name: "test",
+		tokens: [{ chainId: 31337, address: t.erc20_18, logoURI: "https://logos.example/bpt.png" }] }))' "$1"
+	echo "token_list = $1/tokenlist.json"
+}
+
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
@@ -64,6 +83,8 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
+			echo "token_refresh_seconds = 1"
+			token_list "$dir"
 			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
@@ -84,6 +105,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
 		gas_config "$dir" "$test"
+		token_config "$dir" "$test"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
@@ -224,6 +246,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 	if [ -x "$build/cron/gas" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/gas" --loop --interval 1000 \
 			>> "$dir/gas.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
+	# The price sampler: Chainlink aggregators of the [prices] sections (docs/tokens.md).
+	if [ -x "$build/cron/prices" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/prices" --loop --interval 1000 \
+			>> "$dir/prices.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
 	# The NFT metadata filler (docs/nfts.md).
