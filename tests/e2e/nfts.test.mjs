@@ -112,6 +112,7 @@ before(async () => {
     attributes: [{ trait_type: 'n', value: 1.5 }, { trait_type: 'big', value: 12345678901 }] })]);
   c.dataPct = await deploy(ERC1155, ['data:application/json,' + encodeURIComponent(JSON.stringify({ name: 'café ☕' }))]);
   c.erc20 = await deploy(ERC20, ['Plain Token', 'PLT']);
+  c.lure = await deploy(ERC721, ['Visit claim-now.io', 'CLAIM', `${HERE}/meta/`]);
   // SSRF: loopback in four spellings and a redirect, asked on the guarded network (not
   // indexed: an ERC-1155 id needs no mint there, so cron/nftmeta never sees these), and a
   // control minted on the indexed one.
@@ -135,6 +136,7 @@ before(async () => {
   await call(c.multi, H, 'burn', H, 26, 4);
   await call(c.data64, DEPLOYER, 'mint', H, 7, 1, '0x');
   await call(c.dataPct, DEPLOYER, 'mint', X, 3, 1, '0x');
+  await call(c.lure, DEPLOYER, 'mint', H);
   await call(c.ctl, DEPLOYER, 'mint', H, 0, 1, '0x');
   // The index has caught up when X holds its four.
   await waitFor(async () => (await owned(X)).json?.total === 4, 'the indexer to see the transfers');
@@ -261,7 +263,7 @@ test('owned: both standards after transfers and burns, stable pages, the real to
   const want = [
     `${addr('http').toLowerCase()}/0/ERC721/1`, `${addr('ipfs').toLowerCase()}/0/ERC721/1`,
     `${addr('multi').toLowerCase()}/1/ERC1155/3`, `${addr('data64').toLowerCase()}/7/ERC1155/1`,
-    `${addr('ctl').toLowerCase()}/0/ERC1155/1`,
+    `${addr('ctl').toLowerCase()}/0/ERC1155/1`, `${addr('lure').toLowerCase()}/0/ERC721/1`,
   ].sort();
   assert.deepEqual(got, want);
   assert.equal(r.json.total, want.length);
@@ -284,8 +286,21 @@ test('owned: both standards after transfers and burns, stable pages, the real to
   assert.equal(t0.image_url, `ipfs://${CID}/0.png`);
   const x = await owned(X);
   assert.equal(x.json.total, 4);
-  const same = await owned(H, '?exclude_spam=true');
-  assert.deepEqual(same.json, { ...r.json });
+});
+
+test('spam: a lure in the name marks the collection; exclude_spam=true leaves it out of owned', async () => {
+  const lure = await api(`/v1/nfts/ethereum/collection/${addr('lure')}`);
+  assert.equal(lure.status, 200, lure.text);
+  assert.equal(lure.json.spam, true);
+  assert.equal((await api(`/v1/nfts/ethereum/collection/${addr('http')}`)).json.spam, false);
+  const all = await owned(H);
+  const clean = await owned(H, '?exclude_spam=true');
+  assert.equal(clean.json.total, all.json.total - 1);
+  assert.deepEqual(clean.json.nfts, all.json.nfts.filter((n) => n.contract !== getAddress(addr('lure'))));
+  const paged = [];
+  for (let p = 1; p <= 3; p++) paged.push(...(await owned(H, `?exclude_spam=true&limit=3&page=${p}`)).json.nfts);
+  assert.deepEqual(paged, clean.json.nfts);
+  assert.equal((await owned(H, '?exclude_spam=false')).json.total, all.json.total);
 });
 
 test('owned: cron/nftmeta fills names the list has not fetched', async () => {
