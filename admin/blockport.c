@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
+#include "head_mark.h"
 #include "index_read.h"
 #include "limits.h"
 #include "log.h"
@@ -387,7 +388,7 @@ main(int argc, char *argv[])
 	if ((c.db = bp_db_open(c.cfg->database, strcmp(argv[ai], "migrate") == 0)) == NULL)
 		goto out;
 	if ((c.lim = bp_limits_open(c.cfg->limits_file)) == NULL ||
-	    bp_upstream_health_init(c.cfg) == -1)
+	    bp_upstream_health_init(c.cfg) == -1 || bp_head_mark_init(c.cfg) == -1)
 		goto out;
 	if (strcmp(argv[ai], "migrate") == 0) {
 		printf("database %s at schema %d\n", c.cfg->database, bp_db_version(c.db));

@@ -92,6 +92,12 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
 	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	{ SEC_SERVER, "rpc_cache", VT_BOOL, 0, 1, CFG(rpc_cache) },
+	{ SEC_SERVER, "rpc_cache_mb", VT_INT, 1, 1024 * 1024, CFG(rpc_cache_mb) },
+	{ SEC_SERVER, "rpc_cache_max_item", VT_INT, 1024, 64 * MiB, CFG(rpc_cache_max_item) },
+	{ SEC_CHAIN, "finality_depth", VT_INT, 1, 1000000, NET(finality_depth) },
+	{ SEC_CHAIN, "cache_ttl_ms", VT_INT, 0, 3600000, NET(cache_ttl_ms) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
@@ -251,6 +257,7 @@ start_section(struct loader *l, const char *section)
 		n->chain_id = -1;
 		n->block_seconds = 12;
 		bp_strlcpy(n->gas_priority_floor, "0.001", sizeof(n->gas_priority_floor));
+		n->finality_depth = 1024;
 		l->cursec_kind = SEC_CHAIN;
 		l->cursec_obj = n;
 		return 0;
@@ -514,6 +521,9 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->key_cache_seconds = 30;
 	cfg->gas_sample_max_age = 30;
 	cfg->paymaster_validity = 600;
+	cfg->rpc_cache = 1;
+	cfg->rpc_cache_mb = 256;
+	cfg->rpc_cache_max_item = 1 * MiB;
 	memcpy(cfg->plans, default_plans, sizeof(default_plans));
 	cfg->nplans = BP_NITEMS(default_plans);
 	if ((l.fp = fopen(path, "r")) == NULL) {

@@ -64,6 +64,9 @@ struct bp_network {
 	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
 	int		gas_sample;		/* cron/gas samples this network (evm; default true) */
 	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	int64_t		finality_depth;		/* blocks below the head that no reorg reaches (1024) */
+	int64_t		cache_ttl_ms;		/* near-head answers kept this long; 0 = never (0) */
 };
 
 /* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */
@@ -94,6 +97,10 @@ struct bp_config {
 	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
 	struct bp_prices prices[BP_MAX_PRICES];
 	size_t		nprices;
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	int		rpc_cache;		/* on (true) */
+	int64_t		rpc_cache_mb;		/* bound of the cached answers, MiB (256) */
+	int64_t		rpc_cache_max_item;	/* larger answers are not cached, bytes (1 MiB) */
 };
 
 /*
