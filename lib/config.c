@@ -98,6 +98,7 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "rpc_cache_max_item", VT_INT, 1024, 64 * MiB, CFG(rpc_cache_max_item) },
 	{ SEC_CHAIN, "finality_depth", VT_INT, 1, 1000000, NET(finality_depth) },
 	{ SEC_CHAIN, "cache_ttl_ms", VT_INT, 0, 3600000, NET(cache_ttl_ms) },
+	{ SEC_CHAIN, "cache", VT_BOOL, 0, 1, NET(cache) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
@@ -258,6 +259,7 @@ start_section(struct loader *l, const char *section)
 		n->block_seconds = 12;
 		bp_strlcpy(n->gas_priority_floor, "0.001", sizeof(n->gas_priority_floor));
 		n->finality_depth = 1024;
+		n->cache = 1;
 		l->cursec_kind = SEC_CHAIN;
 		l->cursec_obj = n;
 		return 0;

@@ -67,6 +67,7 @@ struct bp_network {
 	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
 	int64_t		finality_depth;		/* blocks below the head that no reorg reaches (1024) */
 	int64_t		cache_ttl_ms;		/* near-head answers kept this long; 0 = never (0) */
+	int		cache;			/* answers of this network may be cached (true) */
 };
 
 /* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */

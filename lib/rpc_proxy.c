@@ -277,7 +277,7 @@ lookup(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *
 	v->hit = 0;
 	v->head = net->kind == BP_CHAIN_EVM && it->method_len == 15 &&
 	    memcmp(it->method, "eth_blockNumber", 15) == 0;
-	if (p->db == NULL)
+	if (p->db == NULL || !net->cache)
 		return 0;
 	v->rule = bp_rpc_cache_rule(net->kind, it->method, it->method_len, params,
 	    it->params.len, &v->block);

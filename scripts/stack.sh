@@ -107,7 +107,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "# Method smuggling (tests/e2e/rpc-smuggling.test.mjs): tests/e2e/go-node-stub.mjs,"
 			echo "# a stub that reads requests the way a node written in Go does."
 			chain_section ethereum.gonode evm 31337 true "index = false" "gas_sample = false" \
-				"upstream = http://127.0.0.1:$gport"
+				"cache = false" "upstream = http://127.0.0.1:$gport"
 			echo "# A node the test freezes (tests/e2e/frozen.test.mjs), then the devchain."
 			chain_section ethereum.frozen evm 31337 true "index = false" \
 				"upstream = http://127.0.0.1:$fport" "upstream = $chain"
