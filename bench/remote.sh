@@ -83,9 +83,15 @@ wait_port "$nginx_port" nginx
 	echo "[server]"
 	echo "database = $dir/blockport.db"
 	echo "allow_private_urls = true"
+	[ "${BENCH_CACHE:-1}" = 1 ] || echo "rpc_cache = false"	# BENCH_CACHE=0: without the cache
 	for d in $delays; do
 		printf '\n[chain bench.d%s]\nkind = evm\nchain_id = 1\ntestnet = true\nindex = false\n' "$d"
 		echo "upstream = http://127.0.0.1:${UPORT[$d]}"
+	done
+	# The realistic mix's near-head variant (below): answers near the head kept 1 s.
+	for d in $delays; do
+		printf '\n[chain bench.ttl%s]\nkind = evm\nchain_id = 1\ntestnet = true\n' "$d"
+		printf 'index = false\ncache_ttl_ms = 1000\nupstream = http://127.0.0.1:%s\n' "${UPORT[$d]}"
 	done
 } > "$dir/blockport.ini"
 export BLOCKPORT_CONFIG=$dir/blockport.ini
@@ -175,6 +181,7 @@ printf '%-9s %5s %5s %8s %8s %8s | %8s %8s %8s %7s %9s | %6s %6s %5s\n' target d
 	"req/s" "p50 ms" "p99 ms" "cc req/s" "cc p50" "cc p99" starved "min/max" "RSS MB" "PSS MB" procs
 declare -A RPS P99 STARVED
 fail=0
+[ "${BENCH_ONLY:-}" != mix ] || connss=""	# BENCH_ONLY=mix: only the mix below
 for d in $delays; do
 	for c in $connss; do
 		for t in $targets; do
@@ -215,4 +222,72 @@ for d in $delays; do
 		done
 	done
 done
+
+# ---- The realistic mix (bench/rpc-mix.mjs: a block explorer's reads), and whether identical
+# concurrent calls are worth de-duplicating. The upstream BENCH_MIX_DELAY ms away (50), with
+# BENCH_MIX_CONNS connections (64); BENCH_MIX=0 skips it. Hit rate: answers that carried
+# X-Cache-Hits; upstream calls: counted by the upstream itself (GET /count).
+mixd=${BENCH_MIX_DELAY:-50}
+mixc=${BENCH_MIX_CONNS:-64}
+if [ "${BENCH_MIX:-1}" = 1 ] && [ -n "${UPORT[$mixd]:-}" ]; then
+	node bench/rpc-mix.mjs "$key" > "$dir/mix.lua"
+	upcount() { curl -s -m 5 "http://127.0.0.1:${UPORT[$mixd]}/count"; }
+	mixrun() {	# TARGET URL SCRIPT: "rps p50_us p99_us requests hits answers upstream_calls"
+		local before after out
+		wrk -t2 -c"$mixc" -d1s -s "$3" "$2" > /dev/null 2>&1 || true	# warm: the cache fills
+		before=$(upcount)
+		out=$(wrk -t2 -c"$mixc" -d"${secs}s" --latency -s "$3" "$2" 2>&1)
+		after=$(upcount)
+		awk -v calls=$((after - before)) '/^Requests\/sec/ { rps = $2 }
+			$1 == "50%" { p50 = $2 } $1 == "99%" { p99 = $2 }
+			/ requests in / { n = $1 } /^hits / { h = $2; a = $3 }
+			function us(v,  m) { m = 1; if (v ~ /ms$/) m = 1000; else if (v ~ /[0-9]s$/) m = 1000000
+				sub(/[a-z]+$/, "", v); return v * m }
+			END { printf "%d %d %d %d %d %d %d\n", rps, us(p50), us(p99), n, h, a, calls }' <<< "$out"
+	}
+	echo
+	echo "== realistic mix (bench/rpc-mix.mjs), upstream $mixd ms away, $mixc connections," \
+		"${secs}s after a 1 s warm-up"
+	printf '%-9s %8s %8s %8s %9s %16s\n' target "req/s" "p50 ms" "p99 ms" "hit rate" \
+		"upstream/request"
+	declare -A MIX
+	for t in $targets; do
+		read -r rps p50 p99 n h a calls < <(mixrun "$t" "$(url "$t" "$mixd")" "$dir/mix.lua")
+		MIX[$t]=$rps
+		printf '%-9s %8s %8.1f %8.1f %8s %16s\n' "$t" "$rps" \
+			"$(awk -v v="$p50" 'BEGIN{print v/1000}')" "$(awk -v v="$p99" 'BEGIN{print v/1000}')" \
+			"$(ratio "$h" "$a")" "$(awk -v c="$calls" -v n="$n" 'BEGIN{ if (n) printf "%.3f", c/n }')"
+	done
+	for s in $servers; do
+		echo "  $s: $(ratio "${MIX[$s]}" "${MIX[nginx]}") of nginx on the mix"
+	done
+	# De-duplication: every connection asks eth_blockNumber at once, again and again. Without
+	# a near-head TTL each client request is one upstream call; with one, each expiry lets every
+	# request in flight through. Upstream calls per client request say what merging identical
+	# calls in flight would save.
+	cat > "$dir/head.lua" <<EOT
+wrk.method = "POST"
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["X-API-Key"] = "$key"
+EOT
+	echo
+	echo "== identical calls at once: eth_blockNumber, $mixc connections, upstream $mixd ms away"
+	printf '%-9s %-22s %8s %8s %16s\n' target network "req/s" "p99 ms" "upstream/request"
+	for t in $targets; do
+		for net in "d$mixd" "ttl$mixd"; do
+			[ "$t" != nginx ] || [ "$net" = "d$mixd" ] || continue
+			u=$(url "$t" "$mixd")
+			[ "$t" = nginx ] || u=${u%/*}/$net
+			before=$(upcount)
+			read -r _ rps _ p99 < <(wrk_run "$t" "$u" "$mixc" "$secs" -s "$dir/head.lua")
+			after=$(upcount)
+			n=$(awk -v r="$rps" -v s="$secs" 'BEGIN { printf "%d", r * s }')
+			printf '%-9s %-22s %8s %8.1f %16s\n' "$t" \
+				"$([ "$net" = "d$mixd" ] && echo "no TTL" || echo "cache_ttl_ms 1000")" "$rps" \
+				"$(awk -v v="$p99" 'BEGIN{print v/1000}')" \
+				"$(awk -v c=$((after - before)) -v n="$n" 'BEGIN{ if (n) printf "%.4f", c/n }')"
+		done
+	done
+fi
 exit 0
