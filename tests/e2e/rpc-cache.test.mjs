@@ -138,6 +138,31 @@ test('a batch mixes hits and calls to the node, in the client\'s order', async (
   assert.deepEqual(res.json[1].result, await node('eth_accounts'));
 });
 
+test('many clients at once: the same answers from the node and from the cache', async () => {
+  // Every process and thread reads and fills the one cache at once (the ThreadSanitizer stage
+  // of scripts/test.sh runs this file).
+  const head = Number(await node('eth_blockNumber'));
+  const calls = [];
+  for (let i = 0; i < 96; i++) {
+    const n = hex(1 + (i % 8));			// eight final blocks, twelve times each
+    calls.push(['eth_getBlockByNumber', [n, false]]);
+    calls.push(['eth_blockNumber', []]);
+  }
+  const expected = new Map();
+  for (let i = 1; i <= 8; i++)
+    expected.set(hex(i), await node('eth_getBlockByNumber', [hex(i), false]));
+  const answers = await Promise.all(calls.map(([m, p], i) => rpc(call(i, m, p))));
+  answers.forEach((res, i) => {
+    assert.equal(res.status, 200);
+    assert.equal(res.json.id, i);
+    if (calls[i][0] === 'eth_blockNumber')
+      assert.ok(Number(res.json.result) >= head, res.text);
+    else
+      assert.deepEqual(res.json.result, expected.get(calls[i][1][0]));
+  });
+  assert.ok(answers.some((res) => hits(res) === 1), 'some answers came from the cache');
+});
+
 test('an error is never kept, nor a null for a height past the head', async () => {
   const head = Number(await node('eth_blockNumber'));
   const future = hex(head + 2);
