@@ -84,6 +84,8 @@ wait_port "$nginx_port" nginx
 	echo "database = $dir/blockport.db"
 	echo "allow_private_urls = true"
 	[ "${BENCH_CACHE:-1}" = 1 ] || echo "rpc_cache = false"	# BENCH_CACHE=0: without the cache
+	# BENCH_CACHE_FILE=1: the cache in a database file of its own.
+	[ "${BENCH_CACHE_FILE:-0}" = 0 ] || echo "rpc_cache_file = $dir/rpc-cache.db"
 	for d in $delays; do
 		printf '\n[chain bench.d%s]\nkind = evm\nchain_id = 1\ntestnet = true\nindex = false\n' "$d"
 		echo "upstream = http://127.0.0.1:${UPORT[$d]}"
@@ -103,6 +105,17 @@ mkdir -p "$dir/bin"
 cp "$build/fcgi/rpc.fcgi" "$dir/bin/rpc.fcgi"	# Apache follows no symlink there
 chown -R www-data:www-data "$dir/blockport.db"* 2>/dev/null || true
 chmod 666 "$dir/blockport.db"* 2>/dev/null || true
+chown www-data:www-data "$dir/rpc-cache.db"* 2>/dev/null || true
+chmod 666 "$dir/rpc-cache.db"* 2>/dev/null || true
+# BENCH_WRITER=1: another writer of the database, as the indexer is: it holds the write lock
+# 50 ms of every 100 ms (a batch of blocks), for the whole run.
+if [ "${BENCH_WRITER:-0}" = 1 ]; then
+	sqlite3 "$dir/blockport.db" "CREATE TABLE bench_writer (x INTEGER)"
+	(printf '.timeout 10000\n'; while :; do
+		printf 'BEGIN IMMEDIATE;\nINSERT INTO bench_writer VALUES (1);\n.shell sleep 0.05\n'
+		printf 'COMMIT;\n.shell sleep 0.05\n'
+	done) | sqlite3 "$dir/blockport.db" > /dev/null 2>&1 & pids+=($!)
+fi
 chmod 777 "$dir"
 
 declare -A PORT WEBPID

@@ -96,6 +96,7 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "rpc_cache", VT_BOOL, 0, 1, CFG(rpc_cache) },
 	{ SEC_SERVER, "rpc_cache_mb", VT_INT, 1, 1024 * 1024, CFG(rpc_cache_mb) },
 	{ SEC_SERVER, "rpc_cache_max_item", VT_INT, 1024, 64 * MiB, CFG(rpc_cache_max_item) },
+	{ SEC_SERVER, "rpc_cache_file", VT_PATH, 0, 0, CFG(rpc_cache_file) },
 	{ SEC_CHAIN, "finality_depth", VT_INT, 1, 1000000, NET(finality_depth) },
 	{ SEC_CHAIN, "cache_ttl_ms", VT_INT, 0, 3600000, NET(cache_ttl_ms) },
 	{ SEC_CHAIN, "cache", VT_BOOL, 0, 1, NET(cache) },

@@ -102,6 +102,7 @@ struct bp_config {
 	int		rpc_cache;		/* on (true) */
 	int64_t		rpc_cache_mb;		/* bound of the cached answers, MiB (256) */
 	int64_t		rpc_cache_max_item;	/* larger answers are not cached, bytes (1 MiB) */
+	char		rpc_cache_file[4096];	/* a database of its own; "": the database */
 };
 
 /*

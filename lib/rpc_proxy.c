@@ -24,6 +24,7 @@
 
 #include "auth.h"
 #include "config.h"
+#include "db.h"
 #include "fcgi.h"
 #include "head_mark.h"
 #include "hex.h"
@@ -77,6 +78,7 @@ struct bp_rpc_proxy {
 	struct bp_buf			 req;	/* what goes upstream when it is not the body */
 	struct bp_buf			 ans;	/* what came back, when it must be merged */
 	struct bp_db			*db;	/* the response cache's; NULL: no cache */
+	struct bp_db			*own_db;	/* rpc_cache_file's connection, when set */
 	struct bp_head_mark		*mark;	/* heads shared by every process; may be NULL */
 	struct bp_buf			 hits;	/* results the cache answered, this request */
 	struct bp_buf			 scratch;	/* cache keys */
@@ -136,13 +138,24 @@ bp_rpc_proxy_free(struct bp_rpc_proxy *p)
 	bp_buf_free(&p->hits);
 	bp_buf_free(&p->scratch);
 	bp_head_mark_close(p->mark);
+	bp_db_close(p->own_db);
 	free(p);
 }
 
 void
 bp_rpc_proxy_use_cache(struct bp_rpc_proxy *p, struct bp_db *db)
 {
-	p->db = p->cfg->rpc_cache ? db : NULL;
+	p->db = NULL;
+	if (!p->cfg->rpc_cache)
+		return;
+	if (p->cfg->rpc_cache_file[0] == '\0') {
+		p->db = db;
+		return;
+	}
+	/* A file of its own: this thread's connection to it (made by `blockport migrate`). */
+	if (p->own_db == NULL && (p->own_db = bp_db_open(p->cfg->rpc_cache_file, 0)) == NULL)
+		bp_warn("%s: no response cache", p->cfg->rpc_cache_file);
+	p->db = p->own_db;
 }
 
 /* Answers one JSON-RPC error object (HTTP 200). */
