@@ -48,6 +48,7 @@ cleanup() {
 		kill "$p" 2> /dev/null || true
 	done
 	[ -f "$dir/apache/apache.pid" ] && kill "$(cat "$dir/apache/apache.pid")" 2> /dev/null
+	[ -f "$dir/apache-pf/fcgi.pids" ] && kill $(cat "$dir/apache-pf/fcgi.pids") 2> /dev/null
 	wait 2> /dev/null || true
 	rm -rf "$dir"
 }
@@ -135,6 +136,29 @@ start_server() {	# NAME
 		BLOCKPORT_PORT=$port BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run \
 		BLOCKPORT_PROCS=$apache_procs BLOCKPORT_WS_PORT=0 ASAN_OPTIONS= UBSAN_OPTIONS= LSAN_OPTIONS= TSAN_OPTIONS= \
 			apache2 -f "$top/apache/blockport.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
+		;;
+	apache-pf)
+		# Apache with mod_proxy_fcgi in front of the threaded programs started up front (as
+		# behind lighttpd: BLOCKPORT_PROCS processes of BLOCKPORT_THREADS threads) on one
+		# socket, instead of mod_fcgid's one request per process. An experiment of the bench:
+		# the shipped config stays mod_fcgid (docs/concurrency.md).
+		python3 bench/fcgi-spawn.py "$run/rpc.sock" "$procs" "$dir/bin/rpc.fcgi" > /dev/null
+		pgrep -f "^$dir/bin/rpc.fcgi" | while read -r p; do echo "$p"; done > "$run/fcgi.pids"
+		{
+			echo "ServerRoot /etc/apache2"; echo "ServerName 127.0.0.1"
+			echo "Listen 127.0.0.1:$port"; echo "PidFile $run/apache.pid"
+			echo "DefaultRuntimeDir $run"; echo "ErrorLog $run/apache-error.log"
+			echo "LogLevel warn"; echo "User www-data"; echo "Group www-data"
+			for m in mpm_event authz_core proxy proxy_fcgi; do
+				echo "LoadModule ${m}_module /usr/lib/apache2/modules/mod_$m.so"
+			done
+			echo "KeepAlive On"; echo "MaxKeepAliveRequests 100000"
+			echo "ServerLimit 16"; echo "ThreadsPerChild 64"; echo "MaxRequestWorkers 1024"
+			echo "StartServers 8"
+			echo "ProxyPass /v1/rpc/ unix:$run/rpc.sock|fcgi://localhost/v1/rpc/ enablereuse=on"
+		} > "$run/apache.conf"
+		chown www-data:www-data "$run/rpc.sock"
+		apache2 -f "$run/apache.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
 		;;
 	esac
 	WEBPID[$1]=$!

@@ -325,6 +325,8 @@ bp_rpc_cache_get(struct bp_db *db, const unsigned char key[32], int64_t now, str
 	return hit;
 }
 
+#define PUT_WAIT_US	2000	/* the longest a store waits for the write lock */
+
 /* Each row's bytes beyond its result: key, names, numbers, index entries. */
 #define ROW_OVERHEAD	160
 
@@ -378,7 +380,12 @@ bp_rpc_cache_put(struct bp_db *db, const struct bp_config *cfg, const unsigned c
 	if (rlen == 0 || (int64_t)rlen > cfg->rpc_cache_max_item)
 		return 0;
 	snprintf(name, sizeof(name), "%s.%s", net->chain, net->network);
-	if (bp_db_begin(db) == -1)
+	/*
+	 * Best effort: a store waits for the write lock no longer than PUT_WAIT_US (other stores
+	 * hold it for tens of microseconds; the indexer's batches for tens of milliseconds), so a
+	 * busy database costs a miss the store, never the client's time.
+	 */
+	if (bp_db_try_begin(db, PUT_WAIT_US) == -1)
 		return -1;
 	if ((st = bp_db_stmt(db, old_sql)) == NULL || bp_stmt_blob(st, 1, key, 32) == -1)
 		goto fail;

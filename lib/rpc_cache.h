@@ -74,7 +74,8 @@ int		 bp_rpc_cache_get(struct bp_db *, const unsigned char key[32], int64_t now,
 /*
  * Keeps result (rlen bytes) under key until expires (Unix microseconds; 0: for good), for
  * net's method, and evicts the oldest answers when the cache passes cfg's rpc_cache_mb.
- * Results over rpc_cache_max_item are not kept. 0, or -1 (logged).
+ * Results over rpc_cache_max_item are not kept. Waits at most 2 ms for another writer's lock.
+ * 0, or -1 (not kept: the lock was busy, or an error, logged).
  */
 int		 bp_rpc_cache_put(struct bp_db *, const struct bp_config *cfg,
 		    const unsigned char key[32], const struct bp_network *net, const char *method,

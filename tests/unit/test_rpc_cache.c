@@ -258,6 +258,25 @@ test_cache_store(void)
 		CU_ASSERT(bp_rpc_cache_key(&scratch, &a, "eth_call", 8, "[799]", 5, k) == 0);
 		CU_ASSERT_EQUAL(bp_rpc_cache_get(u.db, k, 1, &out), 1);
 	}
+	/* Another writer holds the lock (the indexer's batch): the store gives up within ms. */
+	{
+		struct bp_db *other = bp_db_open(u.path, 0);
+		unsigned char k[32];
+		int64_t t0;
+
+		CU_ASSERT_FATAL(other != NULL);
+		CU_ASSERT(bp_db_begin(other) == 0);
+		CU_ASSERT(bp_rpc_cache_key(&scratch, &a, "eth_call", 8, "[\"busy\"]", 8, k) == 0);
+		t0 = bp_mono_us();
+		CU_ASSERT_EQUAL(bp_rpc_cache_put(u.db, &cfg, k, &a, "eth_call", "\"0x1\"", 5, 0, 1),
+		    -1);
+		CU_ASSERT(bp_mono_us() - t0 < 500000);
+		CU_ASSERT_EQUAL(bp_rpc_cache_get(u.db, k, 1, &out), 0);	/* readers are not held */
+		CU_ASSERT(bp_db_commit(other) == 0);
+		CU_ASSERT_EQUAL(bp_rpc_cache_put(u.db, &cfg, k, &a, "eth_call", "\"0x1\"", 5, 0, 1),
+		    0);
+		bp_db_close(other);
+	}
 	bp_unit_db_close(&u);
 	bp_buf_free(&out);
 	bp_buf_free(&scratch);
@@ -287,12 +306,14 @@ store_thread(void *arg)
 
 		/* Half the keys shared by all threads, half their own. */
 		snprintf(params, sizeof(params), "[%zu,%d]", i % 2 ? t : 99, i);
-		if (bp_rpc_cache_key(&scratch, &n, "eth_call", 8, params, strlen(params), k) == -1 ||
-		    bp_rpc_cache_put(db, &shared_cfg, k, &n, "eth_call", params, strlen(params), 0,
-		    i) == -1) {
+		if (bp_rpc_cache_key(&scratch, &n, "eth_call", 8, params, strlen(params), k) == -1) {
 			bad = (void *)1;
 			break;
 		}
+		/* Best effort: a store that met the lock busy for over 2 ms is skipped. */
+		if (bp_rpc_cache_put(db, &shared_cfg, k, &n, "eth_call", params, strlen(params), 0,
+		    i) == -1)
+			continue;
 		bp_buf_reset(&out);
 		if (bp_rpc_cache_get(db, k, 1, &out) != 1 || out.len != strlen(params) ||
 		    memcmp(out.data, params, out.len) != 0) {
@@ -319,8 +340,8 @@ test_cache_threads(void)
 		    "(SELECT count(*) FROM rpc_cache) FROM rpc_cache_size");
 
 		CU_ASSERT_FATAL(st != NULL && bp_stmt_step(st) == BP_DB_ROW);
-		/* 25 shared keys and 25 of each of 8 threads. */
-		CU_ASSERT_EQUAL(bp_col_int(st, 1), 25 + 8 * 25);
+		/* At most 25 shared keys and 25 of each of 8 threads; the count kept right. */
+		CU_ASSERT(bp_col_int(st, 1) > 0 && bp_col_int(st, 1) <= 25 + 8 * 25);
 		CU_ASSERT_EQUAL(bp_col_int(st, 0), bp_col_int(st, 1));
 		bp_stmt_reset(st);
 	}
