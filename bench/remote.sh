@@ -155,7 +155,9 @@ start_server() {	# NAME
 			echo "KeepAlive On"; echo "MaxKeepAliveRequests 100000"
 			echo "ServerLimit 16"; echo "ThreadsPerChild 64"; echo "MaxRequestWorkers 1024"
 			echo "StartServers 8"
-			echo "ProxyPass /v1/rpc/ unix:$run/rpc.sock|fcgi://localhost/v1/rpc/ enablereuse=on"
+			# No enablereuse: a kept FastCGI connection holds the thread that accepted it
+			# (libfcgi's accept lock), and the other requests then wait (measured: 504s).
+			echo "ProxyPass /v1/rpc/ unix:$run/rpc.sock|fcgi://localhost/v1/rpc/"
 		} > "$run/apache.conf"
 		chown www-data:www-data "$run/rpc.sock"
 		apache2 -f "$run/apache.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
