@@ -198,8 +198,8 @@ for t in $targets; do
 	done
 done
 
-mem() {	# PID: "RSS_MB PSS_MB NPROCS" of the process and all its descendants
-	local all=() todo=("$1") p kids
+mem() {	# PID...: "RSS_MB PSS_MB NPROCS" of the processes and all their descendants
+	local all=() todo=("$@") p kids
 	while [ ${#todo[@]} -gt 0 ]; do
 		p=${todo[0]}
 		todo=("${todo[@]:1}")
@@ -229,7 +229,9 @@ for d in $delays; do
 			read -r _ rps p50 p99 < <(wrk_run "$t" "$u" "$c" "$secs" -s "$dir/post.lua")
 			read -r ans crps cp50 cp99 starved mn mx non200 errs < <(node bench/conn-count.mjs \
 				"$u" "$c" "$secs" "$body" "X-API-Key: $key")
-			read -r rss pss np < <(mem "${WEBPID[$t]}")
+			# apache-pf's programs are not Apache's children: counted with it.
+			read -r rss pss np < <(mem "${WEBPID[$t]}" \
+				$(cat "$dir/$t/fcgi.pids" 2>/dev/null || true))
 			RPS[$t/$d/$c]=$rps
 			printf '%-9s %5s %5s %8s %8.1f %8.1f | %8s %8.1f %8.1f %7s %9s | %6s %6s %5s\n' \
 				"$t" "$d" "$c" "$rps" "$(awk -v v="$p50" 'BEGIN{print v/1000}')" \
