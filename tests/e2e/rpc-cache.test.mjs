@@ -9,7 +9,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 
 import { env, api, newKey, sleep } from './helpers.mjs';
 
@@ -264,4 +265,20 @@ test('eth_blockNumber does not go back when the fallback lags', async () => {
   lag.fallbackHead = 119;
   const fourth = await rpc(call(4, 'eth_blockNumber', []), 'lagging');
   assert.equal(fourth.json.result, hex(119), 'the upstream that set the mark is believed when it goes back');
+});
+
+test('blockport migrate makes the cache\'s own database file (rpc_cache_file)', () => {
+  const file = `${env.dir}/rpc-cache-${process.pid}.db`;
+  const cfg = `${env.dir}/rpc-cache-${process.pid}.ini`;
+  writeFileSync(cfg, readFileSync(env.config, 'utf8')
+    .replace('[server]\n', `[server]\nrpc_cache_file = ${file}\n`));
+  try {
+    const out = execFileSync(`${env.build}/blockport`, ['-c', cfg, 'migrate'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    assert.match(out, new RegExp(`^response cache ${file} at schema \\d+$`, 'm'));
+    assert.ok(existsSync(file));
+  } finally {
+    rmSync(cfg, { force: true });
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  }
 });
