@@ -134,6 +134,18 @@ bp_head_mark_see(struct bp_head_mark *m, const struct bp_network *net, int64_t h
 	}
 }
 
+int
+bp_head_mark_owner(struct bp_head_mark *m, const struct bp_network *net)
+{
+	struct slot *s;
+	uint64_t cur;
+
+	if (m == NULL || (s = slot_for(m, net)) == NULL)
+		return -1;
+	cur = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+	return cur == 0 ? -1 : (int)(cur & 0xff);
+}
+
 int64_t
 bp_head_mark_get(struct bp_head_mark *m, const struct bp_network *net)
 {

@@ -30,5 +30,7 @@ int64_t		 bp_head_mark_see(struct bp_head_mark *m, const struct bp_network *net,
 		    int64_t head, unsigned upstream);
 /* The mark of net, or -1 when none is known (or m is NULL). */
 int64_t		 bp_head_mark_get(struct bp_head_mark *m, const struct bp_network *net);
+/* The index of the upstream that set net's mark, or -1 when none is known (or m is NULL). */
+int		 bp_head_mark_owner(struct bp_head_mark *m, const struct bp_network *net);
 
 #endif

@@ -495,6 +495,15 @@ settle(struct bp_rpc_proxy *p, const struct bp_network *net, const struct bp_jso
 		keep = bp_rpc_cache_keep(v->rule, v->block, rs, rl, known_finalized(p, net),
 		    net->cache_ttl_ms);
 	}
+	/*
+	 * Logs are the one answer a node that has not reached a range gives without an error or a
+	 * null (an empty or short list). With several upstreams they are kept for good only from
+	 * the one that set the head mark, which has reached it.
+	 */
+	if (keep == BP_CACHE_KEEP_FOREVER && net->nupstream > 1 && it->method_len == 11 &&
+	    memcmp(it->method, "eth_getLogs", 11) == 0 &&
+	    bp_head_mark_owner(p->mark, net) != (int)upstream)
+		keep = net->cache_ttl_ms * 1000;
 	if (keep == 0)
 		return fix;
 	now = bp_now_us();

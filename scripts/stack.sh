@@ -117,7 +117,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 				"finality_depth = 4" "cache_ttl_ms = 1000" "upstream = $chain"
 			echo "# A primary and a fallback that lags, both scripted by the test (LAG_PORT)."
 			chain_section ethereum.lagging evm 31337 true "index = false" "gas_sample = false" \
-				"upstream = http://127.0.0.1:$lport/primary" \
+				"finality_depth = 4" "upstream = http://127.0.0.1:$lport/primary" \
 				"upstream = http://127.0.0.1:$lport/fallback"
 		fi
 	} > "$dir/blockport.ini"

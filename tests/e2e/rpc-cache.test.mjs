@@ -236,8 +236,9 @@ before(async () => {
       }
       if (!primary) lag.fallbackCalls++;
       const head = primary ? lag.primaryHead : lag.fallbackHead;
+      // eth_getLogs: an empty list, as a node that has not reached the range answers.
       const answer = (o) => ({ jsonrpc: '2.0', id: o.id,
-        result: o.method === 'eth_blockNumber' ? hex(head) : null });
+        result: o.method === 'eth_blockNumber' ? hex(head) : o.method === 'eth_getLogs' ? [] : null });
       const j = JSON.parse(body);
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(Array.isArray(j) ? j.map(answer) : answer(j)));
@@ -258,10 +259,23 @@ test('eth_blockNumber does not go back when the fallback lags', async () => {
     'lagging');
   assert.equal(batch.json[0].result, hex(100), 'in a batch too');
   assert.equal(batch.json[0].id, 1);
+  // Logs of a final range (finality_depth 4) from the fallback, which did not set the mark:
+  // not kept (it may not have reached the range).
+  const logs = call(9, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0xa' }]);
+  const calls = lag.fallbackCalls;
+  for (let i = 0; i < 2; i++) {
+    const res = await rpc(logs, 'lagging');
+    assert.deepEqual(res.json.result, []);
+    assert.equal(hits(res), 0);
+  }
+  assert.equal(lag.fallbackCalls, calls + 2, 'both asked the fallback');
   // The fallback passes the mark: its head is answered, and becomes the mark.
   lag.fallbackHead = 120;
   const third = await rpc(call(3, 'eth_blockNumber', []), 'lagging');
   assert.equal(third.json.result, hex(120));
+  // Now the fallback holds the mark: its logs of a final range are kept.
+  await rpc(logs, 'lagging');
+  assert.equal(hits(await rpc(logs, 'lagging')), 1, 'kept from the mark\'s upstream');
   lag.fallbackHead = 119;
   const fourth = await rpc(call(4, 'eth_blockNumber', []), 'lagging');
   assert.equal(fourth.json.result, hex(119), 'the upstream that set the mark is believed when it goes back');

@@ -365,15 +365,19 @@ test_head_mark(void)
 	CU_ASSERT_FATAL((m = bp_head_mark_open(&cfg)) != NULL);
 	CU_ASSERT_FATAL((m2 = bp_head_mark_open(&cfg)) != NULL);	/* another process */
 	CU_ASSERT_EQUAL(bp_head_mark_get(m, &a), -1);
+	CU_ASSERT_EQUAL(bp_head_mark_owner(m, &a), -1);
 	CU_ASSERT_EQUAL(bp_head_mark_see(m, &a, 100, 0), 100);
 	CU_ASSERT_EQUAL(bp_head_mark_get(m2, &a), 100);
+	CU_ASSERT_EQUAL(bp_head_mark_owner(m2, &a), 0);
 	CU_ASSERT_EQUAL(bp_head_mark_get(m2, &b), -1);
 	/* A fallback behind: answered with the mark, which stays. */
 	CU_ASSERT_EQUAL(bp_head_mark_see(m2, &a, 95, 1), 100);
 	CU_ASSERT_EQUAL(bp_head_mark_get(m, &a), 100);
 	/* Ahead: the mark moves; the same head from another upstream changes nothing. */
 	CU_ASSERT_EQUAL(bp_head_mark_see(m2, &a, 101, 1), 101);
+	CU_ASSERT_EQUAL(bp_head_mark_owner(m, &a), 1);
 	CU_ASSERT_EQUAL(bp_head_mark_see(m, &a, 101, 0), 101);
+	CU_ASSERT_EQUAL(bp_head_mark_owner(m, &a), 1);
 	CU_ASSERT_EQUAL(bp_head_mark_see(m, &a, 99, 0), 101);
 	/* The upstream that set the mark goes back (its reorg, a reverted dev chain): believed. */
 	CU_ASSERT_EQUAL(bp_head_mark_see(m, &a, 90, 1), 90);
