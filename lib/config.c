@@ -98,6 +98,14 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "price_max_age", VT_INT, 1, INT64_C(31536000), CFG(price_max_age) },
 	{ SEC_SERVER, "token_refresh_seconds", VT_INT, 0, 86400, CFG(token_refresh_seconds) },
 	{ SEC_SERVER, "token_balances_max", VT_INT, 1, 10000, CFG(token_balances_max) },
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	{ SEC_SERVER, "rpc_cache", VT_BOOL, 0, 1, CFG(rpc_cache) },
+	{ SEC_SERVER, "rpc_cache_mb", VT_INT, 1, 1024 * 1024, CFG(rpc_cache_mb) },
+	{ SEC_SERVER, "rpc_cache_max_item", VT_INT, 1024, 64 * MiB, CFG(rpc_cache_max_item) },
+	{ SEC_SERVER, "rpc_cache_file", VT_PATH, 0, 0, CFG(rpc_cache_file) },
+	{ SEC_CHAIN, "finality_depth", VT_INT, 1, 1000000, NET(finality_depth) },
+	{ SEC_CHAIN, "cache_ttl_ms", VT_INT, 0, 3600000, NET(cache_ttl_ms) },
+	{ SEC_CHAIN, "cache", VT_BOOL, 0, 1, NET(cache) },
 	/* ---- NFTs: gateways, the metadata retry backoff, the fetch guard per network ---- */
 	{ SEC_SERVER, "ipfs_gateway", VT_HTTPURL, 0, 0, CFG(ipfs_gateway) },
 	{ SEC_SERVER, "arweave_gateway", VT_HTTPURL, 0, 0, CFG(arweave_gateway) },
@@ -264,6 +272,8 @@ start_section(struct loader *l, const char *section)
 		n->chain_id = -1;
 		n->block_seconds = 12;
 		bp_strlcpy(n->gas_priority_floor, "0.001", sizeof(n->gas_priority_floor));
+		n->finality_depth = 1024;
+		n->cache = 1;
 		n->allow_private_urls = -1;	/* nfts: [server]'s */
 		l->cursec_kind = SEC_CHAIN;
 		l->cursec_obj = n;
@@ -603,6 +613,9 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->price_max_age = 3600;
 	cfg->token_refresh_seconds = 60;
 	cfg->token_balances_max = 1000;
+	cfg->rpc_cache = 1;
+	cfg->rpc_cache_mb = 256;
+	cfg->rpc_cache_max_item = 1 * MiB;
 	bp_strlcpy(cfg->ipfs_gateway, "https://ipfs.io/ipfs/", sizeof(cfg->ipfs_gateway));
 	bp_strlcpy(cfg->arweave_gateway, "https://arweave.net/", sizeof(cfg->arweave_gateway));
 	cfg->nft_retry_seconds = 300;

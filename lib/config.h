@@ -66,6 +66,10 @@ struct bp_network {
 	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
 	int		gas_sample;		/* cron/gas samples this network (evm; default true) */
 	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	int64_t		finality_depth;		/* blocks below the head that no reorg reaches (1024) */
+	int64_t		cache_ttl_ms;		/* near-head answers kept this long; 0 = never (0) */
+	int		cache;			/* answers of this network may be cached (true) */
 	/* ---- NFTs (lib/nft.c; docs/nfts.md) ---- */
 	int		allow_private_urls;	/* metadata fetches: -1 [server]'s, else 0/1 */
 };
@@ -113,6 +117,11 @@ struct bp_config {
 	int64_t		price_max_age;		/* seconds a Chainlink sample stays a price (3600) */
 	int64_t		token_refresh_seconds;	/* total_supply and spam read again after (60) */
 	int64_t		token_balances_max;	/* holdings read per balances request (1000) */
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	int		rpc_cache;		/* on (true) */
+	int64_t		rpc_cache_mb;		/* bound of the cached answers, MiB (256) */
+	int64_t		rpc_cache_max_item;	/* larger answers are not cached, bytes (1 MiB) */
+	char		rpc_cache_file[4096];	/* a database of its own; "": the database */
 	/* ---- NFTs (docs/nfts.md) ---- */
 	char		ipfs_gateway[BP_URL_MAX];	/* ipfs:// and bare CIDs go through it */
 	char		arweave_gateway[BP_URL_MAX];	/* ar:// */

@@ -66,8 +66,9 @@ token_list() {	# DIR: a Uniswap token list with the BPT sample token's logo, and
 	echo "token_list = $1/tokenlist.json"
 }
 
-write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
+write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT LAG_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
+	local lport=${8:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
 	{
 		echo "# Written by scripts/stack.sh for this run."
@@ -135,10 +136,18 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "# Method smuggling (tests/e2e/rpc-smuggling.test.mjs): tests/e2e/go-node-stub.mjs,"
 			echo "# a stub that reads requests the way a node written in Go does."
 			chain_section ethereum.gonode evm 31337 true "index = false" "gas_sample = false" \
-				"upstream = http://127.0.0.1:$gport"
+				"cache = false" "upstream = http://127.0.0.1:$gport"
 			echo "# A node the test freezes (tests/e2e/frozen.test.mjs), then the devchain."
 			chain_section ethereum.frozen evm 31337 true "index = false" \
 				"upstream = http://127.0.0.1:$fport" "upstream = $chain"
+			echo "# The response cache (tests/e2e/rpc-cache.test.mjs): the devchain, with blocks"
+			echo "# final 4 deep and answers near the head kept 1 s."
+			chain_section ethereum.cached evm 31337 true "index = false" "gas_sample = false" \
+				"finality_depth = 4" "cache_ttl_ms = 1000" "upstream = $chain"
+			echo "# A primary and a fallback that lags, both scripted by the test (LAG_PORT)."
+			chain_section ethereum.lagging evm 31337 true "index = false" "gas_sample = false" \
+				"finality_depth = 4" "upstream = http://127.0.0.1:$lport/primary" \
+				"upstream = http://127.0.0.1:$lport/fallback"
 			echo "# NFT metadata fetches with the SSRF guard on (tests/e2e/nfts.test.mjs)."
 			chain_section ethereum.ssrf evm 31337 true "index = false" "gas_sample = false" \
 				"allow_private_urls = false" "upstream = $chain"
@@ -293,7 +302,7 @@ cmd_start() {
 	[ "$keep" = 1 ] || rm -f "$dir"/blockport.db* "$dir"/devchain.ini "$dir"/devchain-state.json \
 		"$dir"/dev.key
 	start_devchain "$dir" "$cport" "$keep"
-	local sport="" dport="" gport="" fport=""
+	local sport="" dport="" gport="" fport="" lport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
 		dport=$(free_port)	# nothing listens there: the dead upstream of the failover tests
@@ -304,8 +313,11 @@ cmd_start() {
 		fport=$(free_port)
 		while [ "$fport" = "$dport" ] || [ "$fport" = "$port" ]; do fport=$(free_port); done
 		start_relay "$dir" "$fport" "$cport"
+		lport=$(free_port)	# nothing listens until tests/e2e/rpc-cache.test.mjs does
+		while [ "$lport" = "$dport" ] || [ "$lport" = "$port" ] || [ "$lport" = "$gport" ] ||
+		    [ "$lport" = "$fport" ]; do lport=$(free_port); done
 	fi
-	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
+	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport" "$lport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	if [ -n "$extra" ]; then
 		# Last, so what it gives again wins (lib/config.c); a missing final newline is added.
@@ -348,6 +360,7 @@ EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
+	[ -z "$lport" ] || echo "LAG_PORT=$lport" >> "$dir/env"
 	[ -z "${NFT_PORT:-}" ] || echo "NFT_PORT=$NFT_PORT" >> "$dir/env"
 }
 
