@@ -67,7 +67,7 @@ test_resolve(void)
 		{ "https://exa mple.com/", 0, BP_NFT_URI_BAD, "" },
 		{ "https://example.com/\x01", 0, BP_NFT_URI_BAD, "" },
 		{ "https://example.com/\xff", 0, BP_NFT_URI_BAD, "" },
-		{ "https://a\0.example/", 21, BP_NFT_URI_BAD, "" },
+		{ "https://a\0.example/", sizeof("https://a\0.example/") - 1, BP_NFT_URI_BAD, "" },
 		{ "Qm123", 0, BP_NFT_URI_BAD, "" },
 		{ "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPb0l", 0, BP_NFT_URI_BAD, "" },
 		{ "bafy", 0, BP_NFT_URI_BAD, "" },
