@@ -92,6 +92,9 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
 	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
+	/* ---- Bundler: the submitter's key and beneficiary (docs/bundler.md) ---- */
+	{ SEC_CHAIN, "bundler_key", VT_PATH, 0, 0, NET(bundler_key) },
+	{ SEC_CHAIN, "bundler_beneficiary", VT_ADDR, 0, 0, NET(bundler_beneficiary) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */

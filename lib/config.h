@@ -64,6 +64,9 @@ struct bp_network {
 	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
 	int		gas_sample;		/* cron/gas samples this network (evm; default true) */
 	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
+	/* ---- Bundler (cron/bundle.c; docs/bundler.md) ---- */
+	char		bundler_key[4096];	/* the file of the key that sends bundles */
+	char		bundler_beneficiary[BP_ADDR_STRLEN];	/* "" = the bundler's address */
 };
 
 /* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */

@@ -293,3 +293,19 @@ bp_index_block_hash(struct bp_db *db, const char *chain, int64_t number, char *o
 }
 
 /* ---- End of the wallet resource's readers. */
+
+/* ---- Readers for the bundler (lib/bundler.c); self-contained, may move as a block. */
+
+int
+bp_index_user_op_tx(struct bp_db *db, const char *chain, const char *user_op_hash, char *tx_hash,
+    size_t len)
+{
+	static const char sql[] = "SELECT tx_hash FROM index_user_ops"
+	    " WHERE chain = ? AND user_op_hash = ? ORDER BY block_number DESC LIMIT 1";
+	struct text_out t = { tx_hash, len };
+	const char *keys[] = { chain, user_op_hash };
+
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_text, &t);
+}
+
+/* ---- End of the bundler's readers. */
