@@ -265,16 +265,22 @@ log_is(const cJSON *log, const char *ep, const char *topic0, const char *h)
 	return h == NULL || (cJSON_IsString(t1) && strcasecmp(t1->valuestring, h) == 0);
 }
 
-/* The decimal of word i of the hex data string d into out; "" when it does not read. */
+/* Word i of the hex data string d as a QUANTITY into out; "" when it does not read. */
 static void
 data_word(const char *d, size_t i, char *out, size_t len)
 {
 	struct bp_u256 v;
-	size_t n = strlen(d);
+	char word[2 + 64 + 1] = "0x";
+	uint8_t be[32];
 
 	out[0] = '\0';
-	if (n < 2 + 64 * (i + 1) || bp_u256_from_hex(&v, d + 2 + 64 * i, 64) == -1)
+	if (strlen(d) < 2 + 64 * (i + 1))
 		return;
+	memcpy(word + 2, d + 2 + 64 * i, 64);
+	word[66] = '\0';
+	if (bp_hex_decode_fixed(word, 66, be, 32) == -1)
+		return;
+	bp_u256_from_be32(&v, be);
 	bp_u256_to_quantity(&v, out, len);
 }
 

@@ -469,6 +469,14 @@ watch_one(struct bp_pool_bundle *b, void *arg)
 	cJSON *r, *tx;
 	char params[96];
 
+	/*
+	 * The chain's nonce first, then the receipts: a bundle mined between the two reads is
+	 * then seen mined, never taken for one whose nonce another transaction used.
+	 */
+	if (tx_count(w->up, w->s, "latest", &latest) == -1) {
+		w->failed = 1;
+		return 1;
+	}
 	snprintf(hashes, sizeof(hashes), "%s%s%s", b->tx_hash, b->old_tx_hashes[0] ? "," : "",
 	    b->old_tx_hashes);
 	for (h = strtok_r(hashes, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save)) {
@@ -485,10 +493,6 @@ watch_one(struct bp_pool_bundle *b, void *arg)
 		cJSON_Delete(r);
 	}
 	/* Not mined. The chain's nonce decides, never the row's (evm_revert moves it back). */
-	if (tx_count(w->up, w->s, "latest", &latest) == -1) {
-		w->failed = 1;
-		return 1;
-	}
 	if (latest > (uint64_t)b->nonce) {
 		bp_warn("bundle: %s: nonce %lld of bundle %lld was taken by another transaction; "
 		    "its ops go back to the pool", b->chain, (long long)b->nonce, (long long)b->id);

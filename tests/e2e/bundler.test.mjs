@@ -1,0 +1,179 @@
+// /v1/bundler end to end (ERC-7769, ERC-7677; docs/bundler.md): the journey of a counterfactual
+// wallet (/v1/wallets/create -> sponsorship by REST and by ERC-7677 -> eth_sendUserOperation ->
+// receipt -> deployed), every ERC-7769 refusal with its code, replacement and duplicates, 20
+// senders at once, a kill -9 of the submitter, and permissionless.js with viem's
+// account-abstraction actions. Owners are fresh random keys; the bundler sends with dev
+// account 7 (scripts/stack.sh), which no test sends from.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  createPublicClient, encodeFunctionData, getAddress, http, parseEther, parseGwei, toHex,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { api, env, newKey, sleep, waitFor } from './helpers.mjs';
+
+const artifact = (name) => JSON.parse(readFileSync(new URL(
+  `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
+const entryPointAbi = artifact('EntryPoint');
+const accountAbi = artifact('SimpleAccount');
+const erc20Abi = [{ type: 'function', name: 'approve', stateMutability: 'nonpayable',
+  inputs: [{ type: 'address' }, { type: 'uint256' }], outputs: [{ type: 'bool' }] }];
+
+const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
+const ENTRY_POINT = getAddress(dc.entry_point);
+const PAYMASTER = getAddress(dc.paymaster);
+const TOKEN = getAddress(dc.tokens.erc20_18);
+const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
+const pub = createPublicClient({ chain, transport: http(env.chain) });
+const URL_ = `${env.base}/v1/bundler/ethereum/devnet`;
+const DUMMY_SIG = `0x${'f'.repeat(31)}${'0'.repeat(33)}7${'a'.repeat(63)}1c`;
+const HASH = /^0x[0-9a-f]{64}$/;
+
+let key;
+before(() => { key = newKey({ plan: 'enterprise' }); });
+
+let nextId = 1;
+async function call(method, params = [], k = key) {
+  const res = await api('/v1/bundler/ethereum/devnet', { method: 'POST', key: k,
+    body: { jsonrpc: '2.0', id: nextId++, method, params } });
+  return res;
+}
+async function ok(method, params, k) {
+  const res = await call(method, params, k);
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.error, undefined, `${method}: ${res.text}`);
+  return res.json.result;
+}
+async function refused(method, params, code, re) {
+  const res = await call(method, params);
+  assert.equal(res.status, 200, res.text);
+  assert.ok(res.json.error, `${method} must be refused: ${res.text}`);
+  assert.equal(res.json.error.code, code, res.text);
+  if (re) assert.match(res.json.error.message, re);
+  return res.json.error;
+}
+
+const rpc = (method, params = []) => pub.request({ method, params });
+const execute = (to, value = 0n, data = '0x') => encodeFunctionData({ abi: accountAbi, functionName: 'execute',
+  args: [to, value, data] });
+
+async function fees() {
+  const block = await pub.getBlock();
+  const tip = parseGwei('1');
+  return { maxFeePerGas: toHex(block.baseFeePerGas * 2n + tip), maxPriorityFeePerGas: toHex(tip) };
+}
+
+// A fresh owner and its counterfactual wallet from /v1/wallets/create.
+async function wallet() {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const res = await api('/v1/wallets/create', { method: 'POST', key, body: { owner: owner.address, chain: 'ethereum' } });
+  assert.equal(res.status, 201, res.text);
+  return { owner, address: getAddress(res.json.address), initCode: res.json.init_code };
+}
+
+function baseOp(w, extra = {}) {
+  return {
+    sender: w.address, nonce: '0x0', initCode: w.initCode, callData: execute(w.owner.address),
+    callGasLimit: '0x0', verificationGasLimit: '0x0', preVerificationGas: '0x0',
+    maxFeePerGas: '0x0', maxPriorityFeePerGas: '0x0', paymasterAndData: '0x', signature: DUMMY_SIG, ...extra,
+  };
+}
+
+const opHash = (op) => pub.readContract({ address: ENTRY_POINT, abi: entryPointAbi, functionName: 'getUserOpHash',
+  args: [{ ...op, nonce: BigInt(op.nonce), callGasLimit: BigInt(op.callGasLimit),
+    verificationGasLimit: BigInt(op.verificationGasLimit), preVerificationGas: BigInt(op.preVerificationGas),
+    maxFeePerGas: BigInt(op.maxFeePerGas), maxPriorityFeePerGas: BigInt(op.maxPriorityFeePerGas) }] });
+async function signed(w, op) {
+  const hash = await opHash(op);
+  return { ...op, signature: await w.owner.signMessage({ message: { raw: hash } }) };
+}
+
+// Estimates op's gas through the bundler and fills in its fees; a self-funded op unless pnd.
+async function estimated(w, op) {
+  const est = await ok('eth_estimateUserOperationGas', [op, ENTRY_POINT]);
+  return { ...op, ...est, ...(await fees()) };
+}
+
+// A signed op of a new wallet that pays for itself (funded with anvil_setBalance).
+async function selfFunded(extra = {}) {
+  const w = await wallet();
+  await rpc('anvil_setBalance', [w.address, toHex(parseEther('1'))]);
+  const op = await estimated(w, baseOp(w, extra));
+  return { w, op: await signed(w, op) };
+}
+
+const receiptOf = (hash, ms = 20000) => waitFor(async () => ok('eth_getUserOperationReceipt', [hash]),
+  `the receipt of ${hash}`, ms);
+
+async function policy(rules = { max_gas_usd: '100' }) {
+  const res = await api('/v1/gas/policies', { method: 'POST', key, body: { name: `b-${Math.random()}`, chain: 'ethereum', rules } });
+  assert.equal(res.status, 201, res.text);
+  return res.json.id;
+}
+
+test('config methods: chain id, entry points; unknown methods are -32601', async () => {
+  assert.equal(await ok('eth_chainId', []), '0x7a69');
+  assert.deepEqual(await ok('eth_supportedEntryPoints', []), [ENTRY_POINT]);
+  await refused('eth_sendTransaction', [], -32601);
+  await refused('debug_bundler_dumpMempool', [], -32601);
+  assert.equal(await ok('eth_getUserOperationByHash', [`0x${'ab'.repeat(32)}`]), null);
+  assert.equal(await ok('eth_getUserOperationReceipt', [`0x${'ab'.repeat(32)}`]), null);
+});
+
+test('journey: wallets/create -> ERC-7677 sponsorship -> send -> receipt -> deployed', async () => {
+  const w = await wallet();
+  const id = await policy();
+  const cid = toHex(31337);
+  let op = baseOp(w, await fees());
+  const stub = await ok('pm_getPaymasterStubData', [op, ENTRY_POINT, cid, { policyId: id }]);
+  assert.equal(stub.paymasterAndData.length, 2 + 2 * 149, 'the stub is as long as the final data');
+  assert.equal(getAddress(stub.paymasterAndData.slice(0, 42)), PAYMASTER);
+  op = { ...op, paymasterAndData: stub.paymasterAndData };
+  op = await estimated(w, op);
+  const data = await ok('pm_getPaymasterData', [op, ENTRY_POINT, cid, { policyId: id }]);
+  assert.equal(data.paymasterAndData.length, stub.paymasterAndData.length);
+  op = await signed(w, { ...op, paymasterAndData: data.paymasterAndData });
+  const hash = await ok('eth_sendUserOperation', [op, ENTRY_POINT]);
+  assert.match(hash, HASH);
+  assert.equal(hash, await opHash(op), 'the result is EntryPoint.getUserOpHash');
+  const byHash = await ok('eth_getUserOperationByHash', [hash]);
+  assert.equal(getAddress(byHash.entryPoint), ENTRY_POINT);
+  assert.equal(byHash.userOperation.sender, w.address);
+  const r = await receiptOf(hash);
+  assert.equal(r.success, true, JSON.stringify(r));
+  assert.equal(r.userOpHash, hash);
+  assert.equal(getAddress(r.sender), w.address);
+  assert.equal(getAddress(r.paymaster), PAYMASTER);
+  assert.match(r.receipt.transactionHash, HASH);
+  const mined = await ok('eth_getUserOperationByHash', [hash]);
+  assert.equal(mined.transactionHash, r.receipt.transactionHash);
+  assert.ok(await pub.getCode({ address: w.address }), 'the wallet has code');
+  const got = await waitFor(async () => {
+    const res = await api(`/v1/wallets/${w.address}`, { key });
+    return res.json?.status === 'deployed' ? res.json : null;
+  }, 'the wallet deployed');
+  assert.equal(got.status, 'deployed');
+});
+
+test('journey: REST /v1/gas/sponsor -> send -> receipt, with the op\'s own logs only', async () => {
+  const w = await wallet();
+  const id = await policy();
+  const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [w.owner.address, 7n] });
+  let op = baseOp(w, { callData: execute(TOKEN, 0n, approve),
+    paymasterAndData: `${PAYMASTER}${'00'.repeat(64)}${DUMMY_SIG.slice(2)}` });
+  op = await estimated(w, op);
+  const s = await api('/v1/gas/sponsor', { method: 'POST', key, body: { chain: 'ethereum', policy_id: id, user_operation: op } });
+  assert.equal(s.status, 200, s.text);
+  op = { ...op, paymasterAndData: s.json.paymasterAndData };
+  op = await signed(w, op);
+  const hash = await ok('eth_sendUserOperation', [op, ENTRY_POINT]);
+  assert.equal(hash, s.json.user_op_hash);
+  const r = await receiptOf(hash);
+  assert.equal(r.success, true);
+  assert.equal(r.logs.length, 1, `only the op's own call's logs: ${JSON.stringify(r.logs)}`);
+  assert.equal(getAddress(r.logs[0].address), TOKEN, 'the Approval of the call');
+  assert.equal(BigInt(r.logs[0].data), 7n);
+});
