@@ -85,24 +85,29 @@ bp_pool_get(struct bp_db *db, const char *chain, const char *hash, struct bp_poo
 	return rc;
 }
 
-/* 1 when a >= b * (100 + BP_POOL_REPLACE_BUMP) / 100 (64-hex-digit words), else 0. */
+/* A stored word (64 hex digits, no 0x) as a number; 0 or -1. */
+static int
+word(const char *s, struct bp_u256 *out)
+{
+	char hex[2 + 64 + 1] = "0x";
+
+	if (bp_strlcpy(hex + 2, s, sizeof(hex) - 2) == -1)
+		return -1;
+	return bp_u256_from_hex(out, hex, strlen(hex));
+}
+
+/* 1 when a >= b * (100 + BP_POOL_REPLACE_BUMP) / 100, as geth's pool rounds (64-hex words). */
 static int
 bumped(const char *a, const char *b)
 {
 	struct bp_u256 ua, ub, need;
 	uint64_t rem;
 
-	if (bp_u256_from_hex(&ua, a, strlen(a)) == -1 || bp_u256_from_hex(&ub, b, strlen(b)) == -1)
+	if (word(a, &ua) == -1 || word(b, &ub) == -1)
 		return 0;
 	if (bp_u256_mul_u64(&need, &ub, 100 + BP_POOL_REPLACE_BUMP) == -1)
 		return 0;
 	bp_u256_div_u64(&need, &need, 100, &rem);
-	if (rem != 0) {
-		struct bp_u256 one;
-
-		bp_u256_from_u64(&one, 1);
-		bp_u256_add(&need, &need, &one);
-	}
 	return bp_u256_cmp(&ua, &need) >= 0;
 }
 

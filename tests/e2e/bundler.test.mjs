@@ -177,3 +177,166 @@ test('journey: REST /v1/gas/sponsor -> send -> receipt, with the op\'s own logs 
   assert.equal(getAddress(r.logs[0].address), TOKEN, 'the Approval of the call');
   assert.equal(BigInt(r.logs[0].data), 7n);
 });
+
+// ---- the submitter, paused and resumed (SIGSTOP/SIGCONT), killed and restarted ----
+
+import { readdirSync, readlinkSync } from 'node:fs';
+
+// The pids of this stack's cron/bundle (by executable and config, as scripts/stack.sh finds them).
+function submitters() {
+  const pids = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readlinkSync(`/proc/${p}/exe`) !== `${env.build}/cron/bundle`) continue;
+      const e = readFileSync(`/proc/${p}/environ`, 'utf8').split('\0');
+      if (e.includes(`BLOCKPORT_CONFIG=${env.config}`)) pids.push(Number(p));
+    } catch { /* gone meanwhile */ }
+  }
+  return pids;
+}
+function signalSubmitters(sig) {
+  const pids = submitters();
+  assert.ok(pids.length >= 1, 'the stack runs cron/bundle');
+  for (const p of pids) process.kill(p, sig);
+  return pids;
+}
+// Starts a new submitter in loop mode, as scripts/stack.sh does (stack.sh stop finds it).
+function startSubmitter() {
+  const child = spawn(`${env.build}/cron/bundle`, ['--loop', '--interval', '200'], {
+    env: { ...process.env, BLOCKPORT_CONFIG: env.config }, detached: true, stdio: 'ignore' });
+  child.unref();
+  return child.pid;
+}
+async function paused(fn) {
+  signalSubmitters('SIGSTOP');
+  try {
+    return await fn();
+  } finally {
+    signalSubmitters('SIGCONT');
+  }
+}
+
+// A deployed wallet (its first op landed), to send ops of several nonce keys from.
+async function deployedWallet() {
+  const { w, op } = await selfFunded();
+  const hash = await ok('eth_sendUserOperation', [op, ENTRY_POINT]);
+  assert.equal((await receiptOf(hash)).success, true);
+  return w;
+}
+async function nextOp(w, nonce, extra = {}) {
+  const op = await estimated(w, baseOp(w, { initCode: '0x', nonce, ...extra }));
+  return signed(w, { ...op, ...extra });
+}
+const bump = (hex, pct) => toHex(BigInt(hex) * BigInt(100 + pct) / 100n);
+
+test('ERC-7769 -32602: fields, hex, entry point, gas and fees', async () => {
+  const { w, op } = await selfFunded();
+  await refused('eth_sendUserOperation', [{ ...op, nonce: 'zz' }, ENTRY_POINT], -32602, /nonce/);
+  await refused('eth_sendUserOperation', [{ ...op, sender: undefined }, ENTRY_POINT], -32602, /sender/);
+  await refused('eth_sendUserOperation', [{ ...op, callData: '0x123' }, ENTRY_POINT], -32602, /callData/);
+  await refused('eth_sendUserOperation', [op], -32602);
+  await refused('eth_sendUserOperation', [op, '0x0000000071727De22E5E9d8BAf0edAc6f37da032'], -32602, /entry point/);
+  await refused('eth_sendUserOperation', [op, 'nope'], -32602, /entryPoint/);
+  await refused('eth_sendUserOperation', [{ ...op, maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1' }, ENTRY_POINT], -32602, /base fee/);
+  await refused('eth_sendUserOperation', [{ ...op, maxPriorityFeePerGas: bump(op.maxFeePerGas, 1) }, ENTRY_POINT], -32602, /maxPriorityFeePerGas/);
+  await refused('eth_sendUserOperation', [{ ...op, preVerificationGas: '0x10' }, ENTRY_POINT], -32602, /preVerificationGas/);
+  await refused('eth_sendUserOperation', [{ ...op, verificationGasLimit: toHex(30000000) }, ENTRY_POINT], -32602, /verificationGasLimit/);
+  await refused('eth_sendUserOperation', [{ ...op, callGasLimit: '0x10' }, ENTRY_POINT], -32602, /callGasLimit/);
+  assert.ok(w);
+});
+
+test('ERC-7769 -32500 account, -32501 paymaster, -32507 signature, -32503 deadline, -32521 revert', async () => {
+  // An unfunded wallet without a paymaster cannot pay its prefund (AA21).
+  const w = await wallet();
+  const op = await signed(w, await estimated(w, baseOp(w)));
+  const e21 = await refused('eth_sendUserOperation', [op, ENTRY_POINT], -32500, /^AA21/);
+  assert.match(e21.data, /^0x/, 'the FailedOp revert data');
+  // A paymaster that is not a contract (AA30).
+  const pm = `0x${'12'.repeat(20)}`;
+  await refused('eth_sendUserOperation', [await signed(w, { ...op, paymasterAndData: pm }), ENTRY_POINT], -32501, /^AA3/);
+  // Signed by another key: SimpleAccount answers SIG_VALIDATION_FAILED.
+  const { w: funded, op: good } = await selfFunded();
+  const stranger = privateKeyToAccount(generatePrivateKey());
+  const bad = { ...good, signature: await stranger.signMessage({ message: { raw: await opHash(good) } }) };
+  await refused('eth_sendUserOperation', [bad, ENTRY_POINT], -32507, /signature/);
+  // A paymaster signature that expires within the bundler's margin.
+  const id = await policy();
+  const stub = `${PAYMASTER}${'00'.repeat(64)}${DUMMY_SIG.slice(2)}`;
+  let sop = await estimated(w, baseOp(w, { paymasterAndData: stub }));
+  const pmKey = readFileSync(`${env.dir}/paymaster.key`, 'utf8').trim();
+  const signer = privateKeyToAccount(pmKey);
+  const now = Math.floor(Date.now() / 1000);
+  const until = now + 5, after = now - 60;
+  const vpAbi = artifact('VerifyingPaymaster');
+  const asArgs = (o) => ({ ...o, nonce: BigInt(o.nonce), callGasLimit: BigInt(o.callGasLimit),
+    verificationGasLimit: BigInt(o.verificationGasLimit), preVerificationGas: BigInt(o.preVerificationGas),
+    maxFeePerGas: BigInt(o.maxFeePerGas), maxPriorityFeePerGas: BigInt(o.maxPriorityFeePerGas) });
+  const h = await pub.readContract({ address: PAYMASTER, abi: vpAbi, functionName: 'getHash',
+    args: [asArgs(sop), until, after] });
+  const psig = await signer.signMessage({ message: { raw: h } });
+  const window = (u, a) => `${toHex(u, { size: 32 }).slice(2)}${toHex(a, { size: 32 }).slice(2)}`;
+  sop = await signed(w, { ...sop, paymasterAndData: `${PAYMASTER}${window(until, after)}${psig.slice(2)}` });
+  await refused('eth_sendUserOperation', [sop, ENTRY_POINT], -32503, /expires/);
+  assert.ok(id);
+  // Estimation of a call that reverts: -32521 with the revert data.
+  const transfer = encodeFunctionData({ abi: [{ type: 'function', name: 'transfer', stateMutability: 'nonpayable',
+    inputs: [{ type: 'address' }, { type: 'uint256' }], outputs: [{ type: 'bool' }] }], functionName: 'transfer',
+  args: [stranger.address, 10n ** 30n] });
+  const rev = await refused('eth_estimateUserOperationGas', [baseOp(funded, { callData: execute(TOKEN, 0n, transfer) }), ENTRY_POINT], -32521);
+  assert.match(rev.data, /^0x08c379a0/, 'Error(string) of the token');
+});
+
+test('pool: duplicates refused, a replacement needs 10% on both fees, unstaked senders capped (-32505)', async () => {
+  const w = await deployedWallet();
+  const key1 = (k) => toHex(BigInt(k) << 64n);
+  await paused(async () => {
+    const a = await nextOp(w, key1(1));
+    const ha = await ok('eth_sendUserOperation', [a, ENTRY_POINT]);
+    await refused('eth_sendUserOperation', [a, ENTRY_POINT], -32602, /already known/);
+    const low = await signed(w, { ...a, maxFeePerGas: bump(a.maxFeePerGas, 5), maxPriorityFeePerGas: bump(a.maxPriorityFeePerGas, 5) });
+    await refused('eth_sendUserOperation', [low, ENTRY_POINT], -32602, /underpriced/);
+    const half = await signed(w, { ...a, maxFeePerGas: bump(a.maxFeePerGas, 20), maxPriorityFeePerGas: a.maxPriorityFeePerGas });
+    await refused('eth_sendUserOperation', [half, ENTRY_POINT], -32602, /underpriced/);
+    const hi = await signed(w, { ...a, maxFeePerGas: bump(a.maxFeePerGas, 10), maxPriorityFeePerGas: bump(a.maxPriorityFeePerGas, 10) });
+    const hh = await ok('eth_sendUserOperation', [hi, ENTRY_POINT]);
+    assert.notEqual(hh, ha);
+    assert.equal(await ok('eth_getUserOperationByHash', [ha]), null, 'the replaced op is gone');
+    for (const k of [2, 3, 4]) await ok('eth_sendUserOperation', [await nextOp(w, key1(k)), ENTRY_POINT]);
+    await refused('eth_sendUserOperation', [await nextOp(w, key1(5)), ENTRY_POINT], -32505, /unstaked/);
+  });
+  // Resumed: the four land.
+  await waitFor(async () => (await pub.readContract({ address: ENTRY_POINT, abi: entryPointAbi, functionName: 'getNonce',
+    args: [w.address, 4n] })) === (4n << 64n) + 1n, 'the ops of four nonce keys', 30000);
+});
+
+test('20 ops from 20 senders sent at once all land, in a few bundles', async () => {
+  const ops = await Promise.all(Array.from({ length: 20 }, () => selfFunded()));
+  const hashes = await Promise.all(ops.map(({ op }) => ok('eth_sendUserOperation', [op, ENTRY_POINT])));
+  const receipts = await Promise.all(hashes.map((h) => receiptOf(h, 60000)));
+  for (const r of receipts) assert.equal(r.success, true);
+  const txs = new Set(receipts.map((r) => r.receipt.transactionHash));
+  assert.ok(txs.size <= 5, `20 ops in ${txs.size} bundles`);
+});
+
+test('kill -9 of the submitter with a bundle in flight, and a bundle that vanished: no op lost', async () => {
+  const ops = await Promise.all(Array.from({ length: 4 }, () => selfFunded()));
+  await rpc('evm_setAutomine', [false]);
+  let hashes;
+  try {
+    hashes = await Promise.all(ops.slice(0, 2).map(({ op }) => ok('eth_sendUserOperation', [op, ENTRY_POINT])));
+    // The submitter sends a bundle that stays in the node's pool (no mining), then dies.
+    await waitFor(async () => (await rpc('txpool_content')).pending && Object.keys((await rpc('txpool_content')).pending).length > 0,
+      'the bundle in the node\'s pool');
+    signalSubmitters('SIGKILL');
+    await waitFor(() => submitters().length === 0, 'the submitter gone');
+    // Two more ops wait in the pool meanwhile; then the bundle in flight vanishes.
+    hashes.push(...await Promise.all(ops.slice(2).map(({ op }) => ok('eth_sendUserOperation', [op, ENTRY_POINT]))));
+    await rpc('anvil_dropAllTransactions');
+  } finally {
+    await rpc('evm_setAutomine', [true]);
+  }
+  startSubmitter();
+  const receipts = await Promise.all(hashes.map((h) => receiptOf(h, 60000)));
+  for (const r of receipts) assert.equal(r.success, true);
+});
