@@ -106,7 +106,8 @@ simulate(struct bp_bundler_call *c, const uint8_t ep[20], const struct bp_userop
 	    sender);
 	if ((data = handle_op_calldata(op, target, tdata, tlen, &len)) == NULL)
 		return bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
-	rc = bp_uov_eth_call(c->up, c->net, ep, data, len, override, buf, &retlen, &c->err);
+	rc = bp_uov_eth_call(c->up, c->net, ep, data, len, "latest", override, buf, &retlen,
+	    &c->err);
 	free(data);
 	if (rc == -1)
 		return -1;

@@ -626,7 +626,9 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
 		ret = NULL;
 		if ((data = handle_ops(cs.c, n, s->beneficiary, &len)) == NULL)
 			goto out;
-		r = bp_uov_eth_call(up, s->net, s->ep, data, len, NULL, &ret, &retlen, &err);
+		/* At "pending": the next block's timestamp, which validity windows are held to. */
+		r = bp_uov_eth_call(up, s->net, s->ep, data, len, "pending", NULL, &ret, &retlen,
+		    &err);
 		if (r == -1)
 			goto out;
 		if (r == 0)

@@ -277,8 +277,8 @@ hex_data(const cJSON *j, uint8_t **out, size_t *len)
 
 int
 bp_uov_eth_call(struct bp_upstream *up, const struct bp_network *net, const uint8_t to[20],
-    const uint8_t *data, size_t len, const char *override, uint8_t **ret, size_t *retlen,
-    struct bp_uov_error *err)
+    const uint8_t *data, size_t len, const char *block, const char *override, uint8_t **ret,
+    size_t *retlen, struct bp_uov_error *err)
 {
 	struct bp_upstream_info info;
 	struct bp_buf req, ans;
@@ -293,7 +293,7 @@ bp_uov_eth_call(struct bp_upstream *up, const struct bp_network *net, const uint
 	bp_addr_format_lower(to, addr, sizeof(addr));
 	if ((hex = malloc(2 * len + 3)) == NULL || bp_hex_encode(data, len, hex, 2 * len + 3) == -1 ||
 	    bp_buf_printf(&req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_call\",\"params\":"
-	    "[{\"to\":\"%s\",\"data\":\"%s\"},\"latest\"%s%s]}", addr, hex,
+	    "[{\"to\":\"%s\",\"data\":\"%s\"},\"%s\"%s%s]}", addr, hex, block,
 	    override ? "," : "", override ? override : "") == -1) {
 		fail(err, BP_UOV_INTERNAL, "out of memory");
 		goto out;
@@ -342,7 +342,7 @@ bp_uov_simulate(struct bp_upstream *up, const struct bp_network *net, const uint
 
 	if ((data = bp_uov_calldata(SIG_SIMULATE_VALIDATION, op, &len)) == NULL)
 		return fail(err, BP_UOV_INTERNAL, "out of memory");
-	rc = bp_uov_eth_call(up, net, ep, data, len, NULL, &ret, &retlen, err);
+	rc = bp_uov_eth_call(up, net, ep, data, len, "latest", NULL, &ret, &retlen, err);
 	free(data);
 	if (rc == -1)
 		return -1;

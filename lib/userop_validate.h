@@ -103,14 +103,15 @@ uint64_t	bp_uov_total_gas(const struct bp_userop *op);
 uint8_t		*bp_uov_calldata(const char *sig, const struct bp_userop *op, size_t *len);
 
 /*
- * eth_call of data to `to` on net at "latest", with the state override JSON object text
+ * eth_call of data to `to` on net at block (a tag: "latest", or "pending" for checks of what
+ * the next block will see, its timestamp included), with the state override JSON object text
  * override (NULL for none). Returns 0 with the return data in *ret (heap, NULL for "0x"), 1 when
  * the call reverted with the revert data in *ret, or -1 with why in err (no answer, another
  * error).
  */
 int		bp_uov_eth_call(struct bp_upstream *, const struct bp_network *net,
-		    const uint8_t to[20], const uint8_t *data, size_t len, const char *override,
-		    uint8_t **ret, size_t *retlen, struct bp_uov_error *err);
+		    const uint8_t to[20], const uint8_t *data, size_t len, const char *block,
+		    const char *override, uint8_t **ret, size_t *retlen, struct bp_uov_error *err);
 
 /*
  * Runs simulateValidation(op) on the entry point ep of net and decodes it. Returns 0 with out

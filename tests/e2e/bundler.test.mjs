@@ -6,8 +6,11 @@
 // account 7 (scripts/stack.sh), which no test sends from.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createSmartAccountClient } from 'permissionless';
+import { toSimpleSmartAccount } from 'permissionless/accounts';
+import { createPaymasterClient } from 'viem/account-abstraction';
 import {
   createPublicClient, encodeFunctionData, getAddress, http, parseEther, parseGwei, toHex,
 } from 'viem';
@@ -180,7 +183,6 @@ test('journey: REST /v1/gas/sponsor -> send -> receipt, with the op\'s own logs 
 
 // ---- the submitter, paused and resumed (SIGSTOP/SIGCONT), killed and restarted ----
 
-import { readdirSync, readlinkSync } from 'node:fs';
 
 // The pids of this stack's cron/bundle (by executable and config, as scripts/stack.sh finds them).
 function submitters() {
@@ -339,4 +341,28 @@ test('kill -9 of the submitter with a bundle in flight, and a bundle that vanish
   startSubmitter();
   const receipts = await Promise.all(hashes.map((h) => receiptOf(h, 60000)));
   for (const r of receipts) assert.equal(r.success, true);
+});
+
+test('permissionless.js: a SimpleAccount v0.6 sends through Blockport as bundler and ERC-7677 paymaster', async () => {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const account = await toSimpleSmartAccount({ client: pub, owner,
+    entryPoint: { address: ENTRY_POINT, version: '0.6' }, factoryAddress: getAddress(dc.account_factory) });
+  const transport = http(URL_, { fetchOptions: { headers: { 'X-API-Key': key } } });
+  const id = await policy();
+  const client = createSmartAccountClient({
+    account, chain, client: pub, bundlerTransport: transport,
+    paymaster: createPaymasterClient({ transport }), paymasterContext: { policyId: id },
+    userOperation: { estimateFeesPerGas: async () => {
+      const f = await fees();
+      return { maxFeePerGas: BigInt(f.maxFeePerGas), maxPriorityFeePerGas: BigInt(f.maxPriorityFeePerGas) };
+    } },
+  });
+  assert.equal(await pub.getCode({ address: account.address }), undefined, 'counterfactual before');
+  const tx = await client.sendTransaction({ to: owner.address, value: 0n, data: '0x1234' });
+  assert.match(tx, HASH);
+  const rcpt = await pub.getTransactionReceipt({ hash: tx });
+  assert.equal(rcpt.status, 'success');
+  assert.ok(await pub.getCode({ address: account.address }), 'deployed by its first op');
+  const spend = await api(`/v1/gas/policies/${id}`, { key });
+  assert.equal(spend.json.spend.total.count, 1, 'sponsored once through ERC-7677');
 });
