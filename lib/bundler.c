@@ -369,16 +369,17 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 	bp_bundler_chain_key(c->net, chain, sizeof(chain));
 	bp_strlcpy(ep, c->net->entry_point, sizeof(ep));
 	tx[0] = '\0';
-	/* The indexer's row first: it knows ops of any bundler. Then the pool's. */
-	if ((found = bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx))) == -1)
+	/*
+	 * The pool's row first: the submitter keeps it current (a bundle whose block left the
+	 * chain puts it back to pending). Then the indexer's: it knows any bundler's ops.
+	 */
+	if ((found = bp_pool_get(c->r->db, chain, hex, &row)) == -1)
 		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
-	if (found == 0) {
-		if ((found = bp_pool_get(c->r->db, chain, hex, &row)) == -1)
-			return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
-		if (found == 1 && strcmp(row.status, "included") == 0)
-			bp_strlcpy(tx, row.tx_hash, sizeof(tx));
-		bp_pool_op_free(&row);
-	}
+	if (found == 1 && strcmp(row.status, "included") == 0)
+		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
+	bp_pool_op_free(&row);
+	if (found == 0 && bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx)) == -1)
+		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
 	if (tx[0] == '\0')
 		return bp_buf_adds(c->result, "null");
 	if ((params = cJSON_CreateArray()) == NULL ||

@@ -277,7 +277,7 @@ bp_pool_bundle_record(struct bp_db *db, struct bp_pool_bundle *b,
 	    " bundle_id = ?, reason = NULL, updated_at = ?"
 	    " WHERE chain = ? AND user_op_hash = ? AND status = 'pending'";
 	struct bp_stmt *st;
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = (int64_t)time(NULL), id;
 	size_t i;
 	int ok;
 
@@ -294,20 +294,22 @@ bp_pool_bundle_record(struct bp_db *db, struct bp_pool_bundle *b,
 	bp_stmt_reset(st);
 	if (!ok)
 		goto fail;
-	b->id = bp_db_last_id(db);
-	b->sent_at = now;
+	id = bp_db_last_id(db);
 	for (i = 0; i < n; i++) {
 		if ((st = bp_db_stmt(db, upd)) == NULL)
 			goto fail;
-		ok = bp_stmt_int(st, 1, b->id) == 0 && bp_stmt_int(st, 2, now) == 0 &&
+		ok = bp_stmt_int(st, 1, id) == 0 && bp_stmt_int(st, 2, now) == 0 &&
 		    bp_stmt_text(st, 3, b->chain) == 0 && bp_stmt_text(st, 4, hashes[i]) == 0 &&
 		    bp_stmt_step(st) == BP_DB_DONE && bp_db_changes(db) == 1;
 		bp_stmt_reset(st);
 		if (!ok)
 			goto fail;
 	}
-	if (bp_db_commit(db) == 0)
+	if (bp_db_commit(db) == 0) {
+		b->id = id;	/* only once it is stored: a retry after a failure starts clean */
+		b->sent_at = now;
 		return 0;
+	}
 fail:
 	bp_db_rollback(db);
 	return -1;

@@ -366,3 +366,45 @@ test('permissionless.js: a SimpleAccount v0.6 sends through Blockport as bundler
   const spend = await api(`/v1/gas/policies/${id}`, { key });
   assert.equal(spend.json.spend.total.count, 1, 'sponsored once through ERC-7677');
 });
+
+test('a reorg (evm_revert) takes a bundle\'s block away: its op goes back to the pool and lands again', async () => {
+  const { op } = await selfFunded();
+  const snap = await rpc('evm_snapshot');
+  const hash = await ok('eth_sendUserOperation', [op, ENTRY_POINT]);
+  const first = await receiptOf(hash);
+  await rpc('evm_revert', [snap]);
+  assert.equal(await pub.getTransactionReceipt({ hash: first.receipt.transactionHash }).catch(() => null), null,
+    'the bundle is gone from the chain');
+  // Bundled again (the same ops, nonce and fees sign to the same transaction, so it may carry
+  // the same hash): the receipt answers once the transaction is on the chain again.
+  const again = await waitFor(async () => {
+    const r = await ok('eth_getUserOperationReceipt', [hash]);
+    if (!r) return null;
+    return (await pub.getTransactionReceipt({ hash: r.receipt.transactionHash }).catch(() => null)) ? r : null;
+  }, 'the op bundled again', 30000);
+  assert.equal(again.success, true);
+  assert.ok(await pub.getTransactionReceipt({ hash: again.receipt.transactionHash }));
+});
+
+test('scopes: reads take rpc:read or bundler:send, sending bundler:send, ERC-7677 gas:manage', async () => {
+  const reader = newKey({ plan: 'enterprise', scopes: 'rpc:read' });
+  const sender = newKey({ plan: 'enterprise', scopes: 'bundler:send' });
+  assert.equal(await ok('eth_chainId', [], reader), '0x7a69');
+  assert.equal(await ok('eth_chainId', [], sender), '0x7a69');
+  const { op } = await selfFunded();
+  const res = await call('eth_sendUserOperation', [op, ENTRY_POINT], reader);
+  assert.equal(res.status, 403, res.text);
+  assert.equal(res.json.error.code, 'forbidden');
+  const pm = await call('pm_getPaymasterStubData', [op, ENTRY_POINT, '0x7a69', { policyId: 'gp_x' }], sender);
+  assert.equal(pm.status, 403, pm.text);
+  const batch = await api('/v1/bundler/ethereum/devnet', { method: 'POST', key: reader, body: [
+    { jsonrpc: '2.0', id: 1, method: 'eth_supportedEntryPoints', params: [] },
+    { jsonrpc: '2.0', id: 2, method: 'eth_sendUserOperation', params: [op, ENTRY_POINT] }] });
+  assert.equal(batch.status, 200, batch.text);
+  assert.deepEqual(batch.json[0].result, [ENTRY_POINT]);
+  assert.equal(batch.json[1].error.code, -32003);
+  const none = await api('/v1/bundler/ethereum/nonet', { method: 'POST', key, body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' } });
+  assert.equal(none.status, 404);
+  const noKey = await api('/v1/bundler/ethereum/devnet', { method: 'POST', key: null, body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' } });
+  assert.equal(noKey.status, 401);
+});
