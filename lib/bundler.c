@@ -378,7 +378,7 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 	if (found == 1 && strcmp(row.status, "included") == 0)
 		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
 	bp_pool_op_free(&row);
-	if (found == 0 && bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx)) == -1)
+	if (tx[0] == '\0' && bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx)) == -1)
 		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
 	if (tx[0] == '\0')
 		return bp_buf_adds(c->result, "null");

@@ -492,17 +492,28 @@ watch_one(struct bp_pool_bundle *b, void *arg)
 		}
 		cJSON_Delete(r);
 	}
-	/* Not mined. The chain's nonce decides, never the row's (evm_revert moves it back). */
-	if (latest > (uint64_t)b->nonce) {
-		bp_warn("bundle: %s: nonce %lld of bundle %lld was taken by another transaction; "
-		    "its ops go back to the pool", b->chain, (long long)b->nonce, (long long)b->id);
-		w->settled++;
-		return bp_pool_bundle_release(w->db, b->id, "dropped") == -1 ? (w->failed = 1) : 0;
-	}
+	/*
+	 * No receipt. The chain's nonce decides, never the row's (evm_revert moves it back); a
+	 * transaction the node shows in a block is mined and its receipt is on its way (anvil
+	 * moves the nonce before it serves the receipt): wait for it.
+	 */
 	snprintf(params, sizeof(params), "[\"%s\"]", b->tx_hash);
 	if ((tx = call(w->up, w->s->net, "eth_getTransactionByHash", params)) == NULL) {
 		w->failed = 1;
 		return 1;
+	}
+	if (cJSON_IsObject(tx) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(tx,
+	    "blockNumber"))) {
+		cJSON_Delete(tx);
+		w->open++;
+		return 0;
+	}
+	if (latest > (uint64_t)b->nonce) {
+		cJSON_Delete(tx);
+		bp_warn("bundle: %s: nonce %lld of bundle %lld was taken by another transaction; "
+		    "its ops go back to the pool", b->chain, (long long)b->nonce, (long long)b->id);
+		w->settled++;
+		return bp_pool_bundle_release(w->db, b->id, "dropped") == -1 ? (w->failed = 1) : 0;
 	}
 	if (!cJSON_IsObject(tx)) {
 		bp_warn("bundle: %s: bundle %lld (%s) vanished from the node; its ops go back to "

@@ -6,7 +6,7 @@
 // account 7 (scripts/stack.sh), which no test sends from.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { openSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createSmartAccountClient } from 'permissionless';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
@@ -205,8 +205,9 @@ function signalSubmitters(sig) {
 }
 // Starts a new submitter in loop mode, as scripts/stack.sh does (stack.sh stop finds it).
 function startSubmitter() {
+  const log = openSync(`${env.dir}/bundle-restarted.log`, 'a');
   const child = spawn(`${env.build}/cron/bundle`, ['--loop', '--interval', '200'], {
-    env: { ...process.env, BLOCKPORT_CONFIG: env.config }, detached: true, stdio: 'ignore' });
+    env: { ...process.env, BLOCKPORT_CONFIG: env.config }, detached: true, stdio: ['ignore', log, log] });
   child.unref();
   return child.pid;
 }
