@@ -409,3 +409,26 @@ test('scopes: reads take rpc:read or bundler:send, sending bundler:send, ERC-767
   const noKey = await api('/v1/bundler/ethereum/devnet', { method: 'POST', key: null, body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' } });
   assert.equal(noKey.status, 401);
 });
+
+test('a bundle stuck unmined is re-sent with the same nonce and higher fees', { timeout: 90000 }, async () => {
+  const { op } = await selfFunded();
+  await rpc('evm_setAutomine', [false]);
+  let first, hash;
+  try {
+    hash = await ok('eth_sendUserOperation', [op, ENTRY_POINT]);
+    const pending = async () => Object.values((await rpc('txpool_content')).pending ?? {})
+      .flatMap((byNonce) => Object.values(byNonce));
+    [first] = await waitFor(async () => { const p = await pending(); return p.length ? p : null; }, 'the bundle pending');
+    // The submitter re-signs it after BP_SUBMIT_STUCK_SECONDS (20 s).
+    await waitFor(async () => (await pending()).some((t) => t.hash !== first.hash), 'the fee bump', 40000);
+    const [bumped] = await pending();
+    assert.equal(bumped.nonce, first.nonce, 'the same nonce');
+    assert.ok(BigInt(bumped.maxFeePerGas) > BigInt(first.maxFeePerGas) * 11n / 10n, 'fees up by more than 10%');
+    await rpc('evm_mine');
+  } finally {
+    await rpc('evm_setAutomine', [true]);
+  }
+  const r = await receiptOf(hash);
+  assert.equal(r.success, true);
+  assert.notEqual(r.receipt.transactionHash, first.hash, 'the re-sent version landed');
+});
