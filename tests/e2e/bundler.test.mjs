@@ -432,3 +432,17 @@ test('a bundle stuck unmined is re-sent with the same nonce and higher fees', { 
   assert.equal(r.success, true);
   assert.notEqual(r.receipt.transactionHash, first.hash, 'the re-sent version landed');
 });
+
+test('ERC-7769 -32506: an account that names a signature aggregator is refused', async () => {
+  // An account whose every call returns validationData = an aggregator's address (anvil_setCode:
+  // PUSH20 aggregator, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN); the paymaster pays its gas.
+  const sender = privateKeyToAccount(generatePrivateKey()).address;
+  await rpc('anvil_setCode', [sender, `0x73${'aa'.repeat(20)}60005260206000f3`]);
+  const id = await policy();
+  let op = { sender, nonce: '0x0', initCode: '0x', callData: '0x', callGasLimit: toHex(50000),
+    verificationGasLimit: toHex(300000), preVerificationGas: toHex(100000), ...(await fees()),
+    paymasterAndData: '0x', signature: DUMMY_SIG };
+  const data = await ok('pm_getPaymasterData', [op, ENTRY_POINT, toHex(31337), { policyId: id }]);
+  op = { ...op, paymasterAndData: data.paymasterAndData };
+  await refused('eth_sendUserOperation', [op, ENTRY_POINT], -32506, /aggregator/);
+});
