@@ -124,7 +124,7 @@ word_hex(const struct bp_u256 *v, char out[BP_POOL_WORD_STR])
 /* The pool row of op, whose hash is hash; op_json points into json (borrowed). */
 static void
 pool_row(const struct bp_bundler_call *c, const struct bp_userop *op, const uint8_t ep[20],
-    const char *hash, int staked, char *json, struct bp_pool_op *row)
+    const char *hash, const struct bp_uov_result *res, char *json, struct bp_pool_op *row)
 {
 	memset(row, 0, sizeof(*row));
 	bp_bundler_chain_key(c->net, row->chain, sizeof(row->chain));
@@ -135,7 +135,11 @@ pool_row(const struct bp_bundler_call *c, const struct bp_userop *op, const uint
 	word_hex(&op->num[BP_USEROP_MAX_FEE_PER_GAS], row->max_fee);
 	word_hex(&op->num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], row->max_priority);
 	row->gas = (int64_t)(bp_uov_total_gas(op) > INT64_MAX ? INT64_MAX : bp_uov_total_gas(op));
-	row->staked = staked;
+	row->staked = !bp_u256_is_zero(&res->sender_stake) && res->sender_unstake_delay > 0;
+	if (op->len[BP_USEROP_PAYMASTER_AND_DATA] >= 20)
+		bp_addr_format_lower(op->bytes[BP_USEROP_PAYMASTER_AND_DATA], row->paymaster,
+		    sizeof(row->paymaster));
+	row->paymaster_staked = !bp_u256_is_zero(&res->paymaster_stake);
 	row->op_json = json;
 }
 
@@ -150,7 +154,7 @@ bp_bundler_send(struct bp_bundler_call *c)
 	uint64_t gas_limit;
 	uint8_t ep[20], hash[32];
 	char hex[BP_POOL_HASH_STR];
-	int rc = -1, staked;
+	int rc = -1;
 
 	bp_buf_init(&json, 1024 * 1024);
 	if (bp_bundler_op_param(c, &op, ep) == -1)
@@ -165,15 +169,14 @@ bp_bundler_send(struct bp_bundler_call *c)
 	}
 	if (bp_uov_simulate(c->up, c->net, ep, &op, &res, &c->err) == -1)
 		goto out;
-	staked = !bp_u256_is_zero(&res.sender_stake) && res.sender_unstake_delay > 0;
 	bp_userop_hash(&op, ep, (uint64_t)c->net->chain_id, hash);
 	bp_hex_encode(hash, 32, hex, sizeof(hex));
 	if (bp_bundler_op_json(&op, &json) == -1 || bp_buf_add(&json, "", 1) == -1) {
 		bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
 		goto out;
 	}
-	pool_row(c, &op, ep, hex, staked, json.data, &row);
-	switch (bp_pool_add(c->r->db, &row, BP_BUNDLER_SENDER_CAP)) {
+	pool_row(c, &op, ep, hex, &res, json.data, &row);
+	switch (bp_pool_add(c->r->db, &row, BP_BUNDLER_SENDER_CAP, BP_BUNDLER_PAYMASTER_CAP)) {
 	case BP_POOL_ADDED:
 		rc = bp_buf_printf(c->result, "\"%s\"", hex);
 		break;
@@ -192,6 +195,10 @@ bp_bundler_send(struct bp_bundler_call *c)
 	case BP_POOL_SENDER_CAP:
 		bp_bundler_fail(c, BP_UOV_STAKE_TOO_LOW, "the sender is unstaked and has %d ops in "
 		    "the pool already; wait for them to land, or stake", BP_BUNDLER_SENDER_CAP);
+		break;
+	case BP_POOL_PAYMASTER_CAP:
+		bp_bundler_fail(c, BP_UOV_THROTTLED, "the paymaster %s is unstaked and has %d ops "
+		    "in the pool already: throttled", row.paymaster, BP_BUNDLER_PAYMASTER_CAP);
 		break;
 	default:
 		bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");

@@ -116,7 +116,8 @@ insert_op(struct bp_db *db, const struct bp_pool_op *op, int64_t now)
 {
 	static const char sql[] = "INSERT INTO bundler_user_ops (chain, user_op_hash, entry_point,"
 	    " sender, nonce, max_fee, max_priority, gas, staked, op_json, status, created_at,"
-	    " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)";
+	    " updated_at, paymaster, paymaster_staked)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)";
 	struct bp_stmt *st;
 	int rc = -1;
 
@@ -128,7 +129,8 @@ insert_op(struct bp_db *db, const struct bp_pool_op *op, int64_t now)
 	    bp_stmt_text(st, 7, op->max_priority) == 0 && bp_stmt_int(st, 8, op->gas) == 0 &&
 	    bp_stmt_int(st, 9, op->staked) == 0 && bp_stmt_text(st, 10, op->op_json) == 0 &&
 	    bp_stmt_int(st, 11, now) == 0 && bp_stmt_int(st, 12, now) == 0 &&
-	    bp_stmt_step(st) == BP_DB_DONE)
+	    bp_stmt_text(st, 13, op->paymaster) == 0 &&
+	    bp_stmt_int(st, 14, op->paymaster_staked) == 0 && bp_stmt_step(st) == BP_DB_DONE)
 		rc = 0;
 	bp_stmt_reset(st);
 	return rc;
@@ -155,6 +157,26 @@ set_status(struct bp_db *db, const char *chain, const char *hash, const char *fr
 }
 
 /* Within the add transaction: the result of the checks, or BP_POOL_ADDED to insert. */
+/* Within the add transaction: whether an unstaked paymaster is at its cap. */
+static enum bp_pool_add_result
+paymaster_check(struct bp_db *db, const struct bp_pool_op *op, int cap)
+{
+	static const char sql[] = "SELECT count(*) FROM bundler_user_ops"
+	    " WHERE chain = ? AND paymaster = ? AND status IN ('pending', 'submitted')";
+	enum bp_pool_add_result res = BP_POOL_ERROR;
+	struct bp_stmt *st;
+
+	if (op->paymaster[0] == '\0' || op->paymaster_staked || cap <= 0)
+		return BP_POOL_ADDED;
+	if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_text(st, 1, op->chain) == -1 ||
+	    bp_stmt_text(st, 2, op->paymaster) == -1)
+		return BP_POOL_ERROR;
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		res = bp_col_int(st, 0) >= cap ? BP_POOL_PAYMASTER_CAP : BP_POOL_ADDED;
+	bp_stmt_reset(st);
+	return res;
+}
+
 static enum bp_pool_add_result
 add_checks(struct bp_db *db, const struct bp_pool_op *op, int sender_cap, char *replace,
     size_t replen)
@@ -209,7 +231,7 @@ add_checks(struct bp_db *db, const struct bp_pool_op *op, int sender_cap, char *
 }
 
 enum bp_pool_add_result
-bp_pool_add(struct bp_db *db, const struct bp_pool_op *op, int sender_cap)
+bp_pool_add(struct bp_db *db, const struct bp_pool_op *op, int sender_cap, int paymaster_cap)
 {
 	enum bp_pool_add_result res;
 	char replace[BP_POOL_HASH_STR], why[128];
@@ -217,6 +239,8 @@ bp_pool_add(struct bp_db *db, const struct bp_pool_op *op, int sender_cap)
 	if (bp_db_begin(db) == -1)
 		return BP_POOL_ERROR;
 	res = add_checks(db, op, sender_cap, replace, sizeof(replace));
+	if (res == BP_POOL_ADDED && replace[0] == '\0')
+		res = paymaster_check(db, op, paymaster_cap);
 	if (res == BP_POOL_ADDED && replace[0] != '\0') {
 		snprintf(why, sizeof(why), "replaced by %s", op->hash);
 		if (set_status(db, op->chain, replace, "pending", "dropped", why) == -1)

@@ -32,6 +32,8 @@ struct bp_pool_op {
 	char		 max_priority[BP_POOL_WORD_STR];
 	int64_t		 gas;		/* call + verification + preVerification gas, saturated */
 	int		 staked;
+	char		 paymaster[BP_POOL_ADDR_STR];	/* "" when none (written, not read back) */
+	int		 paymaster_staked;
 	char		*op_json;	/* heap, owned by the struct (bp_pool_op_free) */
 	char		 status[16];
 	char		 reason[256];
@@ -54,6 +56,7 @@ enum bp_pool_add_result {
 	BP_POOL_IN_BUNDLE,	/* 3: an op with its sender and nonce is in a bundle already */
 	BP_POOL_SENDER_CAP,	/* 4: an unstaked sender has sender_cap ops pending already */
 	BP_POOL_ERROR,		/* 5: a database error (logged) */
+	BP_POOL_PAYMASTER_CAP,	/* 6: an unstaked paymaster has paymaster_cap ops pending already */
 	BP_POOL_ADD__MAX
 };
 
@@ -61,10 +64,12 @@ enum bp_pool_add_result {
  * Adds op (status pending) in one BEGIN IMMEDIATE transaction: refuses a hash already present,
  * replaces a pending op of the same sender and nonce only when both fees are at least
  * BP_POOL_REPLACE_BUMP percent higher (the old one becomes dropped, "replaced by HASH"), and
- * refuses a new nonce of an unstaked sender that has sender_cap ops pending or submitted.
- * Returns the result.
+ * refuses a new nonce of an unstaked sender that has sender_cap ops pending or submitted, and an
+ * op of an unstaked paymaster that has paymaster_cap ops pending or submitted (ERC-7562's
+ * limits of unstaked entities). Returns the result.
  */
-enum bp_pool_add_result bp_pool_add(struct bp_db *, const struct bp_pool_op *op, int sender_cap);
+enum bp_pool_add_result bp_pool_add(struct bp_db *, const struct bp_pool_op *op, int sender_cap,
+		    int paymaster_cap);
 
 /* Reads the op hash of chain into out (bp_pool_op_free). 1 found, 0 not, -1 database error. */
 int		bp_pool_get(struct bp_db *, const char *chain, const char *hash,

@@ -17,6 +17,8 @@ CREATE TABLE bundler_user_ops (
 	max_priority	TEXT NOT NULL,			-- maxPriorityFeePerGas, 64 hex digits
 	gas		INTEGER NOT NULL,		-- call + verification + preVerification gas
 	staked		INTEGER NOT NULL,		-- the sender had a stake when accepted
+	paymaster	TEXT NOT NULL,			-- "" when none
+	paymaster_staked INTEGER NOT NULL,		-- the paymaster had a stake when accepted
 	op_json		TEXT NOT NULL,			-- the op, quantities and data as hex
 	status		TEXT NOT NULL CHECK (status IN
 			    ('pending', 'submitted', 'included', 'failed', 'dropped')),
@@ -33,6 +35,7 @@ CREATE TABLE bundler_user_ops (
 CREATE INDEX bundler_user_ops_status ON bundler_user_ops(chain, status, max_priority);
 CREATE INDEX bundler_user_ops_sender ON bundler_user_ops(chain, sender, nonce);
 CREATE INDEX bundler_user_ops_bundle ON bundler_user_ops(bundle_id);
+CREATE INDEX bundler_user_ops_paymaster ON bundler_user_ops(chain, paymaster, status);
 
 -- Owner: lib/bundler_pool.c (written by cron/bundle.c). One row per bundle transaction, written
 -- with its signed bytes and nonce BEFORE it is sent, so a submitter killed at any point finds

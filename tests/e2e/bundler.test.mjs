@@ -12,7 +12,7 @@ import { createSmartAccountClient } from 'permissionless';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { createPaymasterClient } from 'viem/account-abstraction';
 import {
-  createPublicClient, encodeFunctionData, getAddress, http, parseEther, parseGwei, toHex,
+  createPublicClient, createWalletClient, encodeFunctionData, getAddress, http, parseEther, parseGwei, toHex,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
@@ -445,4 +445,32 @@ test('ERC-7769 -32506: an account that names a signature aggregator is refused',
   const data = await ok('pm_getPaymasterData', [op, ENTRY_POINT, toHex(31337), { policyId: id }]);
   op = { ...op, paymasterAndData: data.paymasterAndData };
   await refused('eth_sendUserOperation', [op, ENTRY_POINT], -32506, /aggregator/);
+});
+
+test('ERC-7769 -32504: an unstaked paymaster is throttled at 10 ops in the pool', async () => {
+  // A paymaster that accepts everything (validatePaymasterUserOp answers an empty context and
+  // validationData 0), with a deposit and no stake; accounts that accept everything too.
+  const pm = privateKeyToAccount(generatePrivateKey()).address;
+  await rpc('anvil_setCode', [pm, '0x604060005260606000f3']);
+  const funder = privateKeyToAccount(generatePrivateKey());
+  await rpc('anvil_setBalance', [funder.address, toHex(parseEther('10'))]);
+  const wallet = createWalletClient({ account: funder, chain, transport: http(env.chain) });
+  await pub.waitForTransactionReceipt({ hash: await wallet.writeContract({ address: ENTRY_POINT, abi: entryPointAbi,
+    functionName: 'depositTo', args: [pm], value: parseEther('1') }) });
+  const f = await fees();
+  const ops = [];
+  for (let i = 0; i < 11; i++) {
+    const sender = privateKeyToAccount(generatePrivateKey()).address;
+    await rpc('anvil_setCode', [sender, '0x600060005260206000f3']);
+    ops.push({ sender, nonce: '0x0', initCode: '0x', callData: '0x', callGasLimit: toHex(50000),
+      verificationGasLimit: toHex(200000), preVerificationGas: toHex(100000), ...f,
+      paymasterAndData: pm, signature: '0x' });
+  }
+  const hashes = await paused(async () => {
+    const hs = [];
+    for (const op of ops.slice(0, 10)) hs.push(await ok('eth_sendUserOperation', [op, ENTRY_POINT]));
+    await refused('eth_sendUserOperation', [ops[10], ENTRY_POINT], -32504, /unstaked/);
+    return hs;
+  });
+  for (const r of await Promise.all(hashes.map((h) => receiptOf(h, 30000)))) assert.equal(r.success, true);
 });

@@ -54,6 +54,7 @@ mkop(struct bp_pool_op *op, const char *hash, const char *sender, unsigned nonce
 	word(op->max_priority, tip);
 	op->gas = 100000;
 	op->staked = staked;
+	op->paymaster_staked = 0;
 	op->op_json = (char *)"{}";
 }
 
@@ -87,15 +88,15 @@ test_pool(void)
 	int n = 0;
 
 	mkop(&op, "a1", S1, 0, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_ADDED);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_KNOWN);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_KNOWN);
 	/* Same sender and nonce: 9% more is underpriced, 10% on one fee only too, 10% on both is not. */
 	mkop(&op, "a2", S1, 0, 1090, 109, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_UNDERPRICED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_UNDERPRICED);
 	mkop(&op, "a2", S1, 0, 1100, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_UNDERPRICED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_UNDERPRICED);
 	mkop(&op, "a2", S1, 0, 1100, 110, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
 	mkop(&op, "a1", S1, 0, 0, 0, 0);
 	CU_ASSERT_EQUAL(bp_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
 	CU_ASSERT_STRING_EQUAL(got.status, "dropped");
@@ -103,20 +104,33 @@ test_pool(void)
 	bp_pool_op_free(&got);
 	/* The cap: an unstaked sender has 4 at most; a staked one is not capped. */
 	mkop(&op, "a3", S1, 1, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
 	mkop(&op, "a4", S1, 2, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
 	mkop(&op, "a5", S1, 3, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
 	mkop(&op, "a6", S1, 4, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_SENDER_CAP);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_SENDER_CAP);
 	mkop(&op, "a6", S1, 4, 1000, 100, 1);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_ADDED);
-	CU_ASSERT_EQUAL(bp_pool_each_pending(u.db, "ethereum.devnet", 100, count, &n), 5);
-	CU_ASSERT_EQUAL(n, 5);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	/* An unstaked paymaster: 2 at most here. */
+	mkop(&op, "c1", "0x3333333333333333333333333333333333333333", 0, 1000, 100, 1);
+	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_ADDED);
+	mkop(&op, "c2", "0x4444444444444444444444444444444444444444", 0, 1000, 100, 1);
+	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_ADDED);
+	mkop(&op, "c3", "0x5555555555555555555555555555555555555555", 0, 1000, 100, 1);
+	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_PAYMASTER_CAP);
+	op.paymaster_staked = 1;
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_ADDED);
+	n = 0;
+	CU_ASSERT_EQUAL(bp_pool_each_pending(u.db, "ethereum.devnet", 100, count, &n), 8);
+	CU_ASSERT_EQUAL(n, 8);
 	/* A bundle recorded, then released: the op is pending again; then settled. */
 	mkop(&op, "b1", S2, 0, 5000, 500, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
 	memset(&b, 0, sizeof(b));
 	bp_strlcpy(b.chain, "ethereum.devnet", sizeof(b.chain));
 	bp_strlcpy(b.bundler, S2, sizeof(b.bundler));
@@ -129,7 +143,7 @@ test_pool(void)
 	CU_ASSERT(b.id > 0);
 	CU_ASSERT_EQUAL(bp_pool_bundle_record(u.db, &b, hashes, 1), -1);	/* no longer pending */
 	mkop(&got, "b2", S2, 0, 6000, 600, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &got, 4), BP_POOL_IN_BUNDLE);
+	CU_ASSERT_EQUAL(bp_pool_add(u.db, &got, 4, 10), BP_POOL_IN_BUNDLE);
 	CU_ASSERT_EQUAL(bp_pool_bundle_release(u.db, b.id, "dropped"), 0);
 	CU_ASSERT_EQUAL(bp_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
 	CU_ASSERT_STRING_EQUAL(got.status, "pending");
