@@ -243,6 +243,12 @@ bp_bundler_get_op(struct bp_bundler_call *c)
 		bp_pool_op_free(&row);
 		return bp_buf_adds(c->result, "null");
 	}
+	/* Mined but not yet settled by the submitter: the indexer may know it already. */
+	if (strcmp(row.status, "included") != 0 && bp_index_user_op_tx(c->r->db, chain, hex,
+	    row.tx_hash, sizeof(row.tx_hash), &row.block_number) == 1 &&
+	    bp_index_block_hash(c->r->db, chain, row.block_number, row.block_hash,
+	    sizeof(row.block_hash)) == 1)
+		bp_strlcpy(row.status, "included", sizeof(row.status));
 	bp_addr_parse(row.entry_point, strlen(row.entry_point), 0, a);
 	bp_addr_format_checksum(a, ep, sizeof(ep));
 	rc = bp_buf_printf(c->result, "{\"userOperation\":%s,\"entryPoint\":\"%s\",", row.op_json,
@@ -369,6 +375,7 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 	char ep[BP_ADDR_STRLEN];
 	cJSON *params, *rcpt = NULL, *out = NULL;
 	char *text;
+	int64_t block;
 	int found, rc = -1;
 
 	if (hash_param(c, hex) == -1)
@@ -385,7 +392,8 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 	if (found == 1 && strcmp(row.status, "included") == 0)
 		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
 	bp_pool_op_free(&row);
-	if (tx[0] == '\0' && bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx)) == -1)
+	if (tx[0] == '\0' &&
+	    bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx), &block) == -1)
 		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
 	if (tx[0] == '\0')
 		return bp_buf_adds(c->result, "null");

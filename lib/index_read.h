@@ -128,10 +128,11 @@ int		bp_index_block_time(struct bp_db *, const char *chain, int64_t number,
 
 /*
  * The transaction hash of the UserOperationEvent of user_op_hash (lower-case) on chain, into
- * tx_hash (room for BP_INDEX_HASH_STR bytes). Returns 1 when indexed, 0 when not, -1 on error.
+ * tx_hash (room for BP_INDEX_HASH_STR bytes), and its block number. Returns 1 when indexed, 0
+ * when not, -1 on error.
  */
 int		bp_index_user_op_tx(struct bp_db *, const char *chain, const char *user_op_hash,
-		    char *tx_hash, size_t len);
+		    char *tx_hash, size_t len, int64_t *block);
 
 /* ---- End of the bundler's readers. */
 

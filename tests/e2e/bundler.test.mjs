@@ -331,8 +331,10 @@ test('kill -9 of the submitter with a bundle in flight, and a bundle that vanish
     // The submitter sends a bundle that stays in the node's pool (no mining), then dies.
     await waitFor(async () => (await rpc('txpool_content')).pending && Object.keys((await rpc('txpool_content')).pending).length > 0,
       'the bundle in the node\'s pool');
-    signalSubmitters('SIGKILL');
-    await waitFor(() => submitters().length === 0, 'the submitter gone');
+    const killed = signalSubmitters('SIGKILL');
+    // Gone once its files are closed (its flock released), which comes after /proc/PID/exe goes.
+    const closed = (p) => { try { return readdirSync(`/proc/${p}/fd`).length === 0; } catch { return true; } };
+    await waitFor(() => submitters().length === 0 && killed.every(closed), 'the submitter gone');
     // Two more ops wait in the pool meanwhile; then the bundle in flight vanishes.
     hashes.push(...await Promise.all(ops.slice(2).map(({ op }) => ok('eth_sendUserOperation', [op, ENTRY_POINT]))));
     await rpc('anvil_dropAllTransactions');
