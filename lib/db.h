@@ -39,6 +39,11 @@ struct bp_stmt	*bp_db_stmt(struct bp_db *, const char *sql);
 /* Runs sql (one or more statements, no bindings, no rows); 0 or -1 after logging why. */
 int		 bp_db_exec(struct bp_db *, const char *sql);
 int		 bp_db_begin(struct bp_db *);	/* BEGIN IMMEDIATE */
+/*
+ * BEGIN IMMEDIATE that waits at most max_wait_us for another writer's lock: 0, or -1 when the
+ * lock was not had in time or on an error, not logged (for best-effort writes: the cache's).
+ */
+int		 bp_db_try_begin(struct bp_db *, int64_t max_wait_us);
 int		 bp_db_commit(struct bp_db *);
 void		 bp_db_rollback(struct bp_db *);
 int64_t		 bp_db_last_id(struct bp_db *);

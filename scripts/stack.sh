@@ -47,6 +47,25 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
+token_config() {	# DIR TEST: USD prices of the devchain's sample tokens, in [prices ethereum]
+	if [ "$2" = 1 ]; then	# tests/e2e/tokens.test.mjs installs these tokens and aggregators
+		echo "0x00000000000000000000000000000000000c1a10 = chainlink:0x00000000000000000000000000000000000c1a11"
+		echo "0x00000000000000000000000000000000000c1a20 = chainlink:0x00000000000000000000000000000000000c1a21"
+	fi
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tokens
+		process.stdout.write(`${t.erc20_18.toLowerCase()} = 2.5\n${t.erc20_6.toLowerCase()} = 1\n`)' \
+		"$1/devchain.json"
+}
+
+token_list() {	# DIR: a Uniswap token list with the BPT sample token's logo, and its config line
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1] + "/devchain.json",
+		"utf8")).tokens; fs.writeFileSync(process.argv[1] + "/tokenlist.json", JSON.stringify({ name: "test",
+		tokens: [{ chainId: 31337, address: t.erc20_18, logoURI: "https://logos.example/bpt.png" }] }))' "$1"
+	echo "token_list = $1/tokenlist.json"
+}
+
 bundler_config() {	# DIR: the bundler's lines of the devnet section (docs/bundler.md)
 	local dir=$1
 	# The bundle submitter's key: dev account 7 of the public dev mnemonic (DEV ONLY), which no
@@ -57,8 +76,9 @@ bundler_config() {	# DIR: the bundler's lines of the devnet section (docs/bundle
 	echo "bundler_key = $dir/bundler.key"
 }
 
-write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
+write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT LAG_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
+	local lport=${8:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
 	{
 		echo "# Written by scripts/stack.sh for this run."
@@ -70,6 +90,8 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
+			echo "token_refresh_seconds = 1"
+			token_list "$dir"
 			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
@@ -91,6 +113,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
 		bundler_config "$dir"
 		gas_config "$dir" "$test"
+		token_config "$dir" "$test"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
@@ -120,10 +143,18 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "# Method smuggling (tests/e2e/rpc-smuggling.test.mjs): tests/e2e/go-node-stub.mjs,"
 			echo "# a stub that reads requests the way a node written in Go does."
 			chain_section ethereum.gonode evm 31337 true "index = false" "gas_sample = false" \
-				"upstream = http://127.0.0.1:$gport"
+				"cache = false" "upstream = http://127.0.0.1:$gport"
 			echo "# A node the test freezes (tests/e2e/frozen.test.mjs), then the devchain."
 			chain_section ethereum.frozen evm 31337 true "index = false" \
 				"upstream = http://127.0.0.1:$fport" "upstream = $chain"
+			echo "# The response cache (tests/e2e/rpc-cache.test.mjs): the devchain, with blocks"
+			echo "# final 4 deep and answers near the head kept 1 s."
+			chain_section ethereum.cached evm 31337 true "index = false" "gas_sample = false" \
+				"finality_depth = 4" "cache_ttl_ms = 1000" "upstream = $chain"
+			echo "# A primary and a fallback that lags, both scripted by the test (LAG_PORT)."
+			chain_section ethereum.lagging evm 31337 true "index = false" "gas_sample = false" \
+				"finality_depth = 4" "upstream = http://127.0.0.1:$lport/primary" \
+				"upstream = http://127.0.0.1:$lport/fallback"
 		fi
 	} > "$dir/blockport.ini"
 }
@@ -236,6 +267,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 			>> "$dir/gas.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
+	# The price sampler: Chainlink aggregators of the [prices] sections (docs/tokens.md).
+	if [ -x "$build/cron/prices" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/prices" --loop --interval 1000 \
+			>> "$dir/prices.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
 }
 
 cmd_start() {
@@ -267,7 +304,7 @@ cmd_start() {
 	[ "$keep" = 1 ] || rm -f "$dir"/blockport.db* "$dir"/devchain.ini "$dir"/devchain-state.json \
 		"$dir"/dev.key
 	start_devchain "$dir" "$cport" "$keep"
-	local sport="" dport="" gport="" fport=""
+	local sport="" dport="" gport="" fport="" lport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
 		dport=$(free_port)	# nothing listens there: the dead upstream of the failover tests
@@ -278,8 +315,11 @@ cmd_start() {
 		fport=$(free_port)
 		while [ "$fport" = "$dport" ] || [ "$fport" = "$port" ]; do fport=$(free_port); done
 		start_relay "$dir" "$fport" "$cport"
+		lport=$(free_port)	# nothing listens until tests/e2e/rpc-cache.test.mjs does
+		while [ "$lport" = "$dport" ] || [ "$lport" = "$port" ] || [ "$lport" = "$gport" ] ||
+		    [ "$lport" = "$fport" ]; do lport=$(free_port); done
 	fi
-	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
+	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport" "$lport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	if [ -n "$extra" ]; then
 		# Last, so what it gives again wins (lib/config.c); a missing final newline is added.
@@ -322,6 +362,7 @@ EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
+	[ -z "$lport" ] || echo "LAG_PORT=$lport" >> "$dir/env"
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
