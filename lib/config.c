@@ -111,6 +111,9 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "arweave_gateway", VT_HTTPURL, 0, 0, CFG(arweave_gateway) },
 	{ SEC_SERVER, "nft_retry_seconds", VT_INT, 1, 86400, CFG(nft_retry_seconds) },
 	{ SEC_CHAIN, "allow_private_urls", VT_BOOL, 0, 1, NET(allow_private_urls) },
+	/* ---- Bundler: the submitter's key and beneficiary (docs/bundler.md) ---- */
+	{ SEC_CHAIN, "bundler_key", VT_PATH, 0, 0, NET(bundler_key) },
+	{ SEC_CHAIN, "bundler_beneficiary", VT_ADDR, 0, 0, NET(bundler_beneficiary) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */

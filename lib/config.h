@@ -72,6 +72,9 @@ struct bp_network {
 	int		cache;			/* answers of this network may be cached (true) */
 	/* ---- NFTs (lib/nft.c; docs/nfts.md) ---- */
 	int		allow_private_urls;	/* metadata fetches: -1 [server]'s, else 0/1 */
+	/* ---- Bundler (cron/bundle.c; docs/bundler.md) ---- */
+	char		bundler_key[4096];	/* the file of the key that sends bundles */
+	char		bundler_beneficiary[BP_ADDR_STRLEN];	/* "" = the bundler's address */
 };
 
 /* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */

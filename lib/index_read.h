@@ -159,5 +159,16 @@ int		bp_index_nft_tokens_after(struct bp_db *, const char *chain,
 		    int (*fn)(const struct bp_index_nft *, void *), void *arg);
 
 /* ---- End of the NFT resource's readers. */
+/* ---- Readers for the bundler (lib/bundler.c); self-contained, may move as a block. */
+
+/*
+ * The transaction hash of the UserOperationEvent of user_op_hash (lower-case) on chain, into
+ * tx_hash (room for BP_INDEX_HASH_STR bytes), and its block number. Returns 1 when indexed, 0
+ * when not, -1 on error.
+ */
+int		bp_index_user_op_tx(struct bp_db *, const char *chain, const char *user_op_hash,
+		    char *tx_hash, size_t len, int64_t *block);
+
+/* ---- End of the bundler's readers. */
 
 #endif

@@ -66,6 +66,16 @@ token_list() {	# DIR: a Uniswap token list with the BPT sample token's logo, and
 	echo "token_list = $1/tokenlist.json"
 }
 
+bundler_config() {	# DIR: the bundler's lines of the devnet section (docs/bundler.md)
+	local dir=$1
+	# The bundle submitter's key: dev account 7 of the public dev mnemonic (DEV ONLY), which no
+	# test sends from and which is not the paymaster's signer (account 9).
+	[ -f "$dir/devchain.json" ] || return 0
+	(umask 077; node --input-type=module -e 'import { account } from "'"$top"'/devchain/dev.mjs";
+		process.stdout.write(account(7).privateKey + "\n")' > "$dir/bundler.key")
+	echo "bundler_key = $dir/bundler.key"
+}
+
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT LAG_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
 	local lport=${8:-}
@@ -105,6 +115,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
+		bundler_config "$dir"
 		gas_config "$dir" "$test"
 		token_config "$dir" "$test"
 		if [ "$test" = 1 ]; then
@@ -249,6 +260,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 	if [ -x "$build/cron/indexer" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/indexer" --loop --interval 200 \
 			>> "$dir/indexer.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
+	# The bundle submitter (docs/bundler.md).
+	if [ -x "$build/cron/bundle" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/bundle" --loop --interval 200 \
+			>> "$dir/bundle.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
 	# The gas sampler (docs/gas.md).
