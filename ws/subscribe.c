@@ -73,7 +73,7 @@ struct conn {
 	struct bp_limits	*lim;
 	struct bp_admit		 adm;
 	struct bp_rpc_proxy	*proxy;
-	struct bp_upstream	*up;		/* for eth_getLogs of new heads; made when needed */
+	struct bp_upstream	*up;		/* for eth_syncing; made when needed */
 	struct bp_req		*req;		/* the proxy's request, reused per message */
 	const struct bp_network	*net;
 	char			*key;		/* as the client sent it (a copy); NULL: none */
@@ -284,8 +284,9 @@ head_fn(const struct bp_ws_head *h, void *arg)
 	for (i = 0; i < c->nsubs; i++) {
 		if (c->subs[i].kind == SUB_LOGS) {
 			c->cur = &c->subs[i];
-			bp_ws_logs_block(c->subs[i].logs, c->up, c->net, h->number, h->hash, emit_msg,
-			    c);
+			if (bp_ws_logs_block(c->subs[i].logs, c->db, c->follow.chain, h->number,
+			    h->hash, emit_msg, c) == -1 && !c->closing)
+				bp_warn("block %lld: reading its logs failed", (long long)h->number);
 			continue;
 		}
 		if (c->subs[i].kind != SUB_HEADS)
@@ -466,10 +467,6 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 	if (sub.kind != SUB_SYNCING && start_following(c) == -1) {
 		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
 		    "internal error: the chain index is unavailable");
-		return;
-	}
-	if (sub.kind == SUB_LOGS && c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL) {
-		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR, "internal error");
 		return;
 	}
 	if (sub.kind == SUB_LOGS && (sub.logs = bp_ws_logs_new(body + it->params.off,

@@ -187,6 +187,40 @@ test('logs filtered by address: exactly that contract\'s transfers, removed: tru
   await c.close();
 });
 
+// A contract the index does not otherwise keep anything of: its fallback emits LOG1 with the
+// first word of the calldata as the topic (runtime 0x600035 6000 6000 a1 00).
+const EMITTER_INIT = '0x68600035600060' + '00a100' + '600052' + '6009' + '6017' + 'f3';
+
+test('logs of any contract, from the index: the ws package on a contract the indexer does not track', async () => {
+  const hash = await chainRpc('eth_sendTransaction', [{ from: dev.deployer, data: EMITTER_INIT }]);
+  const { contractAddress: emitter } = await chainRpc('eth_getTransactionReceipt', [hash]);
+  assert.match(emitter, /^0x[0-9a-f]{40}$/);
+  const c = await open();
+  const topic = `0x${pad('beef')}`;
+  const sub = (await c.call('eth_subscribe', ['logs', { address: emitter, topics: [[topic, `0x${pad('cafe')}`]] }])).result;
+  const sent = [];
+  for (const word of ['beef', 'dead', 'beef']) {
+    sent.push(await chainRpc('eth_sendTransaction', [{ from: dev.deployer, to: emitter, data: `0x${pad(word)}` }]));
+    await transfer(TOKEN, RCPT, 1n);	// another contract's log in between: never to be seen
+  }
+  const got = [];
+  for (let i = 0; i < 2; i++) got.push((await c.next(heads(sub), 30000)).params.result);
+  assert.deepEqual(got.map((l) => l.transactionHash), [sent[0], sent[2]]);
+  for (const l of got) {
+    assert.equal(l.address, emitter);
+    assert.deepEqual(l.topics, [topic]);
+    assert.equal(l.data, '0x');
+    const r = await chainRpc('eth_getTransactionReceipt', [l.transactionHash]);
+    assert.equal(l.blockHash, r.blockHash);
+    assert.equal(l.blockNumber, r.blockNumber);
+    assert.equal(l.transactionIndex, r.transactionIndex);
+    assert.equal(l.logIndex, r.logs[0].logIndex);
+  }
+  await sleep(1000);
+  assert.equal(c.queue.filter(heads(sub)).length, 0, 'the dead topic and the token are filtered out');
+  await c.close();
+});
+
 test('syncing: the node\'s eth_syncing once', async () => {
   const c = await open();
   const sub = (await c.call('eth_subscribe', ['syncing'])).result;
