@@ -42,6 +42,7 @@
 #include "rpc_proxy.h"
 #include "upstream.h"
 #include "util.h"
+#include "wake.h"
 #include "ws_follow.h"
 #include "ws_logs.h"
 
@@ -49,7 +50,7 @@
 #define OUT_CAP		(4u * 1024 * 1024)	/* unsent bytes before a slow reader is dropped */
 #define IDLE_MS		(300 * 1000)		/* no message and no subscription: close */
 #define POLL_MS		100			/* how often the index is checked for new heads */
-#define WATCH_MS	1000			/* the same when the WAL is watched (inotify) */
+#define WATCH_MS	1000			/* the same when a wake file is watched (inotify) */
 #define SUB_ID_LEN	35			/* "0x" + 32 hex digits + NUL */
 
 /* JSON-RPC error codes of the refusals that have no code of their own in the proxy. */
@@ -84,7 +85,7 @@ struct conn {
 	size_t			 nsubs;
 	struct sub		*cur;		/* the subscription emit_msg sends for */
 	int			 following;
-	int			 wal_fd;	/* inotify on the database's WAL: wakes on a commit; -1 */
+	int			 wake_fd;	/* inotify on DATABASE.heads: wakes on a new block; -1 */
 	struct bp_ws_follow	 follow;
 	struct bp_buf		 in;		/* bytes of the message being read */
 	struct bp_buf		 out;		/* bytes not yet written to websocketd */
@@ -361,31 +362,26 @@ sub_kind_arg(const char *params, size_t len, char *kind, size_t cap)
 }
 
 /*
- * Wakes the follower when the indexer commits rather than on a timer: every commit appends to
- * DATABASE-wal. Without the watch (no WAL file, no inotify) the index is polled every POLL_MS.
+ * Wakes the follower when the indexer has stored a block (it touches DATABASE.heads, wake.h)
+ * rather than on a timer or on every commit. Without that file, every commit (DATABASE-wal);
+ * without either, the index is polled every POLL_MS.
  */
 static void
-watch_wal(struct conn *c)
+watch_heads(struct conn *c)
 {
-	char wal[4200];
+	char path[4200];
 
-	snprintf(wal, sizeof(wal), "%s-wal", c->cfg->database);
-	if ((c->wal_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+	if (bp_wake_path(c->cfg->database, BP_WAKE_HEADS, path, sizeof(path)) == 0 &&
+	    bp_wake_watch(&c->wake_fd, path) == 0)
 		return;
-	if (inotify_add_watch(c->wal_fd, wal, IN_MODIFY) == -1) {
-		close(c->wal_fd);
-		c->wal_fd = -1;
+	if (bp_wake_path(c->cfg->database, "-wal", path, sizeof(path)) == -1)
+		return;
+	if (c->wake_fd == -1 && (c->wake_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return;
+	if (inotify_add_watch(c->wake_fd, path, IN_MODIFY) == -1) {
+		close(c->wake_fd);
+		c->wake_fd = -1;
 	}
-}
-
-/* Reads the pending inotify events away. */
-static void
-drain_wal(struct conn *c)
-{
-	char buf[4096];
-
-	while (read(c->wal_fd, buf, sizeof(buf)) > 0)
-		;
 }
 
 /* Starts the head follower once; 0 or -1. */
@@ -400,8 +396,8 @@ start_following(struct conn *c)
 	if (bp_ws_follow_start(&c->follow, c->db, chain) == -1)
 		return -1;
 	c->following = 1;
-	if (c->wal_fd == -1)
-		watch_wal(c);
+	if (c->wake_fd == -1)
+		watch_heads(c);
 	return 0;
 }
 
@@ -694,13 +690,13 @@ run(struct conn *c)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = STDOUT_FILENO;
 		pfd[1].events = c->out.len > 0 ? POLLOUT : 0;
-		pfd[2].fd = c->following ? c->wal_fd : -1;
+		pfd[2].fd = c->following ? c->wake_fd : -1;
 		pfd[2].events = POLLIN;
-		timeout = !c->following ? 1000 : c->wal_fd >= 0 ? WATCH_MS : POLL_MS;
+		timeout = !c->following ? 1000 : c->wake_fd >= 0 ? WATCH_MS : POLL_MS;
 		if (poll(pfd, 3, timeout) == -1 && errno != EINTR)
 			break;
 		if (pfd[2].revents & POLLIN)
-			drain_wal(c);
+			bp_wake_drain(c->wake_fd);
 		if ((pfd[1].revents & (POLLERR | POLLHUP)) != 0)
 			break;
 		if ((pfd[1].revents & POLLOUT) && write_output(c) == -1)
@@ -778,8 +774,8 @@ close_conn(struct conn *c)
 	}
 	if (c->slot_fd >= 0)
 		close(c->slot_fd);
-	if (c->wal_fd >= 0)
-		close(c->wal_fd);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
 	bp_admit_fini(&c->adm);
 	bp_limits_close(c->lim);
 	bp_db_close(c->db);
@@ -801,7 +797,7 @@ main(void)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return 1;
 	c->slot_fd = -1;
-	c->wal_fd = -1;
+	c->wake_fd = -1;
 	bp_buf_init(&c->out, OUT_CAP);
 	bp_buf_init(&c->msg, BP_RESP_CAP);
 	fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
