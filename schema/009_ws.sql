@@ -20,3 +20,14 @@ CREATE TABLE index_logs (
 	data		TEXT NOT NULL,		-- 0x hex
 	PRIMARY KEY (chain, block_number, log_index)
 ) WITHOUT ROWID;
+
+-- Owner: lib/ws_pending.c (written by cron/pending, the one follower of the nodes' pending
+-- transactions; read by ws/subscribe for newPendingTransactions). Hashes in the order they were
+-- seen, seq counting up per chain; pruned past BP_PENDING_KEEP_SECONDS and BP_PENDING_KEEP_ROWS.
+CREATE TABLE ws_pending (
+	chain		TEXT NOT NULL,
+	seq		INTEGER NOT NULL,
+	hash		TEXT NOT NULL,
+	seen_at		INTEGER NOT NULL,	-- Unix seconds
+	PRIMARY KEY (chain, seq)
+) WITHOUT ROWID;

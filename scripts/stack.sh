@@ -216,6 +216,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 			>> "$dir/gas.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
+	# The pending-transaction follower of the WebSocket subscriptions (docs/websocket.md).
+	if [ -x "$build/cron/pending" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/pending" --loop --interval 200 \
+			>> "$dir/pending.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
 }
 
 cmd_start() {

@@ -45,6 +45,7 @@
 #include "wake.h"
 #include "ws_follow.h"
 #include "ws_logs.h"
+#include "ws_pending.h"
 
 #define MAX_SUBS	32			/* subscriptions per connection */
 #define OUT_CAP		(4u * 1024 * 1024)	/* unsent bytes before a slow reader is dropped */
@@ -59,7 +60,7 @@
 
 extern char **environ;
 
-enum sub_kind { SUB_HEADS, SUB_LOGS, SUB_SYNCING, SUB__MAX };
+enum sub_kind { SUB_HEADS, SUB_LOGS, SUB_SYNCING, SUB_PENDING, SUB__MAX };
 
 struct sub {
 	enum sub_kind	 kind;
@@ -77,6 +78,7 @@ struct conn {
 	struct bp_upstream	*up;		/* for eth_syncing; made when needed */
 	struct bp_req		*req;		/* the proxy's request, reused per message */
 	const struct bp_network	*net;
+	char			 chain[BP_INDEX_CHAIN_MAX];	/* "CHAIN.NETWORK" */
 	char			*key;		/* as the client sent it (a copy); NULL: none */
 	const char		*addr;
 	struct bp_key		 k;		/* the admitted key */
@@ -85,6 +87,8 @@ struct conn {
 	size_t			 nsubs;
 	struct sub		*cur;		/* the subscription emit_msg sends for */
 	int			 following;
+	int			 pending;	/* a newPendingTransactions subscription is open */
+	int64_t			 pending_seq;	/* the last ws_pending row sent */
 	int			 wake_fd;	/* inotify on DATABASE.heads: wakes on a new block; -1 */
 	struct bp_ws_follow	 follow;
 	struct bp_buf		 in;		/* bytes of the message being read */
@@ -312,6 +316,40 @@ follow(struct conn *c)
 		bp_warn("%s: reading the chain index failed", c->follow.chain);
 }
 
+/* One pending transaction's hash, to each newPendingTransactions subscription. */
+static int
+pending_fn(const char *hash, void *arg)
+{
+	struct conn *c = arg;
+	char q[72];
+	size_t i;
+
+	snprintf(q, sizeof(q), "\"%s\"", hash);
+	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind != SUB_PENDING)
+			continue;
+		c->cur = &c->subs[i];
+		if (emit_msg(q, strlen(q), c) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Sends what cron/pending stored since the last hash sent. */
+static void
+follow_pending(struct conn *c)
+{
+	int n;
+
+	if (!c->pending)
+		return;
+	do
+		n = bp_pending_read(c->db, c->chain, &c->pending_seq, pending_fn, c);
+	while (n == BP_PENDING_READ && !c->closing);
+	if (n == -1 && !c->closing)
+		bp_warn("%s: reading the pending transactions failed", c->chain);
+}
+
 /* Answers a result (raw JSON) for the item's id. */
 static void
 send_result(struct conn *c, const char *id, size_t idlen, const char *result)
@@ -388,16 +426,29 @@ watch_heads(struct conn *c)
 static int
 start_following(struct conn *c)
 {
-	char chain[BP_INDEX_CHAIN_MAX];
-
 	if (c->following)
 		return 0;
-	snprintf(chain, sizeof(chain), "%s.%s", c->net->chain, c->net->network);
-	if (bp_ws_follow_start(&c->follow, c->db, chain) == -1)
+	if (bp_ws_follow_start(&c->follow, c->db, c->chain) == -1)
 		return -1;
 	c->following = 1;
 	if (c->wake_fd == -1)
 		watch_heads(c);
+	return 0;
+}
+
+/* Starts the pending-transaction reader once, at the last stored hash; 0 or -1. */
+static int
+start_pending(struct conn *c)
+{
+	char path[4200];
+
+	if (c->pending)
+		return 0;
+	if (bp_pending_last(c->db, c->chain, &c->pending_seq) == -1)
+		return -1;
+	c->pending = 1;
+	if (bp_wake_path(c->cfg->database, BP_WAKE_PENDING, path, sizeof(path)) == 0)
+		(void)bp_wake_watch(&c->wake_fd, path);
 	return 0;
 }
 
@@ -448,11 +499,12 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		sub.kind = SUB_LOGS;
 	else if (strcmp(kind, "syncing") == 0)
 		sub.kind = SUB_SYNCING;
+	else if (strcmp(kind, "newPendingTransactions") == 0)
+		sub.kind = SUB_PENDING;
 	else {
-		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, strcmp(kind,
-		    "newPendingTransactions") == 0 ? "invalid params: newPendingTransactions is not "
-		    "offered yet (newHeads, logs and syncing are)" : "invalid params: unknown "
-		    "subscription kind (newHeads, logs and syncing are offered)");
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, "invalid params: unknown "
+		    "subscription kind (newHeads, logs, newPendingTransactions and syncing are "
+		    "offered)");
 		return;
 	}
 	if (c->nsubs >= MAX_SUBS) {
@@ -460,7 +512,12 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		    "connection (at most 32): unsubscribe first");
 		return;
 	}
-	if (sub.kind != SUB_SYNCING && start_following(c) == -1) {
+	if (sub.kind == SUB_PENDING && start_pending(c) == -1) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
+		    "internal error: the pending transactions are unavailable");
+		return;
+	}
+	if ((sub.kind == SUB_HEADS || sub.kind == SUB_LOGS) && start_following(c) == -1) {
 		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
 		    "internal error: the chain index is unavailable");
 		return;
@@ -511,9 +568,13 @@ unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 	bp_ws_logs_free(c->subs[i].logs);
 	c->subs[i] = c->subs[--c->nsubs];
 	c->following = 0;
-	for (i = 0; i < c->nsubs; i++)
-		if (c->subs[i].kind != SUB_SYNCING)
+	c->pending = 0;
+	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind == SUB_HEADS || c->subs[i].kind == SUB_LOGS)
 			c->following = 1;
+		if (c->subs[i].kind == SUB_PENDING)
+			c->pending = 1;
+	}
 	send_result(c, id, it->id.len, "true");
 }
 
@@ -690,9 +751,9 @@ run(struct conn *c)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = STDOUT_FILENO;
 		pfd[1].events = c->out.len > 0 ? POLLOUT : 0;
-		pfd[2].fd = c->following ? c->wake_fd : -1;
+		pfd[2].fd = c->following || c->pending ? c->wake_fd : -1;
 		pfd[2].events = POLLIN;
-		timeout = !c->following ? 1000 : c->wake_fd >= 0 ? WATCH_MS : POLL_MS;
+		timeout = !c->following && !c->pending ? 1000 : c->wake_fd >= 0 ? WATCH_MS : POLL_MS;
 		if (poll(pfd, 3, timeout) == -1 && errno != EINTR)
 			break;
 		if (pfd[2].revents & POLLIN)
@@ -704,6 +765,7 @@ run(struct conn *c)
 		if ((pfd[0].revents & (POLLIN | POLLHUP)) && read_input(c) == -1)
 			break;
 		follow(c);
+		follow_pending(c);
 		now = bp_mono_us();
 		if (c->nsubs == 0 && !c->closing && now - c->last_in > IDLE_MS * INT64_C(1000)) {
 			send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 408, "timeout",
@@ -758,6 +820,7 @@ open_conn(struct conn *c)
 		send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 404, "not_found", m);
 		return -1;
 	}
+	snprintf(c->chain, sizeof(c->chain), "%s.%s", c->net->chain, c->net->network);
 	return admit_connection(c, r);
 }
 

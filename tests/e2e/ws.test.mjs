@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createPublicClient, webSocket } from 'viem';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { account } from '../../devchain/dev.mjs';
 import { env, newKey, sleep, waitFor } from './helpers.mjs';
 
 const wsBase = env.base.replace(/^http/, 'ws');
@@ -219,6 +221,30 @@ test('logs of any contract, from the index: the ws package on a contract the ind
   await sleep(1000);
   assert.equal(c.queue.filter(heads(sub)).length, 0, 'the dead topic and the token are filtered out');
   await c.close();
+});
+
+test('newPendingTransactions: a transaction sent with ethers shows up, from the one shared follower', async () => {
+  const c = await open();
+  const other = await open();
+  const sub = (await c.call('eth_subscribe', ['newPendingTransactions'])).result;
+  const sub2 = (await other.call('eth_subscribe', ['newPendingTransactions'])).result;
+  assert.match(sub, /^0x[0-9a-f]{32}$/);
+  const wallet = new Wallet(account(17).privateKey, new JsonRpcProvider(env.chain));
+  await chainRpc('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']);	// 100 ETH
+  const tx = await wallet.sendTransaction({ to: RCPT, value: 12345n });
+  const isTx = (m) => heads(sub)(m) && m.params.result === tx.hash;
+  assert.equal((await c.next(isTx, 30000)).params.result, tx.hash);
+  assert.equal((await other.next((m) => heads(sub2)(m) && m.params.result === tx.hash, 30000)).params.result, tx.hash);
+  // Unsubscribed: no more hashes.
+  assert.equal((await c.call('eth_unsubscribe', [sub])).result, true);
+  c.queue.length = 0;
+  await wallet.sendTransaction({ to: RCPT, value: 1n });
+  await sleep(1500);
+  assert.equal(c.queue.filter(heads(sub)).length, 0);
+  // One upstream poll for all connections: the node has one pending filter of ours per network.
+  const log = readFileSync(join(env.dir, 'pending.log'), 'utf8');
+  assert.doesNotMatch(log, /ERROR|error/);
+  await Promise.all([c.close(), other.close()]);
 });
 
 test('syncing: the node\'s eth_syncing once', async () => {
