@@ -42,24 +42,22 @@ struct state {
 static int
 pending_init(struct bp_worker_ctx *w)
 {
-	struct state *s;
+	struct state *s = calloc(1, sizeof(*s));
+	struct net *n;
 	size_t i;
 
-	if ((s = calloc(1, sizeof(*s))) == NULL)
+	if ((w->state = s) == NULL || (s->up = bp_upstream_new(w->cfg)) == NULL)
 		return -1;
-	w->state = s;
-	if ((s->up = bp_upstream_new(w->cfg)) == NULL ||
-	    bp_wake_path(w->cfg->database, BP_WAKE_PENDING, s->wake, sizeof(s->wake)) == -1)
+	if (bp_wake_path(w->cfg->database, BP_WAKE_PENDING, s->wake, sizeof(s->wake)) == -1)
 		return -1;
+	/* The networks the indexer follows: the ones whose heads the connections get. */
 	for (i = 0; i < w->cfg->nnets; i++) {
-		const struct bp_network *net = &w->cfg->nets[i];
-
-		if (net->kind != BP_CHAIN_EVM || !net->index)
-			continue;
-		s->nets[s->n].net = net;
-		snprintf(s->nets[s->n].key, sizeof(s->nets[s->n].key), "%s.%s", net->chain,
-		    net->network);
-		s->n++;
+		n = &s->nets[s->n];
+		n->net = &w->cfg->nets[i];
+		if (n->net->kind == BP_CHAIN_EVM && n->net->index) {
+			snprintf(n->key, sizeof(n->key), "%s.%s", n->net->chain, n->net->network);
+			s->n++;
+		}
 	}
 	return 0;
 }

@@ -51,8 +51,7 @@ bp_logs_put(struct bp_db *db, const char *chain, const char *block_hash, const c
 			bp_stmt_null(st, 8 + (int)i);
 	}
 	bp_stmt_text(st, 12, data);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
+	rc = bp_stmt_run(st);
 	free(data);
 	return rc;
 }
@@ -61,7 +60,6 @@ int
 bp_logs_delete(struct bp_db *db, const char *chain, int64_t number, int above)
 {
 	struct bp_stmt *st;
-	int rc;
 
 	st = bp_db_stmt(db, above ? "DELETE FROM index_logs WHERE chain = ? AND block_number > ?" :
 	    "DELETE FROM index_logs WHERE chain = ? AND block_number <= ?");
@@ -69,9 +67,7 @@ bp_logs_delete(struct bp_db *db, const char *chain, int64_t number, int above)
 		return -1;
 	bp_stmt_text(st, 1, chain);
 	bp_stmt_int(st, 2, number);
-	rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }
 
 int

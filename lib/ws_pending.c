@@ -24,15 +24,6 @@ bp_pending_last(struct bp_db *db, const char *chain, int64_t *seq)
 	return r == BP_DB_ERROR ? -1 : 0;
 }
 
-static int
-run(struct bp_stmt *st)
-{
-	int rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-
-	bp_stmt_reset(st);
-	return rc;
-}
-
 int
 bp_pending_add(struct bp_db *db, const char *chain, const char *const *hashes, size_t n,
     int64_t now)
@@ -65,7 +56,7 @@ bp_pending_add(struct bp_db *db, const char *chain, const char *const *hashes, s
 		bp_stmt_int(st, 2, ++seq);
 		bp_stmt_text(st, 3, h);
 		bp_stmt_int(st, 4, now);
-		if (run(st) == -1)
+		if (bp_stmt_run(st) == -1)
 			goto fail;
 		added++;
 	}
@@ -74,7 +65,7 @@ bp_pending_add(struct bp_db *db, const char *chain, const char *const *hashes, s
 	bp_stmt_text(st, 1, chain);
 	bp_stmt_int(st, 2, now - BP_PENDING_KEEP_SECONDS);
 	bp_stmt_int(st, 3, seq - BP_PENDING_KEEP_ROWS);
-	if (run(st) == -1 || bp_db_commit(db) == -1)
+	if (bp_stmt_run(st) == -1 || bp_db_commit(db) == -1)
 		goto fail;
 	return added;
 fail:
