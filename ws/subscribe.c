@@ -89,6 +89,8 @@ struct conn {
 	int			 following;
 	int			 pending;	/* a newPendingTransactions subscription is open */
 	int64_t			 pending_seq;	/* the last ws_pending row sent */
+	unsigned		 cu[SUB__MAX];	/* what a notification of each kind costs */
+	unsigned		 owed;		/* CUs of the notifications not charged yet */
 	int			 wake_fd;	/* inotify on DATABASE.heads: wakes on a new block; -1 */
 	struct bp_ws_follow	 follow;
 	struct bp_buf		 in;		/* bytes of the message being read */
@@ -105,7 +107,8 @@ send_line(struct conn *c, const char *msg, size_t len)
 	size_t i, at = c->out.len;
 
 	if (bp_buf_add(&c->out, msg, len) == -1 || bp_buf_add(&c->out, "\n", 1) == -1) {
-		bp_warn("a slow reader: more than %u bytes unsent, disconnecting", OUT_CAP);
+		if (c->closing != 2)
+			bp_warn("a slow reader: more than %u bytes unsent, disconnecting", OUT_CAP);
 		c->out.len = at;
 		c->closing = 2;
 		return;
@@ -281,6 +284,7 @@ head_fn(const struct bp_ws_head *h, void *arg)
 	struct conn *c = arg;
 	char res[640];
 	size_t i;
+	int n;
 
 	if (bp_ws_head_json(h, res, sizeof(res)) == -1) {
 		bp_warn("block %lld: a stored head does not fit a message", (long long)h->number);
@@ -289,9 +293,12 @@ head_fn(const struct bp_ws_head *h, void *arg)
 	for (i = 0; i < c->nsubs; i++) {
 		if (c->subs[i].kind == SUB_LOGS) {
 			c->cur = &c->subs[i];
-			if (bp_ws_logs_block(c->subs[i].logs, c->db, c->follow.chain, h->number,
-			    h->hash, emit_msg, c) == -1 && !c->closing)
+			n = bp_ws_logs_block(c->subs[i].logs, c->db, c->follow.chain, h->number,
+			    h->hash, emit_msg, c);
+			if (n == -1 && !c->closing)
 				bp_warn("block %lld: reading its logs failed", (long long)h->number);
+			if (n > 0)
+				c->owed += c->cu[SUB_LOGS];	/* a block's logs: one eth_getLogs */
 			continue;
 		}
 		if (c->subs[i].kind != SUB_HEADS)
@@ -301,6 +308,7 @@ head_fn(const struct bp_ws_head *h, void *arg)
 		    "\"params\":{\"subscription\":\"%s\",\"result\":%s}}", c->subs[i].id, res) == -1)
 			return -1;
 		send_line(c, c->msg.data, c->msg.len);
+		c->owed += c->cu[SUB_HEADS];
 	}
 	return c->closing ? -1 : 0;
 }
@@ -335,6 +343,42 @@ pending_fn(const char *hash, void *arg)
 	return 0;
 }
 
+/*
+ * Charges the CUs of the notifications sent since the last call, once per wake rather than per
+ * message (docs/websocket.md, "Accounting"). Notifications are never held back: when the key's
+ * CUs per second are spent the limits count nothing (they refuse), and the key's own messages
+ * are refused until they refill.
+ */
+static void
+charge_notifications(struct conn *c)
+{
+	struct bp_limit_state st;
+
+	if (c->owed == 0)
+		return;
+	(void)bp_admit_charge(c->lim, &c->k, 0, 0, c->owed, &st);
+	c->owed = 0;
+}
+
+/* The CUs of a notification of each kind: those of the read a client would poll instead. */
+static void
+price_notifications(struct conn *c)
+{
+	static const char *const polled[SUB__MAX] = {
+		[SUB_HEADS] = "eth_getBlockByNumber",
+		[SUB_LOGS] = "eth_getLogs",
+		[SUB_SYNCING] = "eth_syncing",
+		[SUB_PENDING] = "eth_getFilterChanges",
+	};
+	const struct bp_jsonrpc_method *m;
+	size_t i;
+
+	for (i = 0; i < SUB__MAX; i++) {
+		m = bp_jsonrpc_method(&bp_rpc_node_table, c->net->kind, polled[i], strlen(polled[i]));
+		c->cu[i] = m != NULL ? m->cu : 1;
+	}
+}
+
 /* Sends what cron/pending stored since the last hash sent. */
 static void
 follow_pending(struct conn *c)
@@ -343,9 +387,11 @@ follow_pending(struct conn *c)
 
 	if (!c->pending)
 		return;
-	do
+	do {
 		n = bp_pending_read(c->db, c->chain, &c->pending_seq, pending_fn, c);
-	while (n == BP_PENDING_READ && !c->closing);
+		if (n > 0)
+			c->owed += c->cu[SUB_PENDING];	/* one eth_getFilterChanges a read */
+	} while (n == BP_PENDING_READ && !c->closing);
 	if (n == -1 && !c->closing)
 		bp_warn("%s: reading the pending transactions failed", c->chain);
 }
@@ -472,6 +518,7 @@ send_syncing(struct conn *c, struct sub *s)
 	if ((txt = cJSON_PrintUnformatted(res)) != NULL) {
 		c->cur = s;
 		emit_msg(txt, strlen(txt), c);
+		c->owed += c->cu[SUB_SYNCING];
 	}
 	free(txt);
 	cJSON_Delete(res);
@@ -766,6 +813,7 @@ run(struct conn *c)
 			break;
 		follow(c);
 		follow_pending(c);
+		charge_notifications(c);
 		now = bp_mono_us();
 		if (c->nsubs == 0 && !c->closing && now - c->last_in > IDLE_MS * INT64_C(1000)) {
 			send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 408, "timeout",
@@ -821,6 +869,7 @@ open_conn(struct conn *c)
 		return -1;
 	}
 	snprintf(c->chain, sizeof(c->chain), "%s.%s", c->net->chain, c->net->network);
+	price_notifications(c);
 	return admit_connection(c, r);
 }
 
