@@ -13,7 +13,7 @@
 #include "index_store.h"
 
 int
-bp_logs_put(struct bp_db *db, const char *chain, const char *block_hash, const cJSON *j,
+bp_logs_put(struct bp_db *db, const char *chain, const char *block_hash, int64_t tx_index,
     const struct bp_store_event *e)
 {
 	static const char sql[] = "INSERT INTO index_logs (chain, block_number, log_index,"
@@ -23,7 +23,6 @@ bp_logs_put(struct bp_db *db, const char *chain, const char *block_hash, const c
 	char topic[BP_BLOCKS_MAX_TOPICS][BP_BLOCKS_HASH_STR], *data;
 	size_t i, cap = e->log.datalen * 2 + 3;
 	struct bp_stmt *st;
-	uint64_t ti;
 	int rc;
 
 	if ((data = malloc(cap)) == NULL)
@@ -38,8 +37,8 @@ bp_logs_put(struct bp_db *db, const char *chain, const char *block_hash, const c
 	bp_stmt_int(st, 3, e->pos.log_index);
 	bp_stmt_text(st, 4, block_hash);
 	bp_stmt_text(st, 5, e->pos.tx_hash);
-	if (bp_blocks_jquantity(j, "transactionIndex", &ti) == 0 && ti <= INT64_MAX)
-		bp_stmt_int(st, 6, (int64_t)ti);
+	if (tx_index >= 0)
+		bp_stmt_int(st, 6, tx_index);
 	else
 		bp_stmt_null(st, 6);
 	bp_stmt_text(st, 7, e->pos.contract);

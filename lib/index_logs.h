@@ -32,10 +32,10 @@ struct bp_logs_row {
 };
 
 /*
- * Stores log e of block (number, block_hash), its transactionIndex read from j (the node's log
- * object), inside the caller's transaction. 0, or -1 on a database error or out of memory.
+ * Stores log e of block (number, block_hash), its transactionIndex tx_index (-1: unknown),
+ * inside the caller's transaction. 0, or -1 on a database error or out of memory.
  */
-int	bp_logs_put(struct bp_db *, const char *chain, const char *block_hash, const cJSON *j,
+int	bp_logs_put(struct bp_db *, const char *chain, const char *block_hash, int64_t tx_index,
 	    const struct bp_store_event *e);
 
 /* Deletes the logs of chain's blocks at or below number (the window), or above it (a

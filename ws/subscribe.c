@@ -36,14 +36,12 @@
 #include "http.h"
 #include "limits.h"
 #include "log.h"
-#include "rpc_client.h"
 #include "rpc_envelope.h"
 #include "rpc_methods.h"
-#include "rpc_proxy.h"
-#include "upstream.h"
 #include "util.h"
 #include "wake.h"
 #include "ws_follow.h"
+#include "ws_helper.h"
 #include "ws_logs.h"
 #include "ws_pending.h"
 
@@ -74,9 +72,8 @@ struct conn {
 	struct bp_db		*db;
 	struct bp_limits	*lim;
 	struct bp_admit		 adm;
-	struct bp_rpc_proxy	*proxy;
-	struct bp_upstream	*up;		/* for eth_syncing; made when needed */
-	struct bp_req		*req;		/* the proxy's request, reused per message */
+	struct bp_ws_helper	 helper;	/* the proxy (ws/proxy), started when needed */
+	struct bp_req		*req;		/* the upgrade request */
 	const struct bp_network	*net;
 	char			 chain[BP_INDEX_CHAIN_MAX];	/* "CHAIN.NETWORK" */
 	char			*key;		/* as the client sent it (a copy); NULL: none */
@@ -499,29 +496,50 @@ start_pending(struct conn *c)
 }
 
 /*
+ * Forwards a message to the connection's proxy (ws/proxy: the code of POST /v1/rpc, in a process
+ * started at the first message that needs it, so a connection that only subscribes never loads
+ * libcurl; docs/websocket.md, "Memory"). Returns the HTTP status, the body in *body; 500 with
+ * *body NULL when the proxy is unavailable.
+ */
+static int
+call_proxy(struct conn *c, const char *body, size_t len, const char **out, size_t *outlen)
+{
+	int status;
+
+	*out = NULL;
+	*outlen = 0;
+	if (bp_ws_helper_start(&c->helper, "proxy", c->net->chain, c->net->network, c->addr,
+	    c->key) == -1 || bp_ws_helper_call(&c->helper, body, len, &status, out, outlen) == -1)
+		return 500;
+	return status;
+}
+
+/*
  * The syncing subscription: the node's eth_syncing once, at subscribe (a node that serves the
  * index is not expected to start syncing again; docs/websocket.md).
  */
 static void
 send_syncing(struct conn *c, struct sub *s)
 {
-	struct bp_jsonrpc_error err;
-	cJSON *res;
-	char *txt;
+	static const char ask[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_syncing\","
+	    "\"params\":[]}";
+	const char *ans;
+	size_t anslen;
+	cJSON *j = NULL;
+	char *txt = NULL;
 
-	if (c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL)
-		return;
-	if ((res = bp_jsonrpc_call(c->up, c->net, "eth_syncing", NULL, &err)) == NULL) {
-		bp_warn("eth_syncing: %s", err.message);
-		return;
-	}
-	if ((txt = cJSON_PrintUnformatted(res)) != NULL) {
+	/* Through the proxy, which charges it as the eth_syncing it is. */
+	if (call_proxy(c, ask, sizeof(ask) - 1, &ans, &anslen) != 200 ||
+	    (j = cJSON_ParseWithLength(ans, anslen)) == NULL ||
+	    !cJSON_HasObjectItem(j, "result") ||
+	    (txt = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "result"))) == NULL)
+		bp_warn("eth_syncing: no answer from the node");
+	else {
 		c->cur = s;
 		emit_msg(txt, strlen(txt), c);
-		c->owed += c->cu[SUB_SYNCING];
 	}
 	free(txt);
-	cJSON_Delete(res);
+	cJSON_Delete(j);
 }
 
 static void
@@ -631,43 +649,28 @@ unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 static void
 proxy(struct conn *c, char *body, size_t len, const struct bp_jsonrpc_item *first, int single)
 {
-	struct bp_req *r = c->req;
 	struct bp_jsonrpc_span idspan = { 0, 0 };
+	const char *ans;
+	size_t anslen;
 	int status;
 
-	/*
-	 * Made at the first message that needs it: a connection that only subscribes to heads
-	 * never loads the upstream client's state (docs/websocket.md, memory per connection).
-	 */
-	if (c->proxy == NULL && (c->proxy = bp_rpc_proxy_new(c->cfg, &bp_rpc_node_table)) == NULL) {
-		send_refusal(c, body + first->id.off, single && first->code == 0 ? first->id.len : 0,
-		    BP_JSONRPC_INTERNAL_ERROR, 500, "internal_error", "the proxy is unavailable");
-		return;
-	}
-	bp_req_reset(r);
-	r->envp = environ;
-	r->remote_addr = c->addr;
-	r->key = c->k;
-	r->authed = 1;
-	r->body = body;
-	r->body_len = len;
-	status = bp_rpc_proxy_serve(c->proxy, r, c->net);
+	status = call_proxy(c, body, len, &ans, &anslen);
 	if (status == 200) {
-		send_line(c, r->out.data, r->out.len);
+		send_line(c, ans, anslen);
 		return;
 	}
 	/* The uniform error body of a refusal: the status, code and message, as a JSON-RPC error. */
 	if (single && first->code == 0)
 		idspan = first->id;
 	{
-		cJSON *j = cJSON_ParseWithLength(r->out.data, r->out.len);
+		cJSON *j = ans != NULL ? cJSON_ParseWithLength(ans, anslen) : NULL;
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
 		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
 
 		send_refusal(c, body + idspan.off, idspan.len, rpc_code_of(status), status,
 		    cJSON_IsString(code) ? code->valuestring : "internal_error",
-		    cJSON_IsString(msg) ? msg->valuestring : "internal error");
+		    cJSON_IsString(msg) ? msg->valuestring : "the proxy is unavailable");
 		cJSON_Delete(j);
 	}
 }
@@ -876,8 +879,7 @@ open_conn(struct conn *c)
 static void
 close_conn(struct conn *c)
 {
-	bp_rpc_proxy_free(c->proxy);
-	bp_upstream_free(c->up);
+	bp_ws_helper_stop(&c->helper);
 	while (c->nsubs > 0)
 		bp_ws_logs_free(c->subs[--c->nsubs].logs);
 	if (c->req != NULL) {
