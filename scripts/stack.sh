@@ -301,7 +301,7 @@ EOT
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
-	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe "
+	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe proxy "
 	for f in "$top"/cron/*.c; do
 		f=${f##*/}
 		names+="${f%.c} "
