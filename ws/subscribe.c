@@ -44,6 +44,7 @@
 #include "ws_helper.h"
 #include "ws_logs.h"
 #include "ws_pending.h"
+#include "ws_slot.h"
 
 #define MAX_SUBS	32			/* subscriptions per connection */
 #define OUT_CAP		(4u * 1024 * 1024)	/* unsent bytes before a slow reader is dropped */
@@ -161,39 +162,6 @@ send_admission(struct conn *c, const char *id, size_t idlen, const struct bp_adm
 	send_refusal(c, id, idlen, rpc_code_of(ad->status), ad->status, ad->code, ad->message);
 }
 
-/*
- * The per-key cap on open connections: slot files DATABASE.ws/KEYID.N, N < cap, each held with
- * flock for the connection's life. The kernel drops the lock when the process ends however it
- * ends, so a crash never leaks a slot. Returns the fd held, -2 when every slot is taken, -1 on
- * an error (logged; the connection is then refused with 500).
- */
-static int
-take_slot(const struct bp_config *cfg, const struct bp_key *k)
-{
-	char dir[4200], path[4300];
-	int64_t i;
-	int fd;
-
-	if (k->plan.ws_connections <= 0)
-		return -3;	/* no cap */
-	snprintf(dir, sizeof(dir), "%s.ws", cfg->database);
-	if (mkdir(dir, 0770) == -1 && errno != EEXIST) {
-		bp_err("%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < k->plan.ws_connections; i++) {
-		snprintf(path, sizeof(path), "%s/%lld.%lld", dir, (long long)k->id, (long long)i);
-		if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660)) == -1) {
-			bp_err("%s: %s", path, strerror(errno));
-			return -1;
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return fd;
-		close(fd);
-	}
-	return -2;
-}
-
 /* Authenticates the connection; 0, or -1 after queueing the refusal. */
 static int
 admit_connection(struct conn *c, struct bp_req *r)
@@ -224,7 +192,7 @@ admit_connection(struct conn *c, struct bp_req *r)
 		    "a mainnet: test keys work on testnets only; use a live key");
 		return -1;
 	}
-	c->slot_fd = take_slot(c->cfg, &c->k);
+	c->slot_fd = bp_ws_slot_take(c->cfg->database, &c->k);
 	if (c->slot_fd == -2) {
 		char m[128];
 
