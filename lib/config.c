@@ -92,6 +92,11 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
 	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
+	/* ---- Tokens (docs/tokens.md); token price keys are read by token_price() ---- */
+	{ SEC_SERVER, "token_list", VT_PATH, 0, 0, CFG(token_list) },
+	{ SEC_SERVER, "price_max_age", VT_INT, 1, INT64_C(31536000), CFG(price_max_age) },
+	{ SEC_SERVER, "token_refresh_seconds", VT_INT, 0, 86400, CFG(token_refresh_seconds) },
+	{ SEC_SERVER, "token_balances_max", VT_INT, 1, 10000, CFG(token_balances_max) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
@@ -114,7 +119,6 @@ struct loader {
 	int		 section_line;	/* line of a [section] header not yet started, or 0 */
 	enum section_kind cursec_kind;
 	void		*cursec_obj;
-	int		 plan_seen[BP_MAX_PLANS];
 };
 
 static void
@@ -172,6 +176,11 @@ valid_name(const char *s)
 	return 1;
 }
 
+/*
+ * Starts [section], or takes up again one given before: a later block of a section adds to it,
+ * a key given again replaces the earlier value (later wins), and each upstream line adds a
+ * fallback. So lines appended to a written config (make run EXTRA_CONFIG=FILE) override it.
+ */
 static int
 start_section(struct loader *l, const char *section)
 {
@@ -196,10 +205,6 @@ start_section(struct loader *l, const char *section)
 		for (i = 0; i < c->nplans; i++)
 			if (strcmp(c->plans[i].name, arg) == 0)
 				break;
-		if (i < c->nplans && l->plan_seen[i]) {
-			fail(l, NULL, "section [%s] appears twice", section);
-			return -1;
-		}
 		if (i == c->nplans) {
 			if (c->nplans == BP_MAX_PLANS) {
 				fail(l, NULL, "too many plans at [%s]", section);
@@ -209,7 +214,6 @@ start_section(struct loader *l, const char *section)
 			bp_strlcpy(c->plans[i].name, arg, sizeof(c->plans[i].name));
 			c->nplans++;
 		}
-		l->plan_seen[i] = 1;
 		l->cursec_obj = &c->plans[i];
 		return 0;
 	}
@@ -228,10 +232,13 @@ start_section(struct loader *l, const char *section)
 			fail(l, NULL, "[%s]: bad chain or network name", section);
 			return -1;
 		}
-		if (bp_config_network(c, chain, dot + 1) != NULL) {
-			fail(l, NULL, "section [%s] appears twice", section);
-			return -1;
-		}
+		l->cursec_kind = SEC_CHAIN;
+		for (i = 0; i < c->nnets; i++)
+			if (strcmp(c->nets[i].chain, chain) == 0 &&
+			    strcmp(c->nets[i].network, dot + 1) == 0) {
+				l->cursec_obj = &c->nets[i];
+				return 0;
+			}
 		if (c->nnets == BP_MAX_NETWORKS) {
 			fail(l, NULL, "too many networks at [%s]", section);
 			return -1;
@@ -261,10 +268,11 @@ start_section(struct loader *l, const char *section)
 			fail(l, NULL, "bad chain name in [%s]", section);
 			return -1;
 		}
+		l->cursec_kind = SEC_PRICES;
 		for (i = 0; i < c->nprices; i++)
 			if (strcmp(c->prices[i].chain, arg) == 0) {
-				fail(l, NULL, "section [%s] appears twice", section);
-				return -1;
+				l->cursec_obj = &c->prices[i];
+				return 0;
 			}
 		if (c->nprices == BP_MAX_PRICES) {
 			fail(l, NULL, "too many price sections at [%s]", section);
@@ -402,6 +410,64 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 	return -1;
 }
 
+/* Tokens: s is "0x" + 40 hex digits; copies it in lower case into out (43 bytes). 0 or -1. */
+static int
+lower_addr(const char *s, char *out)
+{
+	size_t i;
+
+	if (strlen(s) != 42 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') ||
+	    strspn(s + 2, "0123456789abcdefABCDEF") != 40)
+		return -1;
+	for (i = 0; i < 42; i++)
+		out[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] + 32 : s[i] == 'X' ? 'x' : s[i]);
+	out[42] = '\0';
+	return 0;
+}
+
+/*
+ * Tokens: a `0xCONTRACT = PRICE` or `0xCONTRACT = chainlink:0xAGGREGATOR` line of a
+ * [prices CHAIN] section (docs/tokens.md). A contract given again replaces its price.
+ */
+static int
+token_price(struct loader *l, const char *name, const char *value)
+{
+	struct bp_prices *p = l->cursec_obj;
+	struct bp_config *c = l->cfg;
+	struct bp_token_price t;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(t.chain, p->chain, sizeof(t.chain));
+	if (lower_addr(name, t.contract) == -1) {
+		fail(l, name, "a token price key is a 0x address of 40 hex digits%s", "");
+		return -1;
+	}
+	if (strncmp(value, "chainlink:", 10) == 0) {
+		if (lower_addr(value + 10, t.aggregator) == -1) {
+			fail(l, name, "not chainlink:0x + 40 hex digits: '%s'", value);
+			return -1;
+		}
+	} else if (!valid_decimal(value, sizeof(t.price))) {
+		fail(l, name, "not a decimal USD price such as 1.0001 or chainlink:0x...: '%s'",
+		    value);
+		return -1;
+	} else
+		memcpy(t.price, value, strlen(value) + 1);
+	for (i = 0; i < c->ntoken_prices; i++)
+		if (strcmp(c->token_prices[i].chain, t.chain) == 0 &&
+		    strcmp(c->token_prices[i].contract, t.contract) == 0)
+			break;
+	if (i == BP_MAX_TOKEN_PRICES) {
+		fail(l, name, "more than 256 token prices in all [prices] sections%s", "");
+		return -1;
+	}
+	c->token_prices[i] = t;
+	if (i == c->ntoken_prices)
+		c->ntoken_prices++;
+	return 0;
+}
+
 static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
@@ -431,6 +497,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 		fail(l, name, "key outside any section%s", "");
 		return 0;
 	}
+	if (l->cursec_kind == SEC_PRICES && strncmp(name, "0x", 2) == 0)
+		return token_price(l, name, value) == 0;
 	for (i = 0; i < BP_NITEMS(rules); i++)
 		if (rules[i].sec == l->cursec_kind && strcmp(rules[i].key, name) == 0)
 			return set_value(l, &rules[i], value) == 0;
@@ -514,6 +582,9 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->key_cache_seconds = 30;
 	cfg->gas_sample_max_age = 30;
 	cfg->paymaster_validity = 600;
+	cfg->price_max_age = 3600;
+	cfg->token_refresh_seconds = 60;
+	cfg->token_balances_max = 1000;
 	memcpy(cfg->plans, default_plans, sizeof(default_plans));
 	cfg->nplans = BP_NITEMS(default_plans);
 	if ((l.fp = fopen(path, "r")) == NULL) {

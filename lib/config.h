@@ -1,8 +1,9 @@
 /*
  * The configuration: one INI file (libinih) named by BLOCKPORT_CONFIG. Every key is checked
  * against the table in config.c when the file is read; an unknown section or key, or a value out
- * of its bounds, is an error that names the file, the line and the key. The keys are listed in
- * README.md.
+ * of its bounds, is an error that names the file, the line and the key. A section or key given
+ * again later adds to or replaces what came before (later wins; upstream lines add fallbacks).
+ * The keys are listed in README.md.
  */
 #ifndef BP_CONFIG_H
 #define BP_CONFIG_H
@@ -18,6 +19,7 @@
 #define BP_ADDR_STRLEN		43	/* "0x" + 40 hex digits + NUL */
 #define BP_MAX_PRICES		32
 #define BP_DECIMAL_MAX		48	/* a decimal config value: digits, '.', digits + NUL */
+#define BP_MAX_TOKEN_PRICES	256	/* token keys of all [prices CHAIN] sections */
 
 enum bp_chain_kind {
 	BP_CHAIN_EVM,		/* 0 */
@@ -72,6 +74,14 @@ struct bp_prices {
 	char		native[BP_DECIMAL_MAX];	/* USD per native coin; "" when not given */
 };
 
+/* ---- Tokens: a `0xCONTRACT = PRICE` or `= chainlink:0xAGGREGATOR` line (docs/tokens.md) ---- */
+struct bp_token_price {
+	char		chain[BP_NAME_MAX];		/* of its [prices CHAIN] section */
+	char		contract[BP_ADDR_STRLEN];	/* lower case */
+	char		price[BP_DECIMAL_MAX];		/* a fixed USD price, or "" */
+	char		aggregator[BP_ADDR_STRLEN];	/* lower case, or "": cron/prices reads it */
+};
+
 struct bp_config {
 	char		path[4096];
 	char		database[4096];
@@ -94,6 +104,13 @@ struct bp_config {
 	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
 	struct bp_prices prices[BP_MAX_PRICES];
 	size_t		nprices;
+	/* ---- Tokens (docs/tokens.md) ---- */
+	struct bp_token_price token_prices[BP_MAX_TOKEN_PRICES];
+	size_t		ntoken_prices;
+	char		token_list[4096];	/* a Uniswap token-list file for logos, or "" */
+	int64_t		price_max_age;		/* seconds a Chainlink sample stays a price (3600) */
+	int64_t		token_refresh_seconds;	/* total_supply and spam read again after (60) */
+	int64_t		token_balances_max;	/* holdings read per balances request (1000) */
 };
 
 /*

@@ -4,10 +4,13 @@
 # workers. Used by `make run` (in ./run) and by the end-to-end tests (in a temporary directory).
 #
 #   stack.sh run [--port P] [--chain-port P] [--server lighttpd|apache] [--fresh]
-#                [--dir DIR] [--build DIR]                    foreground, Ctrl-C stops
+#                [--dir DIR] [--build DIR] [--extra-config FILE]  foreground, Ctrl-C stops
 #   stack.sh start DIR [--port P] [--chain-port P] [--server S] [--test] [--keep] [--build DIR]
+#                [--extra-config FILE]
 #   stack.sh stop DIR
 #
+# --extra-config (make run EXTRA_CONFIG=FILE) appends FILE's lines to the config written here;
+# a section or key given again there wins over what is written (an upstream adds a fallback).
 # start writes DIR/env (BASE_URL, API_KEY, ...) for the tests and returns once all is up; it
 # starts from an empty database and a new chain unless --keep. run keeps both across runs
 # (--fresh starts over), holds a lock on DIR so a second run there refuses at once, and puts
@@ -44,6 +47,25 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
+token_config() {	# DIR TEST: USD prices of the devchain's sample tokens, in [prices ethereum]
+	if [ "$2" = 1 ]; then	# tests/e2e/tokens.test.mjs installs these tokens and aggregators
+		echo "0x00000000000000000000000000000000000c1a10 = chainlink:0x00000000000000000000000000000000000c1a11"
+		echo "0x00000000000000000000000000000000000c1a20 = chainlink:0x00000000000000000000000000000000000c1a21"
+	fi
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tokens
+		process.stdout.write(`${t.erc20_18.toLowerCase()} = 2.5\n${t.erc20_6.toLowerCase()} = 1\n`)' \
+		"$1/devchain.json"
+}
+
+token_list() {	# DIR: a Uniswap token list with the BPT sample token's logo, and its config line
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1] + "/devchain.json",
+		"utf8")).tokens; fs.writeFileSync(process.argv[1] + "/tokenlist.json", JSON.stringify({ name: "test",
+		tokens: [{ chainId: 31337, address: t.erc20_18, logoURI: "https://logos.example/bpt.png" }] }))' "$1"
+	echo "token_list = $1/tokenlist.json"
+}
+
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
@@ -57,6 +79,8 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
+			echo "token_refresh_seconds = 1"
+			token_list "$dir"
 			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
@@ -77,6 +101,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
 		gas_config "$dir" "$test"
+		token_config "$dir" "$test"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
@@ -216,6 +241,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 			>> "$dir/gas.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
+	# The price sampler: Chainlink aggregators of the [prices] sections (docs/tokens.md).
+	if [ -x "$build/cron/prices" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/prices" --loop --interval 1000 \
+			>> "$dir/prices.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
 	# The pending-transaction follower of the WebSocket subscriptions (docs/websocket.md).
 	if [ -x "$build/cron/pending" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/pending" --loop --interval 200 \
@@ -226,7 +257,7 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 
 cmd_start() {
 	local dir=$1; shift
-	local port="" cport="" server=lighttpd test=0 keep=0 build="$top/build"
+	local port="" cport="" server=lighttpd test=0 keep=0 build="$top/build" extra=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
@@ -235,9 +266,14 @@ cmd_start() {
 		--test) test=1; shift ;;
 		--keep) keep=1; shift ;;
 		--build) build=$2; shift 2 ;;
+		--extra-config) extra=$2; shift 2 ;;
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
+	if [ -n "$extra" ] && { [ ! -f "$extra" ] || [ ! -r "$extra" ]; }; then
+		echo "stack: EXTRA_CONFIG $extra is not a readable file" >&2
+		exit 2
+	fi
 	[ -n "$port" ] || port=$(free_port)
 	[ -n "$cport" ] || cport=$(free_port)
 	mkdir -p "$dir"
@@ -262,6 +298,11 @@ cmd_start() {
 	fi
 	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
+	if [ -n "$extra" ]; then
+		# Last, so what it gives again wins (lib/config.c); a missing final newline is added.
+		{ echo; echo "# From EXTRA_CONFIG=$extra (its lines win over those above)."
+		  cat "$extra"; echo; } >> "$dir/blockport.ini"
+	fi
 	"$build/blockport" migrate >> "$dir/migrate.log" 2>&1 ||
 		{ cat "$dir/migrate.log" >&2; return 1; }
 	# The dev account and its key, made once per database (dev.key holds the key).
@@ -366,6 +407,7 @@ cmd_stop() {
 
 cmd_run() {
 	local port=8080 cport="" server=lighttpd dir="$top/run" build="$top/build" fresh=0
+	local extra=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
@@ -374,9 +416,14 @@ cmd_run() {
 		--fresh) fresh=1; shift ;;
 		--dir) dir=$2; shift 2 ;;
 		--build) build=$2; shift 2 ;;
+		--extra-config) extra=(--extra-config "$(realpath -- "$2")") || exit 2; shift 2 ;;
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
+	if [ -n "${extra[1]:-}" ] && { [ ! -f "${extra[1]}" ] || [ ! -r "${extra[1]}" ]; }; then
+		echo "blockport: EXTRA_CONFIG ${extra[1]} is not a readable file" >&2
+		exit 2
+	fi
 	# The devchain port follows PORT, so stacks on different PORTs never share a chain port.
 	[ -n "$cport" ] || cport=$((port + 465 <= 65535 ? port + 465 : port - 465))
 	mkdir -p "$dir"
@@ -411,7 +458,7 @@ cmd_run() {
 	trap "trap '' INT TERM; echo; echo stopping; cmd_stop $qdir; exit 0" INT TERM
 	trap "cmd_stop $qdir" EXIT
 	DEVCHAIN_ARGS=${DEVCHAIN_ARGS:---block-time 2} cmd_start "$dir" --port "$port" \
-		--chain-port "$cport" --server "$server" --build "$build" --keep
+		--chain-port "$cport" --server "$server" --build "$build" --keep "${extra[@]}"
 	# shellcheck disable=SC1091
 	. "$dir/env"
 	cat <<EOT
@@ -420,7 +467,8 @@ Blockport is running ($server, devchain on $CHAIN_URL).
   base URL  $BASE_URL/v1
   ws URL    ${WS_URL:-(websocketd not installed)}/v1/ws/ethereum/devnet?apiKey=$API_KEY
   test key  $API_KEY
-  config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)
+  config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)${extra[1]:+
+  extra     ${extra[1]}     (EXTRA_CONFIG, appended to the config)}
   logs      $dir/*.log
   state     kept across runs (accounts, keys, the chain); make run FRESH=1 starts over
 
