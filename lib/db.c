@@ -338,6 +338,15 @@ bp_stmt_step(struct bp_stmt *s)
 }
 
 int
+bp_stmt_run(struct bp_stmt *st)
+{
+	int rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
+
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
 bp_stmt_was_conflict(struct bp_stmt *s)
 {
 	return s->conflict;

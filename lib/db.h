@@ -61,6 +61,8 @@ enum bp_db_step	 bp_stmt_step(struct bp_stmt *);
 /* Whether the last BP_DB_ERROR was a UNIQUE or PRIMARY KEY constraint failure. */
 int		 bp_stmt_was_conflict(struct bp_stmt *);
 /* Column readers, 0-based; valid until the next step or reset. */
+/* Steps a statement without rows (INSERT, DELETE) once and resets it; 0, or -1 (logged). */
+int		 bp_stmt_run(struct bp_stmt *);
 int64_t		 bp_col_int(struct bp_stmt *, int col);
 const char	*bp_col_text(struct bp_stmt *, int col);	/* "" for NULL */
 int		 bp_col_is_null(struct bp_stmt *, int col);

@@ -286,6 +286,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 			>> "$dir/nftmeta.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
+	# The pending-transaction follower of the WebSocket subscriptions (docs/websocket.md).
+	if [ -x "$build/cron/pending" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/pending" --loop --interval 200 \
+			>> "$dir/pending.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
 }
 
 cmd_start() {
@@ -382,7 +388,7 @@ EOT
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
-	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe "
+	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe proxy "
 	for f in "$top"/cron/*.c; do
 		f=${f##*/}
 		names+="${f%.c} "
