@@ -29,6 +29,7 @@
 #include "log.h"
 #include "upstream.h"
 #include "util.h"
+#include "webhook_match.h"
 #include "worker.h"
 
 /* One indexed network. */
@@ -45,6 +46,7 @@ struct chain {
 
 struct state {
 	struct bp_upstream *up;		/* the process's pool, shared by the chains */
+	struct bp_store_hook webhooks;	/* webhook matching in the store's transaction */
 	struct chain	 chains[BP_MAX_NETWORKS];
 	size_t		 nchains;
 };
@@ -217,6 +219,7 @@ indexer_init(struct bp_worker_ctx *w)
 	w->state = s;
 	if ((s->up = bp_upstream_new(w->cfg)) == NULL)
 		return -1;
+	bp_webhook_match_hook(w->cfg, &s->webhooks);
 	for (i = 0; i < w->cfg->nnets; i++) {
 		const struct bp_network *net = &w->cfg->nets[i];
 		struct chain *c;
@@ -227,6 +230,7 @@ indexer_init(struct bp_worker_ctx *w)
 		snprintf(c->st.key, sizeof(c->st.key), "%s.%s", net->chain, net->network);
 		c->st.start_block = net->start_block;
 		c->st.confirmations = net->confirmations;
+		c->st.hook = &s->webhooks;
 		if (net->entry_point[0] != '\0' && bp_addr_parse(net->entry_point,
 		    strlen(net->entry_point), 0, c->entry_point) == 0)
 			c->st.entry_point = c->entry_point;

@@ -40,6 +40,8 @@ CREATE TABLE webhook_events (
 	lease_until	INTEGER NOT NULL DEFAULT 0,	-- claimed by a pass until then
 	created_at	INTEGER NOT NULL,
 	delivered_at	INTEGER,
+	token		TEXT,				-- an ERC-20/721/1155 contract whose symbol and
+							-- decimals are filled in before the first attempt
 	UNIQUE (webhook_id, source)
 );
 CREATE INDEX webhook_events_due ON webhook_events(state, next_at);
@@ -68,4 +70,15 @@ CREATE TABLE webhook_usage (
 	day		INTEGER NOT NULL,		-- Unix seconds / 86400
 	count		INTEGER NOT NULL,
 	PRIMARY KEY (account_id, day)
+);
+
+-- Owner: lib/webhook_queue.c. Token symbols and decimals read once from the chain (eth_call
+-- symbol() and decimals()) for the events' data; NULL when the contract does not answer them.
+CREATE TABLE webhook_tokens (
+	network		TEXT NOT NULL,
+	contract	TEXT NOT NULL,
+	symbol		TEXT,
+	decimals	INTEGER,
+	read_at		INTEGER NOT NULL,
+	PRIMARY KEY (network, contract)
 );
