@@ -72,7 +72,7 @@ CREATE TABLE webhook_usage (
 	PRIMARY KEY (account_id, day)
 );
 
--- Owner: lib/webhook_queue.c. Token symbols and decimals read once from the chain (eth_call
+-- Owner: lib/webhook_token.c. Token symbols and decimals read once from the chain (eth_call
 -- symbol() and decimals()) for the events' data; NULL when the contract does not answer them.
 CREATE TABLE webhook_tokens (
 	network		TEXT NOT NULL,
