@@ -10,7 +10,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -282,6 +283,24 @@ test('the receiver verifies every signature itself and refuses a timestamp 300 s
   });
   assert.equal(status, 401);
   rejected = [];
+});
+
+// The CLI, without blocking this process (the receiver runs in it).
+const adminAsync = async (...args) => (await promisify(execFile)(`${env.build}/blockport`, args, {
+  env: { ...process.env, BLOCKPORT_CONFIG: env.config }, encoding: 'utf8' })).stdout.trim();
+
+test('blockport webhook test ID sends a signed test event now and prints the answer', async () => {
+  const w = await hook('token_transfer', { contracts: [dc.tokens.erc20_6] });
+  const out = await adminAsync('webhook', 'test', w.id);
+  const [d] = await arrived(w.path, 1);
+  assertEnvelope(d, w, 'token_transfer');
+  assert.deepEqual(d.json.data, { test: true, chain: 'ethereum' });
+  assert.match(out, new RegExp(`^${d.json.id} ${base}${w.path} -> HTTP 200 in \\d+ ms$`));
+  assert.match(admin('webhook', 'deliveries', w.id), new RegExp(`${d.json.id}\\s+1\\s+200`));
+  answer.set(w.path, () => 418);
+  await assert.rejects(adminAsync('webhook', 'test', w.id), (e) => e.code === 1 && /-> HTTP 418 /.test(e.stdout));
+  await assert.rejects(adminAsync('webhook', 'test', 'wh_000000000000000000000000'),
+    (e) => e.code === 1 && /no webhook/.test(e.stderr));
 });
 
 // ---- retries, pause, resume ----
