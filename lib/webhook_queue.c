@@ -30,7 +30,7 @@ static int
 release_leases(struct bp_db *db)
 {
 	static const char sql[] = "UPDATE webhook_events SET lease_until = 0"
-	    " WHERE state = 'pending' AND lease_until > 0";
+	    " WHERE lease_until > 0";
 	struct bp_stmt *st;
 	int rc = -1;
 
@@ -134,7 +134,7 @@ bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t no
 	    " JOIN index_cursors c ON c.chain = e.network"
 	    " WHERE e.state = 'pending' AND e.next_at <= ?1 AND e.lease_until <= ?1"
 	    " AND w.status = 'active' AND e.block_number <= c.confirmed AND e.token IS NULL"
-	    " ORDER BY e.next_at, e.created_at LIMIT ?2";
+	    " ORDER BY e.next_at LIMIT ?2";
 	struct quota q[ACCOUNTS_MAX], *qa;
 	struct bp_webhook_job *j = NULL, *jj;
 	struct bp_stmt *st;
@@ -234,6 +234,7 @@ event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int
 {
 	static const char sql[] = "UPDATE webhook_events SET state = ?, attempts = ?,"
 	    " next_at = ?, lease_until = 0, delivered_at = ? WHERE id = ?";
+	/* lease_until = 0 also leaves the partial index webhook_events_leased. */
 	struct bp_stmt *st;
 	int rc = -1;
 

@@ -47,6 +47,7 @@ CREATE TABLE webhook_events (
 CREATE INDEX webhook_events_due ON webhook_events(state, next_at);
 CREATE INDEX webhook_events_block ON webhook_events(network, block_number);
 CREATE INDEX webhook_events_done ON webhook_events(state, delivered_at);
+CREATE INDEX webhook_events_leased ON webhook_events(lease_until) WHERE lease_until > 0;
 
 -- Owner: lib/webhook_queue.c. The delivery log: one row per attempt (`blockport webhook
 -- deliveries ID`); pruned with the events.
