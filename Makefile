@@ -4,7 +4,8 @@
 #   make            release build into build/
 #   make test       deps, sanitizer build (ASan+UBSan), unit tests, e2e on lighttpd and Apache
 #   make run        deps, build, start the whole stack on 127.0.0.1:8080 (PORT=..., SERVER=apache,
-#                   FRESH=1 for a new database and chain, CHAIN_PORT=... for the devchain)
+#                   FRESH=1 for a new database and chain, CHAIN_PORT=... for the devchain,
+#                   EXTRA_CONFIG=FILE to append FILE to the config it writes: later keys win)
 #   make bench      benchmarks (ratios against baselines measured in the same run)
 #   make fuzz       libFuzzer harnesses (clang), FUZZ_SECONDS each
 #   make valgrind   1,000 requests to each FastCGI program under valgrind: no leak, no error
@@ -18,6 +19,7 @@ CC      ?= cc
 PORT    ?= 8080
 CHAIN_PORT ?=
 FRESH   ?=
+EXTRA_CONFIG ?=
 SERVER  ?= lighttpd
 FUZZ_SECONDS ?= 20
 
@@ -116,7 +118,8 @@ run: deps
 	@echo "building into $(BUILD)/ (make all)"
 	@$(MAKE) -s --no-print-directory all
 	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER) --build $(abspath $(BUILD)) \
-	  $(if $(CHAIN_PORT),--chain-port $(CHAIN_PORT)) $(if $(filter 1 yes true,$(FRESH)),--fresh)
+	  $(if $(CHAIN_PORT),--chain-port $(CHAIN_PORT)) $(if $(filter 1 yes true,$(FRESH)),--fresh) \
+	  $(if $(EXTRA_CONFIG),--extra-config $(abspath $(EXTRA_CONFIG)))
 
 bench: deps all bench-bin
 	@bash bench/run.sh

@@ -128,7 +128,6 @@ struct loader {
 	int		 section_line;	/* line of a [section] header not yet started, or 0 */
 	enum section_kind cursec_kind;
 	void		*cursec_obj;
-	int		 plan_seen[BP_MAX_PLANS];
 };
 
 static void
@@ -186,6 +185,11 @@ valid_name(const char *s)
 	return 1;
 }
 
+/*
+ * Starts [section], or takes up again one given before: a later block of a section adds to it,
+ * a key given again replaces the earlier value (later wins), and each upstream line adds a
+ * fallback. So lines appended to a written config (make run EXTRA_CONFIG=FILE) override it.
+ */
 static int
 start_section(struct loader *l, const char *section)
 {
@@ -210,10 +214,6 @@ start_section(struct loader *l, const char *section)
 		for (i = 0; i < c->nplans; i++)
 			if (strcmp(c->plans[i].name, arg) == 0)
 				break;
-		if (i < c->nplans && l->plan_seen[i]) {
-			fail(l, NULL, "section [%s] appears twice", section);
-			return -1;
-		}
 		if (i == c->nplans) {
 			if (c->nplans == BP_MAX_PLANS) {
 				fail(l, NULL, "too many plans at [%s]", section);
@@ -223,7 +223,6 @@ start_section(struct loader *l, const char *section)
 			bp_strlcpy(c->plans[i].name, arg, sizeof(c->plans[i].name));
 			c->nplans++;
 		}
-		l->plan_seen[i] = 1;
 		l->cursec_obj = &c->plans[i];
 		return 0;
 	}
@@ -242,10 +241,13 @@ start_section(struct loader *l, const char *section)
 			fail(l, NULL, "[%s]: bad chain or network name", section);
 			return -1;
 		}
-		if (bp_config_network(c, chain, dot + 1) != NULL) {
-			fail(l, NULL, "section [%s] appears twice", section);
-			return -1;
-		}
+		l->cursec_kind = SEC_CHAIN;
+		for (i = 0; i < c->nnets; i++)
+			if (strcmp(c->nets[i].chain, chain) == 0 &&
+			    strcmp(c->nets[i].network, dot + 1) == 0) {
+				l->cursec_obj = &c->nets[i];
+				return 0;
+			}
 		if (c->nnets == BP_MAX_NETWORKS) {
 			fail(l, NULL, "too many networks at [%s]", section);
 			return -1;
@@ -275,10 +277,11 @@ start_section(struct loader *l, const char *section)
 			fail(l, NULL, "bad chain name in [%s]", section);
 			return -1;
 		}
+		l->cursec_kind = SEC_PRICES;
 		for (i = 0; i < c->nprices; i++)
 			if (strcmp(c->prices[i].chain, arg) == 0) {
-				fail(l, NULL, "section [%s] appears twice", section);
-				return -1;
+				l->cursec_obj = &c->prices[i];
+				return 0;
 			}
 		if (c->nprices == BP_MAX_PRICES) {
 			fail(l, NULL, "too many price sections at [%s]", section);

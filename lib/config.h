@@ -1,8 +1,9 @@
 /*
  * The configuration: one INI file (libinih) named by BLOCKPORT_CONFIG. Every key is checked
  * against the table in config.c when the file is read; an unknown section or key, or a value out
- * of its bounds, is an error that names the file, the line and the key. The keys are listed in
- * README.md.
+ * of its bounds, is an error that names the file, the line and the key. A section or key given
+ * again later adds to or replaces what came before (later wins; upstream lines add fallbacks).
+ * The keys are listed in README.md.
  */
 #ifndef BP_CONFIG_H
 #define BP_CONFIG_H

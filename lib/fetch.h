@@ -51,7 +51,7 @@ struct bp_fetch_opts {
 	long		 total_ms;	/* 0: 10000 */
 	size_t		 max_bytes;	/* 0: 1 MiB; a larger answer fails with "too large" */
 	int		 max_redirects;	/* 0: none followed (a 3xx is the answer); at most 3 */
-	const char	*ca_file;	/* extra trusted CAs (PEM), or NULL */
+	const char	*ca_file;	/* CAs (PEM) trusted besides the system's, or NULL */
 	const char	*user_agent;	/* NULL: "Blockport/1" */
 };
 
@@ -84,20 +84,42 @@ void	bp_fetch_result_free(struct bp_fetch_result *);
 /*
  * For callers that drive many transfers with curl multi (webhook delivery): arms an easy handle
  * with every rule above (protocols, limits, the connect-time address check; redirects off) and
- * writes the answer into res. guard must live as long as the transfer; after it, a refused
- * address shows as guard->blocked with guard->why. Returns 0 or -1 (res->error set).
+ * writes the answer into res. h is new or curl_easy_reset (arm sets only its own options); the
+ * caller adds the method, headers and body. guard must live as long as the transfer; after it,
+ * a refused address shows as guard->blocked with guard->why. Returns 0 or -1 (res->error set;
+ * res->blocked when the URL names a refused address). res is initialised either way.
  */
 struct bp_fetch_guard {
 	bool	allow_private;
 	bool	blocked;
+	bool	too_large;	/* the body passed max_bytes: the transfer was cut */
 	char	why[160];
 	size_t	max_bytes;
 	struct bp_fetch_result *res;
 };
 int	bp_fetch_arm(CURL *h, const char *url, const struct bp_fetch_opts *,
 	    struct bp_fetch_guard *guard, struct bp_fetch_result *res);
-/* After a transfer armed with bp_fetch_arm: fills res->status, elapsed_ms and error. */
+/*
+ * After a transfer armed with bp_fetch_arm: fills res->status, content_type, elapsed_ms, blocked
+ * and error (empty when rc is CURLE_OK).
+ */
 void	bp_fetch_finish(CURL *h, CURLcode rc, struct bp_fetch_guard *, struct bp_fetch_result *);
+
+/*
+ * POSTs n requests at once (curl multi, each armed as above; at most 16 transfers in flight), as
+ * the webhook worker delivers. res is an array of n results, each filled as bp_fetch_post fills
+ * its one (a bad URL or a refused address fails that request alone); free each with
+ * bp_fetch_result_free. Returns 0 when every request ran to its own end, -1 when the batch could
+ * not be set up (then every res[i].error says so).
+ */
+struct bp_fetch_req {
+	const char		*url;
+	const char *const	*hdrs;	/* NULL-terminated "Name: value" lines, or NULL */
+	const char		*body;
+	size_t			 len;
+};
+int	bp_fetch_post_many(const struct bp_fetch_req *reqs, size_t n,
+	    const struct bp_fetch_opts *, struct bp_fetch_result *res);
 
 /*
  * For checks at creation time (POST /v1/webhooks): resolves url's host and returns 0 when it is
@@ -106,5 +128,16 @@ void	bp_fetch_finish(CURL *h, CURLcode rc, struct bp_fetch_guard *, struct bp_fe
  */
 int	bp_fetch_check_url(const char *url, bool allow_private, bool https_only, char *why,
 	    size_t whylen);
+/*
+ * bp_fetch_check_url without DNS: length (BP_FETCH_URL_MAX), printable ASCII, scheme, no
+ * credentials, and a host that is neither localhost nor a refused IP literal in any spelling.
+ * Returns 0, -1 with why for a bad URL, -2 with why for a refused address.
+ */
+int	bp_fetch_check_url_static(const char *url, bool allow_private, bool https_only,
+	    char *why, size_t whylen);
+
+/* The system's hashed CA directory, kept trusted when ca_file adds CAs (OpenSSL reads both). */
+#define BP_FETCH_SYSTEM_CA_DIR	"/etc/ssl/certs"
+#define BP_FETCH_URL_MAX	2048	/* bytes; a longer URL is refused */
 
 #endif

@@ -4,10 +4,13 @@
 # workers. Used by `make run` (in ./run) and by the end-to-end tests (in a temporary directory).
 #
 #   stack.sh run [--port P] [--chain-port P] [--server lighttpd|apache] [--fresh]
-#                [--dir DIR] [--build DIR]                    foreground, Ctrl-C stops
+#                [--dir DIR] [--build DIR] [--extra-config FILE]  foreground, Ctrl-C stops
 #   stack.sh start DIR [--port P] [--chain-port P] [--server S] [--test] [--keep] [--build DIR]
+#                [--extra-config FILE]
 #   stack.sh stop DIR
 #
+# --extra-config (make run EXTRA_CONFIG=FILE) appends FILE's lines to the config written here;
+# a section or key given again there wins over what is written (an upstream adds a fallback).
 # start writes DIR/env (BASE_URL, API_KEY, ...) for the tests and returns once all is up; it
 # starts from an empty database and a new chain unless --keep. run keeps both across runs
 # (--fresh starts over), holds a lock on DIR so a second run there refuses at once, and puts
@@ -241,7 +244,7 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 
 cmd_start() {
 	local dir=$1; shift
-	local port="" cport="" server=lighttpd test=0 keep=0 build="$top/build"
+	local port="" cport="" server=lighttpd test=0 keep=0 build="$top/build" extra=""
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
@@ -250,9 +253,14 @@ cmd_start() {
 		--test) test=1; shift ;;
 		--keep) keep=1; shift ;;
 		--build) build=$2; shift 2 ;;
+		--extra-config) extra=$2; shift 2 ;;
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
+	if [ -n "$extra" ] && { [ ! -f "$extra" ] || [ ! -r "$extra" ]; }; then
+		echo "stack: EXTRA_CONFIG $extra is not a readable file" >&2
+		exit 2
+	fi
 	[ -n "$port" ] || port=$(free_port)
 	[ -n "$cport" ] || cport=$(free_port)
 	mkdir -p "$dir"
@@ -282,6 +290,11 @@ cmd_start() {
 		webhooks_config "$dir" "$mport" >> "$dir/blockport.ini"
 	fi
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
+	if [ -n "$extra" ]; then
+		# Last, so what it gives again wins (lib/config.c); a missing final newline is added.
+		{ echo; echo "# From EXTRA_CONFIG=$extra (its lines win over those above)."
+		  cat "$extra"; echo; } >> "$dir/blockport.ini"
+	fi
 	"$build/blockport" migrate >> "$dir/migrate.log" 2>&1 ||
 		{ cat "$dir/migrate.log" >&2; return 1; }
 	# The dev account and its key, made once per database (dev.key holds the key).
@@ -387,6 +400,7 @@ cmd_stop() {
 
 cmd_run() {
 	local port=8080 cport="" server=lighttpd dir="$top/run" build="$top/build" fresh=0
+	local extra=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
@@ -395,9 +409,14 @@ cmd_run() {
 		--fresh) fresh=1; shift ;;
 		--dir) dir=$2; shift 2 ;;
 		--build) build=$2; shift 2 ;;
+		--extra-config) extra=(--extra-config "$(realpath -- "$2")") || exit 2; shift 2 ;;
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
+	if [ -n "${extra[1]:-}" ] && { [ ! -f "${extra[1]}" ] || [ ! -r "${extra[1]}" ]; }; then
+		echo "blockport: EXTRA_CONFIG ${extra[1]} is not a readable file" >&2
+		exit 2
+	fi
 	# The devchain port follows PORT, so stacks on different PORTs never share a chain port.
 	[ -n "$cport" ] || cport=$((port + 465 <= 65535 ? port + 465 : port - 465))
 	mkdir -p "$dir"
@@ -432,7 +451,7 @@ cmd_run() {
 	trap "trap '' INT TERM; echo; echo stopping; cmd_stop $qdir; exit 0" INT TERM
 	trap "cmd_stop $qdir" EXIT
 	DEVCHAIN_ARGS=${DEVCHAIN_ARGS:---block-time 2} cmd_start "$dir" --port "$port" \
-		--chain-port "$cport" --server "$server" --build "$build" --keep
+		--chain-port "$cport" --server "$server" --build "$build" --keep "${extra[@]}"
 	# shellcheck disable=SC1091
 	. "$dir/env"
 	cat <<EOT
@@ -441,7 +460,8 @@ Blockport is running ($server, devchain on $CHAIN_URL).
   base URL  $BASE_URL/v1
   ws URL    ${WS_URL:-(websocketd not installed)}/v1/ws/ethereum/devnet?apiKey=$API_KEY
   test key  $API_KEY
-  config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)
+  config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)${extra[1]:+
+  extra     ${extra[1]}     (EXTRA_CONFIG, appended to the config)}
   logs      $dir/*.log
   state     kept across runs (accounts, keys, the chain); make run FRESH=1 starts over
 

@@ -5,7 +5,9 @@
 #  - Ctrl-C stops everything: no process of the stack is left;
 #  - a second run on the same directory refuses at once, and the first one keeps working;
 #  - two runs in two directories on two PORTs coexist (each devchain on its PORT + 465);
-#  - accounts and keys made with the CLI, and the chain, survive a restart; --fresh wipes them.
+#  - accounts and keys made with the CLI, and the chain, survive a restart; --fresh wipes them;
+#  - EXTRA_CONFIG=FILE (--extra-config) appends FILE to the written config, and what it gives
+#    again wins: sections written already are taken up again, a key set again replaces.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d /tmp/blockport-run.XXXXXX)
@@ -129,7 +131,38 @@ pb=$(pick_port)
 check "a second run on the same directory refuses at once, naming the first" refused "$pb"
 check "and the first one still answers, with the same key" answers a "$ka"
 
-check "a run in another directory on another PORT starts alongside" start_run b "$pb"
+# b gets an EXTRA_CONFIG that gives again sections and keys the written config has.
+cat > "$tmp/extra.ini" <<'EOT'
+[server]
+anon_rps = 1
+[prices ethereum]
+native = 3150.25
+[chain ethereum.devnet]
+confirmations = 1
+EOT
+check "make run passes EXTRA_CONFIG as an absolute path" eval \
+	'make -C "$top" -n -s run EXTRA_CONFIG=tests/extra.ini 2>/dev/null |
+	grep -qF -- "--extra-config $top/tests/extra.ini"'
+check "a missing EXTRA_CONFIG is refused before anything starts" eval \
+	'! timeout 30 bash "$top/scripts/stack.sh" run --dir "$tmp/x" --port "$(pick_port)" \
+	--build "$build" --extra-config "$tmp/missing.ini" > "$tmp/x.out" 2>&1 &&
+	grep -q "EXTRA_CONFIG .*missing.ini is not a readable file" "$tmp/x.out" && [ ! -e "$tmp/x" ]'
+check "a run in another directory on another PORT starts alongside (with EXTRA_CONFIG)" \
+	start_run b "$pb" --extra-config "$tmp/extra.ini"
+check "EXTRA_CONFIG's lines end the written config" eval \
+	'tail -n 8 "$tmp/b/blockport.ini" | grep -q "^native = 3150.25$" &&
+	grep -q "^  extra .*extra.ini" "$tmp/b.out"'
+anon_statuses() {	# NAME: the statuses of 6 requests without a key, at once
+	local base i
+	base=$(var "$1" BASE_URL)
+	for ((i = 0; i < 6; i++)); do
+		curl -s -m 20 -o /dev/null -w '%{http_code}\n' "$base/v1/wallets" &
+	done
+	wait
+}
+check "the appended anon_rps = 1 wins over the written one (429 for the anonymous)" eval \
+	'anon_statuses b | grep -q "^429$"'
+check "the run without EXTRA_CONFIG keeps anon_rps = 20" eval '! anon_statuses a | grep -q "^429$"'
 chain_ports() {
 	[ "$(var a CHAIN_URL)" = "http://127.0.0.1:$((pa + 465))" ] &&
 		[ "$(var b CHAIN_URL)" = "http://127.0.0.1:$((pb + 465))" ]

@@ -5,11 +5,16 @@
  * error captures it with bp_unit_log_begin/end.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <CUnit/Basic.h>
 
@@ -65,6 +70,98 @@ bp_unit_fresh_second(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	if (ts.tv_nsec > 800000000L)
 		usleep((useconds_t)((1000000000L - ts.tv_nsec) / 1000 + 5000));
+}
+
+int
+bp_unit_send_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n > 0) {
+		ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+bp_unit_bind_loopback(int *port)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+struct acceptor {
+	int	  lfd;
+	void	*(*serve)(void *);
+};
+
+static void *
+accept_loop(void *arg)
+{
+	struct acceptor a = *(struct acceptor *)arg;
+
+	free(arg);
+	for (;;) {
+		pthread_t t;
+		int fd = accept(a.lfd, NULL, NULL);
+
+		if (fd < 0)
+			return NULL;
+		if (pthread_create(&t, NULL, a.serve, (void *)(intptr_t)fd) != 0)
+			close(fd);
+		else
+			pthread_detach(t);
+	}
+}
+
+int
+bp_unit_server_start(int *port, void *(*serve)(void *), pthread_t *acceptor)
+{
+	struct acceptor *a = NULL;
+	int lfd;
+
+	if ((lfd = bp_unit_bind_loopback(port)) < 0)
+		return -1;
+	if (listen(lfd, 64) != 0 || (a = malloc(sizeof(*a))) == NULL)
+		goto fail;
+	a->lfd = lfd;
+	a->serve = serve;
+	if (pthread_create(acceptor, NULL, accept_loop, a) != 0)
+		goto fail;
+	return lfd;
+fail:
+	free(a);
+	close(lfd);
+	return -1;
+}
+
+void
+bp_unit_server_stop(int lfd, pthread_t acceptor)
+{
+	/* The acceptor blocks in accept(); shutting the socket down wakes it. */
+	shutdown(lfd, SHUT_RDWR);
+	close(lfd);
+	pthread_join(acceptor, NULL);
 }
 
 int

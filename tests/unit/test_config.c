@@ -228,12 +228,10 @@ static const struct erow erows[] = {
 	{ DB "allow_private_urls = TRUE\n", ":3: allow_private_urls: expected true or false" },
 	{ DB "allow_private_urls = \n", ":3: allow_private_urls: expected true or false" },
 	{ DB "[plan x]\ndebug = 2\n", ":4: debug: expected true or false" },
-	/* Sections that appear twice. */
-	{ DB "[plan x]\nrps = 1\n[plan x]\nrps = 2\n", ":5: section [plan x] appears twice" },
-	{ DB "[plan x]\nrps = 1\n[server]\n[plan x]\nrps = 2\n", "section [plan x] appears twice" },
-	{ DB "[plan free]\nrps = 1\n[plan growth]\nrps = 2\n[plan free]\nrps = 3\n",
-	    ":7: section [plan free] appears twice" },
-	{ DB CHAIN "[server]\nanon_rps = 1\n" CHAIN, ":8: section [chain eth.main] appears twice" },
+	/* A section given again is taken up again: its errors name the later line. */
+	{ DB CHAIN "[server]\nanon_rps = 1\n[chain eth.main]\nchain_id = x\n",
+	    ":9: chain_id: not a whole number" },
+	{ DB CHAIN "[server]\n[chain eth.main]\nupstream = ftp://a\n", ":8: upstream: not an http" },
 	/* Names. */
 	{ DB "[plan Gold]\nrps = 1\n", "bad plan name in [plan Gold]" },
 	{ DB "[plan a b]\nrps = 1\n", "bad plan name" },
@@ -408,7 +406,7 @@ test_gas_refusals(void)
 		{ DB "[prices ethereum]\nnative = -1\n", "native" },
 		{ DB "[prices ethereum]\nnative = 1.0000000000000000001\n", "native" },
 		{ DB "[prices ethereum]\nusd = 1\n", "usd: unknown key in a [prices] section" },
-		{ DB "[prices ethereum]\nnative = 1\n[prices ethereum]\nnative = 2\n", "twice" },
+		{ DB "[prices ethereum]\nnative = 1\n[prices ethereum]\nnative = x\n", ":6: native" },
 		{ DB "[prices Bad]\nnative = 1\n", "bad chain name" },
 		{ DB GAS_CHAIN "gas_priority_floor = abc\n", "gas_priority_floor" },
 		{ DB GAS_CHAIN "block_seconds = 0\n", "block_seconds" },
@@ -429,10 +427,59 @@ test_gas_refusals(void)
 	}
 }
 
+/*
+ * Lines appended to a file (make run EXTRA_CONFIG=FILE) override it: a section given again is
+ * taken up again, a key given again wins, an upstream given again adds a fallback.
+ */
+static void
+test_later_wins(void)
+{
+	static const char text[] =
+	    "[server]\ndatabase = /tmp/x.db\nanon_rps = 5\nallow_private_urls = true\n"
+	    "[plan free]\nrps = 3\n[plan tiny]\nrps = 1\n"
+	    "[chain eth.main]\nchain_id = 1\nupstream = http://a\nconfirmations = 2\n"
+	    "[prices ethereum]\nnative = 3000\n"
+	    "# appended\n"
+	    "[server]\nanon_rps = 7\nallow_private_urls = false\nanon_rps = 9\n"
+	    "[plan free]\nrpd = 4\n[plan tiny]\nrps = 2\n"
+	    "[chain eth.main]\nupstream = http://b\nconfirmations = 5\n"
+	    "[chain eth.test]\nchain_id = 5\nupstream = http://c\n"
+	    "[prices ethereum]\nnative = 3150.25\n";
+	struct bp_config *c;
+	const struct bp_network *n;
+	const struct bp_plan *p;
+	struct bp_price pr;
+	char err[512];
+
+	c = load(text, err, sizeof(err));
+	if (c == NULL)
+		fprintf(stderr, "\n  %s\n", err);
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL(c->anon_rps, 9);
+	CU_ASSERT_EQUAL(c->allow_private_urls, 0);
+	CU_ASSERT_EQUAL(c->nplans, 4);
+	p = bp_config_plan(c, "free");
+	CU_ASSERT(p != NULL && p->rps == 3 && p->rpd == 4 && p->cups == 200);
+	p = bp_config_plan(c, "tiny");
+	CU_ASSERT(p != NULL && p->rps == 2);
+	CU_ASSERT_EQUAL(c->nnets, 2);
+	n = bp_config_network(c, "eth", "main");
+	CU_ASSERT_FATAL(n != NULL);
+	CU_ASSERT_EQUAL(n->chain_id, 1);
+	CU_ASSERT_EQUAL(n->confirmations, 5);
+	CU_ASSERT_EQUAL(n->nupstream, 2);
+	CU_ASSERT_STRING_EQUAL(n->upstream[0], "http://a");
+	CU_ASSERT_STRING_EQUAL(n->upstream[1], "http://b");
+	CU_ASSERT_EQUAL(c->nprices, 1);
+	CU_ASSERT(bp_price_native(c, "ethereum", &pr) == 0 && pr.whole == 3150);
+	bp_config_free(c);
+}
+
 BP_UNIT_SUITE(config, setup, teardown,
 	{ "a good file", test_good_file },
 	{ "default plans, redefined and new plans", test_default_plans },
 	{ "errors name file:line: key", test_errors },
 	{ "long lines, bytes, missing files", test_hostile },
 	{ "gas keys and [prices CHAIN] load with their defaults", test_gas_keys },
-	{ "bad gas keys name file, line and key", test_gas_refusals })
+	{ "bad gas keys name file, line and key", test_gas_refusals },
+	{ "a section or key given again: later wins", test_later_wins })

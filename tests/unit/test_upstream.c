@@ -59,30 +59,15 @@ get(int *c)
 }
 
 static int
-write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		/* curl hangs up on answers past the cap: no SIGPIPE for the whole test run. */
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
 respond(int fd, int status, const char *body, size_t len)
 {
 	char head[256];
 	int n = snprintf(head, sizeof(head), "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
 	    "Content-Length: %zu\r\n\r\n", status, len);
 
-	if (write_all(fd, head, (size_t)n) == -1)
+	if (bp_unit_send_all(fd, head, (size_t)n) == -1)
 		return -1;
-	return write_all(fd, body, len);
+	return bp_unit_send_all(fd, body, len);
 }
 
 /* One JSON-RPC request object -> its answer. */
@@ -142,22 +127,23 @@ answer_big(int fd, int chunked)
 	memset(chunk, 'a', sizeof(chunk));
 	n = chunked ? snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n") :
 	    snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", BIG);
-	if (write_all(fd, head, (size_t)n) == -1)
+	if (bp_unit_send_all(fd, head, (size_t)n) == -1)
 		return -1;
 	for (sent = 0; sent < BIG; sent += sizeof(chunk)) {
 		if (chunked) {
 			n = snprintf(head, sizeof(head), "%zx\r\n", sizeof(chunk));
-			if (write_all(fd, head, (size_t)n) == -1)
+			if (bp_unit_send_all(fd, head, (size_t)n) == -1)
 				return -1;
 		}
-		if (write_all(fd, sent == 0 ? "{" : chunk, sent == 0 ? 1 : sizeof(chunk)) == -1)
+		if (bp_unit_send_all(fd, sent == 0 ? "{" : chunk,
+		    sent == 0 ? 1 : sizeof(chunk)) == -1)
 			return -1;
-		if (sent == 0 && write_all(fd, chunk, sizeof(chunk) - 1) == -1)
+		if (sent == 0 && bp_unit_send_all(fd, chunk, sizeof(chunk) - 1) == -1)
 			return -1;
-		if (chunked && write_all(fd, "\r\n", 2) == -1)
+		if (chunked && bp_unit_send_all(fd, "\r\n", 2) == -1)
 			return -1;
 	}
-	return chunked ? write_all(fd, "0\r\n\r\n", 5) : 0;
+	return chunked ? bp_unit_send_all(fd, "0\r\n\r\n", 5) : 0;
 }
 
 /* Serves one keep-alive connection until the client closes it. */
@@ -235,41 +221,6 @@ out:
 	return NULL;
 }
 
-static void *
-accept_loop(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		pthread_t t;
-		int fd = accept(lfd, NULL, NULL);
-
-		if (fd < 0)
-			return NULL;
-		if (pthread_create(&t, NULL, serve, (void *)(intptr_t)fd) != 0)
-			close(fd);
-		else
-			pthread_detach(t);
-	}
-}
-
-static int
-listen_on(int *out_port)
-{
-	struct sockaddr_in sa;
-	socklen_t sl = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl) != 0)
-		return -1;
-	*out_port = ntohs(sa.sin_port);
-	return fd;
-}
-
 static int
 suite_init(void)
 {
@@ -278,21 +229,16 @@ suite_init(void)
 	/* Failovers log a warning each; the assertions say what matters here. */
 	bp_log_set_level(BP_LOG_ERR);
 	/* A port that was just free and has no listener: connections are refused. */
-	if ((dfd = listen_on(&dead_port)) < 0)
+	if ((dfd = bp_unit_bind_loopback(&dead_port)) < 0)
 		return -1;
 	close(dfd);
-	if ((lfd = listen_on(&port)) < 0 || listen(lfd, 64) != 0)
-		return -1;
-	return pthread_create(&acceptor, NULL, accept_loop, NULL) == 0 ? 0 : -1;
+	return (lfd = bp_unit_server_start(&port, serve, &acceptor)) < 0 ? -1 : 0;
 }
 
 static int
 suite_fini(void)
 {
-	/* The acceptor blocks in accept(); shutting the socket down wakes it. */
-	shutdown(lfd, SHUT_RDWR);
-	close(lfd);
-	pthread_join(acceptor, NULL);
+	bp_unit_server_stop(lfd, acceptor);
 	bp_log_set_level(BP_LOG_INFO);
 	return 0;
 }

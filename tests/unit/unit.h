@@ -6,6 +6,8 @@
 #ifndef BP_UNIT_H
 #define BP_UNIT_H
 
+#include <pthread.h>
+
 #include <CUnit/CUnit.h>
 
 struct bp_unit_case {
@@ -44,6 +46,24 @@ void	bp_unit_fresh_second(void);
  */
 #define BP_UNIT_THREADS_MAX	64
 int	bp_unit_threads(size_t n, void *(*fn)(void *));
+
+/* Sends all n bytes on fd (no SIGPIPE when the peer hung up); 0, or -1 when it could not. */
+int	bp_unit_send_all(int fd, const void *p, size_t n);
+
+/*
+ * A TCP socket bound to 127.0.0.1 on a free port (not listening yet), with *port set; -1 on
+ * failure. For the test servers the HTTP clients are pointed at.
+ */
+int	bp_unit_bind_loopback(int *port);
+
+/*
+ * A test server on 127.0.0.1 (bp_unit_bind_loopback, *port set): a thread of its own
+ * (*acceptor) accepts connections and serves each in a detached thread, serve(fd cast to a
+ * pointer), which closes it. Returns the listening socket, or -1. bp_unit_server_stop shuts it
+ * down (which wakes accept), closes it and joins the acceptor.
+ */
+int	bp_unit_server_start(int *port, void *(*serve)(void *), pthread_t *acceptor);
+void	bp_unit_server_stop(int lfd, pthread_t acceptor);
 
 #define BP_UNIT_SUITE(sname, sinit, scleanup, ...)				\
 	static const struct bp_unit_case sname##_cases[] = { __VA_ARGS__ };	\
