@@ -325,6 +325,10 @@ check_url(const struct bp_config *cfg, const char *url, char *why, size_t cap)
 		snprintf(why, cap, "url must be an https:// URL");
 		return -1;
 	}
+	if (strchr("/?#:", url[8]) != NULL) {	/* "https:///x": no host (url[8] may be NUL) */
+		snprintf(why, cap, "url has no host");
+		return -1;
+	}
 	if (bp_fetch_check_url(url, cfg->allow_private_urls != 0, true, w, sizeof(w)) == -1) {
 		snprintf(why, cap, "url: %s", w);
 		return -1;
