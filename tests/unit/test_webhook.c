@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "db.h"
@@ -301,7 +302,72 @@ test_queue(void)
 	bp_webhook_clear(&w2);
 }
 
+/* The [webhooks] and [smtp] keys: "" when the file loads, else the error. */
+static const char *
+load(const char *text, struct bp_config **out)
+{
+	static char err[512];
+	char p[160];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/c.ini", u.dir);
+	CU_ASSERT_FATAL((f = fopen(p, "w")) != NULL);
+	fprintf(f, "[server]\ndatabase = %s\n%s", u.path, text);
+	fclose(f);
+	err[0] = '\0';
+	*out = bp_config_load(p, err, sizeof(err));
+	unlink(p);
+	return err;
+}
+
+static void
+test_config_keys(void)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{ "[webhooks]\nretry_schedule = \n", "retry_schedule" },
+		{ "[webhooks]\nretry_schedule = 10,,60\n", "retry_schedule" },
+		{ "[webhooks]\nretry_schedule = 10,0\n", "retry_schedule" },
+		{ "[webhooks]\nretry_schedule = 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n", "retry_schedule" },
+		{ "[webhooks]\ntimeout_ms = 5\n", "timeout_ms" },
+		{ "[webhooks]\nnope = 1\n", "nope" },
+		{ "[smtp]\nurl = http://x\nfrom = a@b\n", "url" },
+		{ "[smtp]\nurl = smtp://127.0.0.1:25\n", "from" },
+		{ "[plan free]\nwebhooks = -1\n", "webhooks" },
+	};
+	struct bp_config *c;
+	size_t i;
+
+	CU_ASSERT_STRING_EQUAL(load("", &c), "");
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL(c->webhooks.timeout_ms, 15000);
+	CU_ASSERT_EQUAL(c->webhooks.nretry, 5);
+	CU_ASSERT_EQUAL(c->webhooks.retry[4], 21600);
+	CU_ASSERT_EQUAL(bp_config_plan(c, "free")->webhooks, 5);
+	CU_ASSERT_EQUAL(bp_config_plan(c, "free")->webhook_deliveries, 1000);
+	bp_config_free(c);
+	CU_ASSERT_STRING_EQUAL(load("[webhooks]\nretry_schedule = 1, 2 ,3\nparallel = 8\n"
+	    "[smtp]\nurl = smtps://mail.example:465\nfrom = ops@example.com\n"
+	    "[plan free]\nwebhook_deliveries = 0\n", &c), "");
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL(c->webhooks.nretry, 3);
+	CU_ASSERT_EQUAL(c->webhooks.retry[1], 2);
+	CU_ASSERT_EQUAL(c->webhooks.parallel, 8);
+	CU_ASSERT_STRING_EQUAL(c->webhooks.smtp_from, "ops@example.com");
+	CU_ASSERT_EQUAL(bp_config_plan(c, "free")->webhook_deliveries, 0);
+	bp_config_free(c);
+	for (i = 0; i < BP_NITEMS(bad); i++) {
+		const char *e = load(bad[i].text, &c);
+
+		CU_ASSERT_PTR_NULL(c);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e, bad[i].err));
+		bp_config_free(c);
+	}
+}
+
 BP_UNIT_SUITE(webhook, setup, teardown,
+	{ "[webhooks], [smtp] and plan keys", test_config_keys },
 	{ "config of each event type, canonical", test_config_good },
 	{ "bad configs name their field", test_config_bad },
 	{ "url: https, length, private hosts", test_url_rules },
