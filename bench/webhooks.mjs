@@ -80,8 +80,15 @@ execFileSync('sqlite3', [db, `PRAGMA busy_timeout=10000; WITH RECURSIVE c(i) AS 
 count = 0;
 let t0 = process.hrtime.bigint();
 // Not execFileSync: the receiver runs in this process's event loop.
-await new Promise((resolve, reject) => spawn(`${build}/cron/deliver`, ['--once', '--wait', '60'], { env, stdio: 'ignore' })
-  .on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`deliver --once exited ${c}`)))));
+// /usr/bin/time gives the worker's own CPU time: its cost per delivery whatever the load.
+let cpu = '';
+await new Promise((resolve, reject) => {
+  const p = spawn('/usr/bin/time', ['-f', '%U %S', `${build}/cron/deliver`, '--once', '--wait', '60'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  p.stderr.on('data', (d) => { cpu += d; });
+  p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`deliver --once exited ${c}: ${cpu}`))));
+});
+const [ucpu, scpu] = cpu.trim().split('\n').pop().split(' ').map(Number);
+const usPer = Math.round(((ucpu + scpu) * 1e6) / Number(N));
 let secs = Number(process.hrtime.bigint() - t0) / 1e9;
 const rate = Math.round(Number(N) / secs);
 if (count < Number(N) || bad > 0) throw new Error(`receiver got ${count} of ${N}, ${bad} bad signatures`);
@@ -97,6 +104,7 @@ let next = 0;
 await Promise.all(Array.from({ length: Number(PARALLEL) }, async () => { while (next < Number(N)) await post(body(next++)); }));
 const base = Math.round(Number(N) / (Number(process.hrtime.bigint() - t0) / 1e9));
 console.log(`throughput: deliver ${rate} signed deliveries/s (${N} in ${secs.toFixed(2)} s), node keep-alive client ${base}/s: ${(100 * rate / base).toFixed(1)}% (goal >= 2000/s)`);
+console.log(`deliver's own CPU: ${usPer} us a delivery (user+sys), ${Math.round(1e6 / usPer)} deliveries/s per core`);
 
 // ---- 2. latency: mined block -> receiver, confirmations 0 ----
 const loop = spawn(`${build}/cron/deliver`, ['--loop', '--interval', '200'], { env, stdio: 'ignore', detached: true });

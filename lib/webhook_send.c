@@ -48,6 +48,8 @@ bp_webhook_sender_new(const struct bp_config *cfg)
 	    (s->slots = calloc(s->nslots, sizeof(*s->slots))) == NULL)
 		goto fail;
 	curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)s->nslots);
+	/* Keep every connection between passes: a TLS handshake costs more than a delivery. */
+	curl_multi_setopt(s->multi, CURLMOPT_MAXCONNECTS, (long)s->nslots);
 	for (i = 0; i < s->nslots; i++)
 		if ((s->slots[i].h = curl_easy_init()) == NULL)
 			goto fail;
