@@ -19,17 +19,25 @@
 #define SYMBOL_MAX	64
 #define UNKNOWN_MAX	32	/* contracts read in one call */
 
-/* symbol(): a string, or a bytes32 for the old tokens (MKR). "" when neither. */
-static void
+/*
+ * symbol(): a string, or a bytes32 for the old tokens (MKR); "" when neither. -1 when no node
+ * answered: the events then wait for a later pass rather than go out without a symbol.
+ */
+static int
 read_symbol(struct bp_chain *ch, const struct bp_network *net, const uint8_t a[20],
     char out[SYMBOL_MAX])
 {
 	static const uint8_t sel[4] = { 0x95, 0xd8, 0x9b, 0x41 };
+	struct bp_chain_error err;
 	uint8_t *ret = NULL;
 	size_t len = 0, i;
 
 	out[0] = '\0';
-	if (bp_chain_call(ch, net, a, sel, sizeof(sel), BP_CHAIN_LATEST, &ret, &len, NULL) == 0) {
+	memset(&err, 0, sizeof(err));
+	if (bp_chain_call(ch, net, a, sel, sizeof(sel), BP_CHAIN_LATEST, &ret, &len, &err) == -1 &&
+	    err.kind == BP_CHAIN_ERR_TRANSPORT)
+		return -1;
+	if (err.kind == BP_CHAIN_OK) {
 		if (bp_abi_read_string(ret, len, 0, out, SYMBOL_MAX) == -1 && len == 32) {
 			for (i = 0; i < 32 && i < SYMBOL_MAX - 1 && ret[i] >= 0x20 && ret[i] < 0x7f;
 			    i++)
@@ -38,6 +46,7 @@ read_symbol(struct bp_chain *ch, const struct bp_network *net, const uint8_t a[2
 		}
 	}
 	free(ret);
+	return 0;
 }
 
 /* decimals(): 0 to 255, or -1. */
@@ -96,7 +105,8 @@ learn(struct bp_db *db, const struct bp_config *cfg, struct bp_chain *ch)
 		sym[0] = '\0';
 		dec = -1;
 		if (net != NULL && bp_addr_parse(u[i].contract, strlen(u[i].contract), 0, a) == 0) {
-			read_symbol(ch, net, a, sym);
+			if (read_symbol(ch, net, a, sym) == -1)
+				continue;	/* the node is down: try again next pass */
 			dec = read_decimals(ch, net, a);
 		}
 		if ((st = bp_db_stmt(db, sql_put)) == NULL)
