@@ -351,6 +351,41 @@ test('5 failed retries pause the webhook, the owner gets an e-mail, PATCH active
   assert.ok(ids.has(first), 'the event that paused it is delivered on resume');
 });
 
+test('a redirect is a failure, never followed; an untrusted certificate is a TLS failure', async () => {
+  const w = await hook('address_activity', { addresses: [account(68).address] });
+  const target = `/h/redirect-target-${n}`;
+  answer.set(w.path, (k) => (k === 1 ? 302 : 200));
+  await mined(wallet(68, provider).sendTransaction({ to: A, value: 1n }));
+  const list = await arrived(w.path, 2);
+  assert.equal(list[0].json.id, list[1].json.id);
+  assert.equal(got.get(target), undefined);
+  assert.match(admin('webhook', 'deliveries', w.id), /1\s+302/);
+  // A receiver whose certificate no trusted CA signed: every attempt fails in TLS.
+  const self = mkdtempSync(join(tmpdir(), 'bp-wh-self-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-keyout', join(self, 'k.pem'), '-out', join(self, 'c.pem'), '-days', '2', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  let hits = 0;
+  const rogue = https.createServer({ key: readFileSync(join(self, 'k.pem')), cert: readFileSync(join(self, 'c.pem')) },
+    (req, res) => { hits++; res.writeHead(200).end(); });
+  await new Promise((r) => rogue.listen(0, '127.0.0.1', r));
+  try {
+    const res = await api('/v1/webhooks', { method: 'POST', key, body: { url: `https://127.0.0.1:${rogue.address().port}/x`,
+      chain: 'ethereum', event_type: 'address_activity', config: { addresses: [account(69).address] } } });
+    assert.equal(res.status, 201);
+    await mined(wallet(69, provider).sendTransaction({ to: A, value: 1n }));
+    const log = await waitFor(() => {
+      const l = admin('webhook', 'deliveries', res.json.id);
+      return /error: .*(SSL|certificate|TLS)/i.test(l) ? l : null;
+    }, 'a TLS failure in the delivery log');
+    assert.match(log, /evt_[0-9a-f]{24}\s+1\s+error:/);
+    assert.equal(hits, 0, 'no request reached the untrusted receiver');
+  } finally {
+    rogue.close();
+    rogue.closeAllConnections();
+  }
+});
+
 test('DELETE drops pending deliveries', async () => {
   const w = await hook('address_activity', { addresses: [account(66).address] });
   answer.set(w.path, () => 500);
