@@ -13,10 +13,13 @@
 
 #include "config.h"
 #include "db.h"
+#include "hex.h"
+#include "index_event.h"
 #include "unit.h"
 #include "unit_db.h"
 #include "util.h"
 #include "webhook.h"
+#include "webhook_match.h"
 #include "webhook_queue.h"
 #include "webhook_sign.h"
 
@@ -366,7 +369,78 @@ test_config_keys(void)
 	}
 }
 
+static int64_t
+events_of(const char *wh, const char *state)
+{
+	static const char sql[] = "SELECT count(*) FROM webhook_events WHERE webhook_id = ?"
+	    " AND (?2 IS NULL OR state = ?2)";
+	struct bp_stmt *st = bp_db_stmt(u.db, sql);
+	int64_t n = -1;
+
+	CU_ASSERT_FATAL(st != NULL);
+	bp_stmt_text(st, 1, wh);
+	bp_stmt_text(st, 2, state);
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		n = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return n;
+}
+
+/* The store hook: a transaction and an ERC-20 log of a watched address, once; the rollback. */
+static void
+test_match(void)
+{
+	static const char bh[] = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	static const char tx[] = "0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
+	struct bp_webhook w;
+	struct bp_store_event e;
+	struct bp_store_block blk;
+	uint8_t data[32];
+	int i;
+
+	make_webhook(2, &w);
+	CU_ASSERT_FATAL(bp_db_exec(u.db, "INSERT INTO index_transactions (chain, hash,"
+	    " block_number, tx_index, from_addr, to_addr, value, nonce, status, gas_used) VALUES"
+	    " ('ethereum.devnet', '0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc',"
+	    " 20, 0, '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',"
+	    " '0x0000000000000000000000000000000000000001', '5', 0, 1, 21000)") == 0);
+	memset(&e, 0, sizeof(e));
+	e.pos.block = 20;
+	e.pos.log_index = 3;
+	snprintf(e.pos.tx_hash, sizeof(e.pos.tx_hash), "%s", tx);
+	snprintf(e.pos.contract, sizeof(e.pos.contract), "0x5fbdb2315678afecb367f032d93f642f64180aa3");
+	bp_hex_decode_fixed(e.pos.contract, 42, e.log.address, 20);
+	bp_hex_decode_fixed("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef", 66,
+	    e.log.topics[0], 32);
+	bp_hex_decode_fixed(A1, 42, e.log.topics[1] + 12, 20);
+	e.log.topics[2][31] = 2;
+	e.log.ntopics = 3;
+	memset(data, 0, sizeof(data));
+	data[31] = 7;
+	e.log.data = data;
+	e.log.datalen = sizeof(data);
+	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&e.log, NULL, &e.ev), BP_EVENT_ERC20);
+	memset(&blk, 0, sizeof(blk));
+	blk.number = 20;
+	blk.hash = bh;
+	blk.parent_hash = bh;
+	blk.events = &e;
+	blk.nevents = 1;
+	CU_ASSERT_FATAL(bp_db_begin(u.db) == 0);
+	for (i = 0; i < 2; i++)		/* a second pass over the block records nothing new */
+		CU_ASSERT_EQUAL(bp_webhook_match_block(cfg, u.db, "ethereum.devnet", &blk), 0);
+	CU_ASSERT_FATAL(bp_db_commit(u.db) == 0);
+	CU_ASSERT_EQUAL(events_of(w.id, NULL), 2);	/* the ETH send and the token send */
+	CU_ASSERT(bp_db_exec(u.db, "UPDATE webhook_events SET state = 'delivered'"
+	    " WHERE source LIKE 'tx:%'") == 0);
+	CU_ASSERT_EQUAL(bp_webhook_match_rollback(cfg, u.db, "ethereum.devnet", 20, bh), 0);
+	CU_ASSERT_EQUAL(events_of(w.id, "pending"), 0);	/* taken back with the block */
+	CU_ASSERT_EQUAL(events_of(w.id, "delivered"), 1);	/* what went out stays */
+	bp_webhook_clear(&w);
+}
+
 BP_UNIT_SUITE(webhook, setup, teardown,
+	{ "match: once per source; rollback takes back what was not sent", test_match },
 	{ "[webhooks], [smtp] and plan keys", test_config_keys },
 	{ "config of each event type, canonical", test_config_good },
 	{ "bad configs name their field", test_config_bad },
