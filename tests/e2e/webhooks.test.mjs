@@ -4,7 +4,13 @@
 // webhooks-delivery.test.mjs.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, assertError, newKey } from './helpers.mjs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { api, assertError, env, newKey, sleep } from './helpers.mjs';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const A1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -176,4 +182,46 @@ test('the plan caps the number of webhooks; the scope is webhooks:manage', async
   assertError(assert, await api('/v1/webhooks', { key: noScope }), 403, 'forbidden');
   const scoped = newKey({ plan: 'enterprise', scopes: 'webhooks:manage' });
   assert.equal((await create(base(), scoped)).status, 201);
+});
+
+// The test stack allows private addresses (its receivers are on 127.0.0.1); a second lighttpd,
+// serving only webhooks.fcgi with the same database and allow_private_urls = false, shows the
+// refusal a production config gives.
+test('with allow_private_urls off, private and loopback hosts are 400 naming url', async () => {
+  const top = join(dirname(fileURLToPath(import.meta.url)), '../..');
+  const run = mkdtempSync(join(tmpdir(), 'bp-wh-private-'));
+  const bin = join(run, 'bin');
+  mkdirSync(bin);
+  symlinkSync(`${env.build}/fcgi/webhooks.fcgi`, join(bin, 'webhooks.fcgi'));
+  const config = join(run, 'blockport.ini');
+  writeFileSync(config, readFileSync(env.config, 'utf8').replace(/^allow_private_urls = true$/m, 'allow_private_urls = false'));
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+  const web = spawn('lighttpd', ['-D', '-f', join(top, 'lighttpd/blockport.conf')], {
+    env: { ...process.env, BLOCKPORT_PORT: String(port), BLOCKPORT_BIN: bin, BLOCKPORT_RUN: run,
+      BLOCKPORT_CONFIG: config, BLOCKPORT_PROCS: '1', BLOCKPORT_LIGHTTPD_DIR: join(top, 'lighttpd'),
+      BLOCKPORT_STACK: env.dir },
+    stdio: 'ignore',
+  });
+  try {
+    const post = (url) => fetch(`http://127.0.0.1:${port}/v1/webhooks`, { method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify(base({ url })) }).then(async (r) => ({ status: r.status, json: await r.json() }));
+    let res;
+    for (let i = 0; i < 100; i++) {
+      try { res = await post('https://127.0.0.1:9/hook'); break; } catch { await sleep(100); }
+    }
+    assert.ok(res, 'the second lighttpd answered');
+    for (const url of ['https://127.0.0.1:9/hook', 'https://10.0.0.1/', 'https://192.168.1.1/x',
+      'https://169.254.169.254/latest/meta-data/', 'https://[::1]/', 'https://localhost/hook', 'https://0x7f000001/']) {
+      const r = await post(url);
+      assert.equal(r.status, 400, url);
+      assert.equal(r.json.error.code, 'invalid_request');
+      assert.match(r.json.error.message, /^url: /, url);
+    }
+  } finally {
+    web.kill('SIGTERM');
+    await new Promise((r) => (web.exitCode !== null ? r() : web.once('exit', r)));
+  }
 });
