@@ -2,11 +2,12 @@
  * deliver: sends the webhook events the indexer's matcher recorded (docs/webhooks.md,
  * "Delivery"). A pass:
  *   1. completes the token symbols and decimals of waiting token events (webhook_token.h);
- *   2. takes back the leases of a pass that died, and claims due deliveries with a lease
- *      (webhook_queue.h): pending, block confirmed, webhook active, account under its day;
- *   3. POSTs them all at once with curl multi, signed (webhook_send.h);
- *   4. settles them in one transaction: delivered, retried later, or the webhook paused after
- *      its last retry, whose owner then gets an e-mail (mail.h);
+ *   2. takes back the leases of a pass that died;
+ *   3. streams: claims due deliveries with a lease (webhook_queue.h: pending, block confirmed,
+ *      webhook active, account under its day) for every free slot of the sender, POSTs them
+ *      signed with curl multi (webhook_send.h), and settles each as it ends: delivered,
+ *      retried later, or the webhook paused after its last retry, whose owner then gets an
+ *      e-mail (mail.h). A slow receiver holds its own slot, never the others;
  *   5. once a minute, prunes delivered events and old attempts.
  * Killed at any point, it loses nothing: what was claimed and not settled is sent again, with
  * the same evt_ id, by the next pass.
@@ -73,57 +74,98 @@ notify_paused(struct bp_worker_ctx *w, const char *id)
 	bp_webhook_clear(&wh);
 }
 
+/* Settles what the sender finished, then tells the owners of webhooks paused now. 0 or -1. */
+static int
+settle(struct bp_worker_ctx *w, struct bp_webhook_job *done, struct bp_webhook_outcome *out,
+    size_t k, char (*paused)[BP_WEBHOOK_ID_MAX], size_t *acked, size_t *npaused)
+{
+	size_t np = 0, i;
+	int rc;
+
+	rc = bp_webhook_queue_settle(w->db, w->cfg, done, out, k, paused, &np);
+	for (i = 0; i < k; i++) {
+		*acked += out[i].ok != 0;
+		free(done[i].body);
+		done[i].body = NULL;
+	}
+	for (i = 0; rc == 0 && i < np; i++)
+		notify_paused(w, paused[i]);
+	*npaused += np;
+	return rc;
+}
+
+/*
+ * A pass streams: while slots are free it claims due deliveries for them, and it settles each
+ * transfer as it ends, so a slow receiver holds its own slot and nothing else. It claims for at
+ * most CLAIM_FOR_US, then lets what is in flight finish (at most timeout_ms).
+ */
+#define CLAIM_FOR_US	(5 * 1000000)
+#define COLLECT_MS	20
+
 static int
 deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 {
 	struct state *s = w->state;
 	const struct bp_webhooks_config *cfg = &w->cfg->webhooks;
-	struct bp_webhook_job *jobs = NULL;
+	struct bp_webhook_job *jobs, *done = NULL;
 	struct bp_webhook_outcome *out = NULL;
 	char (*paused)[BP_WEBHOOK_ID_MAX] = NULL;
-	size_t max = (size_t)cfg->parallel, npaused = 0, i, ok = 0;
-	int64_t now = (int64_t)time(NULL);
-	int n, filled, rc = BP_WORKER_FAILED;
+	size_t max = (size_t)cfg->parallel, claimed = 0, acked = 0, npaused = 0, k, i, nfree;
+	int64_t start = bp_mono_us();
+	int n, filled, claiming = 1, failed = 0, rc = BP_WORKER_FAILED;
 
 	if ((filled = bp_webhook_tokens_fill(w->db, w->cfg, s->chain, TOKENS_MAX)) == -1) {
 		snprintf(msg, msglen, "database error while completing token events");
 		return BP_WORKER_FAILED;
 	}
-	/* The lease outlives the attempt: a pass that is still sending keeps its claims. */
-	n = bp_webhook_queue_claim(w->db, w->cfg, now, cfg->timeout_ms / 1000 + 60, max, &jobs);
-	if (n == -1) {
-		snprintf(msg, msglen, "database error while claiming deliveries");
-		return BP_WORKER_FAILED;
+	if ((done = calloc(max, sizeof(*done))) == NULL ||
+	    (out = calloc(max, sizeof(*out))) == NULL ||
+	    (paused = calloc(max, sizeof(*paused))) == NULL) {
+		snprintf(msg, msglen, "out of memory");
+		goto out;
 	}
-	if (n > 0) {
-		if ((out = calloc((size_t)n, sizeof(*out))) == NULL ||
-		    (paused = calloc((size_t)n, sizeof(*paused))) == NULL) {
-			snprintf(msg, msglen, "out of memory");
-			goto out;
-		}
-		bp_webhook_send(s->sender, jobs, (size_t)n, out);
-		if (bp_webhook_queue_settle(w->db, w->cfg, jobs, out, (size_t)n, paused,
-		    &npaused) == -1) {
-			snprintf(msg, msglen, "database error while recording %d deliveries", n);
-			goto out;
-		}
-		for (i = 0; i < (size_t)n; i++)
-			ok += out[i].ok != 0;
-		for (i = 0; i < npaused; i++)
-			notify_paused(w, paused[i]);
+	if (bp_webhook_queue_release(w->db) == -1) {
+		snprintf(msg, msglen, "database error while taking back leases");
+		goto out;
 	}
-	if (now - s->pruned_at >= PRUNE_EVERY) {
-		if (bp_webhook_queue_prune(w->db, now, cfg->retention_seconds) == -1)
+	for (;;) {
+		nfree = bp_webhook_sender_free_slots(s->sender);
+		if (claiming && nfree > 0) {
+			/* The lease outlives the attempt: a pass still sending keeps its claims. */
+			n = bp_webhook_queue_claim(w->db, w->cfg, (int64_t)time(NULL),
+			    cfg->timeout_ms / 1000 + 60, nfree, &jobs);
+			if (n == -1) {
+				failed = 1;
+				claiming = 0;
+			}
+			for (i = 0; n > 0 && i < (size_t)n; i++)
+				bp_webhook_sender_start(s->sender, &jobs[i]);
+			bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
+			claimed += n > 0 ? (size_t)n : 0;
+			if (bp_worker_stopping() || bp_mono_us() - start > CLAIM_FOR_US)
+				claiming = 0;
+		}
+		if (bp_webhook_sender_busy(s->sender) == 0)
+			break;		/* nothing due and nothing in flight */
+		k = bp_webhook_sender_collect(s->sender, COLLECT_MS, done, out, max);
+		if (k > 0 && settle(w, done, out, k, paused, &acked, &npaused) == -1) {
+			/* Unsettled rows keep their lease: the next pass sends them again. */
+			failed = 1;
+			claiming = 0;
+		}
+	}
+	if ((int64_t)time(NULL) - s->pruned_at >= PRUNE_EVERY) {
+		if (bp_webhook_queue_prune(w->db, (int64_t)time(NULL), cfg->retention_seconds) == -1)
 			bp_warn("pruning delivered webhook events failed; will try again");
-		s->pruned_at = now;
+		s->pruned_at = (int64_t)time(NULL);
 	}
-	snprintf(msg, msglen, "%d sent, %zu acknowledged, %zu paused, %d token events completed",
-	    n, ok, npaused, filled);
-	rc = (size_t)n == max ? BP_WORKER_MORE : BP_WORKER_IDLE;
+	snprintf(msg, msglen, "%zu sent, %zu acknowledged, %zu paused, %d token events completed%s",
+	    claimed, acked, npaused, filled, failed ? "; database errors" : "");
+	rc = failed ? BP_WORKER_FAILED : claimed > 0 ? BP_WORKER_MORE : BP_WORKER_IDLE;
 out:
 	free(paused);
 	free(out);
-	bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
+	free(done);
 	return rc;
 }
 

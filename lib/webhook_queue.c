@@ -25,9 +25,8 @@ bp_webhook_jobs_free(struct bp_webhook_job *jobs, size_t n)
 	free(jobs);
 }
 
-/* Leases of passes that died; no other pass runs now (the worker's pass lock). */
-static int
-release_leases(struct bp_db *db)
+int
+bp_webhook_queue_release(struct bp_db *db)
 {
 	static const char sql[] = "UPDATE webhook_events SET lease_until = 0"
 	    " WHERE lease_until > 0";
@@ -151,7 +150,7 @@ bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t no
 		free(j);
 		return -1;
 	}
-	if (release_leases(db) == -1 || (st = bp_db_stmt(db, sql)) == NULL)
+	if ((st = bp_db_stmt(db, sql)) == NULL)
 		goto fail;
 	bp_stmt_int(st, 1, now);
 	/* A few more than max: rows of accounts past their day's deliveries are passed over. */

@@ -44,8 +44,13 @@ struct bp_webhook_outcome {
 };
 
 /*
- * Takes back the leases of passes that died (call at the start of a pass, under the worker's
- * pass lock), then claims up to max due deliveries: pending, next_at reached, block confirmed,
+ * Takes back the leases of passes that died: call at the start of a pass, under the worker's
+ * pass lock (no other pass holds one then). 0 or -1.
+ */
+int	bp_webhook_queue_release(struct bp_db *);
+
+/*
+ * Claims up to max due deliveries not leased now: pending, next_at reached, block confirmed,
  * webhook active, account under its day's deliveries; each gets a lease of lease_s seconds and
  * counts against the day. *jobs is an array owned by the caller (bp_webhook_jobs_free).
  * Returns the number claimed, or -1 on a database error.

@@ -17,14 +17,21 @@
 
 #define ANSWER_MAX	(16 * 1024)	/* what is kept of a receiver's answer (nothing reads it) */
 
-/* One transfer slot: an easy handle kept for its connection, and what the transfer needs. */
+enum slot_state {
+	SLOT_FREE,	/* 0 */
+	SLOT_RUNNING,	/* 1: in the multi handle */
+	SLOT_DONE,	/* 2: outcome set, waiting to be collected */
+};
+
+/* One transfer slot: an easy handle kept for its connection, and the job it carries. */
 struct slot {
 	CURL			*h;
 	struct curl_slist	*hdrs;
 	struct bp_fetch_guard	 guard;
 	struct bp_fetch_result	 res;
-	size_t			 job;		/* index into the jobs of this call */
-	int			 busy;
+	enum slot_state		 state;
+	struct bp_webhook_job	 job;		/* owned while not FREE (its body too) */
+	struct bp_webhook_outcome out;
 };
 
 struct bp_webhook_sender {
@@ -32,6 +39,8 @@ struct bp_webhook_sender {
 	CURLM			*multi;
 	struct slot		*slots;
 	size_t			 nslots;
+	size_t			 running;	/* slots RUNNING */
+	size_t			 used;		/* slots not FREE */
 };
 
 struct bp_webhook_sender *
@@ -67,8 +76,10 @@ bp_webhook_sender_free(struct bp_webhook_sender *s)
 	if (s == NULL)
 		return;
 	for (i = 0; s->slots != NULL && i < s->nslots; i++) {
-		if (s->slots[i].busy)
+		if (s->slots[i].state == SLOT_RUNNING)
 			curl_multi_remove_handle(s->multi, s->slots[i].h);
+		if (s->slots[i].state != SLOT_FREE)
+			free(s->slots[i].job.body);
 		curl_slist_free_all(s->slots[i].hdrs);
 		bp_fetch_result_free(&s->slots[i].res);
 		if (s->slots[i].h != NULL)
@@ -80,11 +91,12 @@ bp_webhook_sender_free(struct bp_webhook_sender *s)
 	free(s);
 }
 
-/* Starts job j in slot sl. 0, or -1 with out's error set (the job is then done). */
+/* Starts sl->job. 0, or -1 with sl->out's error set (the job is then done). */
 static int
-start(struct bp_webhook_sender *s, struct slot *sl, const struct bp_webhook_job *job,
-    size_t j, struct bp_webhook_outcome *out)
+start(struct bp_webhook_sender *s, struct slot *sl)
 {
+	const struct bp_webhook_job *job = &sl->job;
+	struct bp_webhook_outcome *out = &sl->out;
 	const struct bp_webhooks_config *w = &s->cfg->webhooks;
 	struct bp_fetch_opts o;
 	char sig[BP_WEBHOOK_SIG_MAX], line[128];
@@ -134,8 +146,6 @@ start(struct bp_webhook_sender *s, struct slot *sl, const struct bp_webhook_job 
 		snprintf(out->error, sizeof(out->error), "curl could not start the transfer");
 		return -1;
 	}
-	sl->job = j;
-	sl->busy = 1;
 	return 0;
 }
 
@@ -153,49 +163,106 @@ finish(struct slot *sl, CURLcode rc, struct bp_webhook_outcome *out)
 	else if (out->http_status >= 300 && out->http_status < 400)
 		snprintf(out->error, sizeof(out->error), "redirect %ld (not followed)",
 		    out->http_status);
-	sl->busy = 0;
+}
+
+size_t
+bp_webhook_sender_free_slots(const struct bp_webhook_sender *s)
+{
+	return s->nslots - s->used;
+}
+
+size_t
+bp_webhook_sender_busy(const struct bp_webhook_sender *s)
+{
+	return s->used;
+}
+
+int
+bp_webhook_sender_start(struct bp_webhook_sender *s, struct bp_webhook_job *job)
+{
+	struct slot *sl = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nslots && sl == NULL; i++)
+		if (s->slots[i].state == SLOT_FREE)
+			sl = &s->slots[i];
+	if (sl == NULL)
+		return -1;
+	sl->job = *job;
+	job->body = NULL;
+	s->used++;
+	if (start(s, sl) == 0) {
+		sl->state = SLOT_RUNNING;
+		s->running++;
+	} else
+		sl->state = SLOT_DONE;
+	return 0;
+}
+
+size_t
+bp_webhook_sender_collect(struct bp_webhook_sender *s, int wait_ms,
+    struct bp_webhook_job *jobs, struct bp_webhook_outcome *out, size_t cap)
+{
+	struct slot *sl;
+	CURLMsg *msg;
+	size_t n = 0, i;
+	int still, left;
+
+	if (s->running > 0) {
+		/* Waits only when no transfer has ended yet (info_read would take a message). */
+		if (curl_multi_perform(s->multi, &still) == CURLM_OK &&
+		    (size_t)still == s->running && wait_ms > 0)
+			curl_multi_poll(s->multi, NULL, 0, wait_ms, NULL);
+		curl_multi_perform(s->multi, &still);
+		while ((msg = curl_multi_info_read(s->multi, &left)) != NULL) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&sl);
+			curl_multi_remove_handle(s->multi, msg->easy_handle);
+			finish(sl, msg->data.result, &sl->out);
+			sl->state = SLOT_DONE;
+			s->running--;
+		}
+	}
+	for (i = 0; i < s->nslots && n < cap; i++) {
+		sl = &s->slots[i];
+		if (sl->state != SLOT_DONE)
+			continue;
+		jobs[n] = sl->job;
+		out[n] = sl->out;
+		memset(&sl->job, 0, sizeof(sl->job));
+		sl->state = SLOT_FREE;
+		s->used--;
+		n++;
+	}
+	return n;
 }
 
 int
 bp_webhook_send(struct bp_webhook_sender *s, const struct bp_webhook_job *jobs, size_t n,
     struct bp_webhook_outcome *out)
 {
-	size_t next = 0, running = 0, i;
-	int still, left;
-	CURLMsg *msg;
-	struct slot *sl;
+	struct bp_webhook_job copy, done;
+	struct bp_webhook_outcome o;
+	size_t next = 0, finished = 0, k, i;
 
-	for (;;) {
-		/* Fill the free slots. */
-		for (i = 0; i < s->nslots && next < n; i++) {
-			if (s->slots[i].busy)
-				continue;
-			if (start(s, &s->slots[i], &jobs[next], next, &out[next]) == 0)
-				running++;
+	while (finished < n) {
+		while (next < n && bp_webhook_sender_free_slots(s) > 0) {
+			/* The caller keeps its bodies: the slot gets a copy tagged with the index. */
+			copy = jobs[next];
+			if ((copy.body = malloc(jobs[next].len + 1)) == NULL)
+				return -1;
+			memcpy(copy.body, jobs[next].body, jobs[next].len + 1);
+			copy.attempts = (int64_t)next;
+			bp_webhook_sender_start(s, &copy);
 			next++;
 		}
-		if (running == 0 && next >= n)
-			break;
-		if (curl_multi_perform(s->multi, &still) != CURLM_OK)
-			goto broken;
-		while ((msg = curl_multi_info_read(s->multi, &left)) != NULL) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&sl);
-			curl_multi_remove_handle(s->multi, msg->easy_handle);
-			finish(sl, msg->data.result, &out[sl->job]);
-			running--;
+		while ((k = bp_webhook_sender_collect(s, 100, &done, &o, 1)) > 0) {
+			i = (size_t)done.attempts;
+			out[i] = o;
+			free(done.body);
+			finished += k;
 		}
-		if (running > 0 && curl_multi_poll(s->multi, NULL, 0, 100, NULL) != CURLM_OK)
-			goto broken;
 	}
 	return 0;
-broken:
-	for (i = 0; i < s->nslots; i++)
-		if (s->slots[i].busy) {
-			curl_multi_remove_handle(s->multi, s->slots[i].h);
-			snprintf(out[s->slots[i].job].error, sizeof(out[0].error), "curl failed");
-			s->slots[i].busy = 0;
-		}
-	return -1;
 }

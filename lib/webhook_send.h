@@ -23,6 +23,18 @@ struct bp_webhook_sender *bp_webhook_sender_new(const struct bp_config *cfg);
 void	bp_webhook_sender_free(struct bp_webhook_sender *);
 
 /*
+ * The streaming interface cron/deliver uses, so a slow receiver holds its own slot only:
+ * start a job in a free slot (the sender takes job->body, setting it to NULL; -1 when no slot
+ * is free), then collect finished ones, waiting up to wait_ms for one: each collected job
+ * (its body now the caller's again) and its outcome go into jobs[i] and out[i], at most cap.
+ */
+size_t	bp_webhook_sender_free_slots(const struct bp_webhook_sender *);
+size_t	bp_webhook_sender_busy(const struct bp_webhook_sender *);	/* started, not collected */
+int	bp_webhook_sender_start(struct bp_webhook_sender *, struct bp_webhook_job *job);
+size_t	bp_webhook_sender_collect(struct bp_webhook_sender *, int wait_ms,
+	    struct bp_webhook_job *jobs, struct bp_webhook_outcome *out, size_t cap);
+
+/*
  * POSTs each job's body to its url with the signature headers, at most [webhooks] parallel at
  * once, and writes each outcome into out[i]. Returns 0, or -1 when curl could not run at all
  * (every outcome is then a failure).

@@ -254,7 +254,11 @@ test_queue(void)
 	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
 	CU_ASSERT_EQUAL(n, 2);	/* the cap of tiny; evt_late not final yet */
 	bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
-	/* A dead pass's leases come back; the day is still spent. */
+	/* Leased rows are not claimed twice; a dead pass's leases come back; the day is spent. */
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL(n, 0);
+	bp_webhook_jobs_free(jobs, 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_release(u.db), 0);
 	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
 	CU_ASSERT_EQUAL(n, 0);
 	bp_webhook_jobs_free(jobs, 0);
