@@ -101,6 +101,8 @@ settle(struct bp_worker_ctx *w, struct bp_webhook_job *done, struct bp_webhook_o
  */
 #define CLAIM_FOR_US	(5 * 1000000)
 #define COLLECT_MS	20
+#define SETTLE_BATCH	64		/* outcomes per transaction at most ... */
+#define SETTLE_US	(20 * 1000)	/* ... or what ended within this long */
 
 static int
 deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
@@ -110,8 +112,8 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	struct bp_webhook_job *jobs, *done = NULL;
 	struct bp_webhook_outcome *out = NULL;
 	char (*paused)[BP_WEBHOOK_ID_MAX] = NULL;
-	size_t max = (size_t)cfg->parallel, claimed = 0, acked = 0, npaused = 0, k, i, nfree;
-	int64_t start = bp_mono_us();
+	size_t max = (size_t)cfg->parallel, claimed = 0, acked = 0, npaused = 0, k = 0, i, nfree;
+	int64_t start = bp_mono_us(), first = 0;
 	int n, filled, claiming = 1, failed = 0, rc = BP_WORKER_FAILED;
 
 	if ((filled = bp_webhook_tokens_fill(w->db, w->cfg, s->chain, TOKENS_MAX)) == -1) {
@@ -145,13 +147,24 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 			if (bp_worker_stopping() || bp_mono_us() - start > CLAIM_FOR_US)
 				claiming = 0;
 		}
-		if (bp_webhook_sender_busy(s->sender) == 0)
-			break;		/* nothing due and nothing in flight */
-		k = bp_webhook_sender_collect(s->sender, COLLECT_MS, done, out, max);
-		if (k > 0 && settle(w, done, out, k, paused, &acked, &npaused) == -1) {
-			/* Unsettled rows keep their lease: the next pass sends them again. */
-			failed = 1;
-			claiming = 0;
+		if (bp_webhook_sender_busy(s->sender) == 0 && k == 0)
+			break;		/* nothing due, nothing in flight, nothing to record */
+		if (k < max) {
+			i = bp_webhook_sender_collect(s->sender, COLLECT_MS, done + k, out + k,
+			    max - k);
+			if (k == 0 && i > 0)
+				first = bp_mono_us();
+			k += i;
+		}
+		/* Outcomes are recorded in batches: one transaction for many, soon after they end. */
+		if (k > 0 && (k >= SETTLE_BATCH || bp_mono_us() - first >= SETTLE_US ||
+		    bp_webhook_sender_busy(s->sender) == 0)) {
+			if (settle(w, done, out, k, paused, &acked, &npaused) == -1) {
+				/* Unsettled rows keep their lease: the next pass sends them again. */
+				failed = 1;
+				claiming = 0;
+			}
+			k = 0;
 		}
 	}
 	if ((int64_t)time(NULL) - s->pruned_at >= PRUNE_EVERY) {
