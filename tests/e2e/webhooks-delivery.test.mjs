@@ -16,7 +16,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Contract, JsonRpcProvider, Transaction, id as topicOf, zeroPadValue, getAddress } from 'ethers';
+import { Contract, JsonRpcProvider, Transaction, Wallet, id as topicOf, zeroPadValue, getAddress } from 'ethers';
 import { wallet, account } from '../../devchain/dev.mjs';
 import { admin, api, env, newKey, sleep, waitFor } from './helpers.mjs';
 
@@ -384,6 +384,18 @@ test('a redirect is a failure, never followed; an untrusted certificate is a TLS
     rogue.close();
     rogue.closeAllConnections();
   }
+});
+
+test('a slow receiver holds only its own slot: other events go out meanwhile', async () => {
+  const [xa, xb] = [Wallet.createRandom().address, Wallet.createRandom().address];
+  const slow = await hook('address_activity', { addresses: [xa] });
+  const fast = await hook('address_activity', { addresses: [xb] });
+  delayOf.set(slow.path, () => 2500);
+  await mined(wallet(60, provider).sendTransaction({ to: xa, value: 1n }));
+  const [a] = await arrived(slow.path, 1);
+  await mined(wallet(61, provider).sendTransaction({ to: xb, value: 1n }));
+  const [b] = await arrived(fast.path, 1);
+  assert.ok(b.at < a.at + 2500, `the fast receiver got its event ${b.at - a.at} ms after the slow one was asked`);
 });
 
 test('DELETE drops pending deliveries', async () => {
