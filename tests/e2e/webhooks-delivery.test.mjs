@@ -159,7 +159,12 @@ before(async () => {
   for (let i = 60; i < 70; i++)
     await provider.send('anvil_setBalance', [account(i).address, '0x56BC75E2D63100000']);
 });
-after(() => {
+let lastWorker;	// the worker the kill test leaves running; stopped here, so none outlives the file
+after(async () => {
+  if (lastWorker && lastWorker.exitCode === null) {
+    lastWorker.kill('SIGTERM');
+    await exited(lastWorker);
+  }
   server?.close();
   server?.closeAllConnections?.();
   sink?.close();
@@ -435,7 +440,7 @@ test('kill -9 of the worker at random points in 100 events x 10 kills loses none
     await exited(p);
   }
   const last = startWorker();
-  last.unref();
+  lastWorker = last;
   writeFileSync(`${env.dir}/deliver.pid`, `${last.pid}\n`);
   const list = await waitFor(() => {
     const l = got.get(w.path) ?? [];
