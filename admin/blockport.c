@@ -14,6 +14,7 @@
 #include "auth.h"
 #include "config.h"
 #include "db.h"
+#include "head_mark.h"
 #include "index_read.h"
 #include "limits.h"
 #include "log.h"
@@ -392,8 +393,17 @@ main(int argc, char *argv[])
 	if ((c.db = bp_db_open(c.cfg->database, strcmp(argv[ai], "migrate") == 0)) == NULL)
 		goto out;
 	if ((c.lim = bp_limits_open(c.cfg->limits_file)) == NULL ||
-	    bp_upstream_health_init(c.cfg) == -1)
+	    bp_upstream_health_init(c.cfg) == -1 || bp_head_mark_init(c.cfg) == -1)
 		goto out;
+	if (strcmp(argv[ai], "migrate") == 0 && c.cfg->rpc_cache_file[0] != '\0') {
+		struct bp_db *cache = bp_db_open(c.cfg->rpc_cache_file, 1);	/* docs/rpc.md */
+
+		if (cache == NULL)
+			goto out;
+		printf("response cache %s at schema %d\n", c.cfg->rpc_cache_file,
+		    bp_db_version(cache));
+		bp_db_close(cache);
+	}
 	if (strcmp(argv[ai], "migrate") == 0) {
 		printf("database %s at schema %d\n", c.cfg->database, bp_db_version(c.db));
 		rc = 0;

@@ -36,7 +36,14 @@ function open(i) {
 				return;
 			const h = buf.subarray(0, end).toString('latin1');
 			const m = /\r\ncontent-length:\s*(\d+)/i.exec(h);
-			const total = end + 4 + (m ? Number(m[1]) : 0);
+			let total = end + 4 + (m ? Number(m[1]) : 0);
+			if (!m && /\r\ntransfer-encoding:\s*chunked/i.test(h)) {
+				// A chunked answer (Apache's mod_proxy_fcgi): up to the last, empty chunk.
+				const last = buf.indexOf('\r\n0\r\n\r\n', end + 2);
+				if (last < 0)
+					return;
+				total = last + 7;
+			}
 			if (buf.length < total)
 				return;
 			if (!/^HTTP\/1\.[01] 200/.test(h))

@@ -4,6 +4,11 @@
  * asked; only as much HTTP is parsed as keep-alive needs (the end of the head and
  * Content-Length). It must never be the bottleneck of what it is measured with.
  *
+ * For the realistic mix of bench/remote.sh, eth_getTransactionReceipt, eth_getBlockByNumber and
+ * eth_getLogs get answers of their real shape and size (a receipt, a block of ten transactions,
+ * three logs; all of block 0x1000), and "GET /count" answers at once with the number of POSTs
+ * answered so far (how many calls a proxy let through).
+ *
  * With DELAY_MS it stands for a node that far away (another rack, a provider): a complete
  * request is queued with its due time and answered when the time comes, so thousands of
  * requests wait at once. The delay is the same for every request, so the queue is in due order
@@ -44,14 +49,66 @@ struct conn {
 struct pending {
 	int		 fd;
 	unsigned	 gen;
+	int		 kind;	/* which answer: enum kind */
 	int64_t		 due;	/* monotonic, microseconds */
 };
 
 static struct conn conns[MAXFD];
 static struct pending queue[QSZ];
 static size_t qhead, qlen;
-static char answer[256];
-static size_t answer_len;
+/* The answers, by what was asked. */
+enum kind { K_DEFAULT, K_RECEIPT, K_BLOCK, K_LOGS, K__MAX };
+static const char *const methods[K__MAX] = { NULL, "\"eth_getTransactionReceipt\"",
+    "\"eth_getBlockByNumber\"", "\"eth_getLogs\"" };
+static char answer[K__MAX][8192];
+static size_t answer_len[K__MAX];
+static unsigned long long answered;
+
+#define H32	"0x5f1e2c3d4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+#define A20	"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+#define BLOOM	"0x0000000000000000000000000000000000000000000000000000000000000000" \
+		"0000000000000000000000000000000000000000000000000000000000000000" \
+		"0000000000000000000000000000000000000000000000000000000000000000" \
+		"0000000000000000000000000000000000000000000000000000000000000000" \
+		"0000000000000000000000000000000000000000000000000000000000000000" \
+		"0000000000000000000000000000000000000000000000000000000000000000" \
+		"0000000000000000000000000000000000000000000000000000000000000000" \
+		"0000000000000000000000000000000000000000000000000000000000000000"
+#define LOG	"{\"address\":\"" A20 "\",\"topics\":[\"" H32 "\",\"" H32 "\",\"" H32 "\"]," \
+		"\"data\":\"0x00000000000000000000000000000000000000000000000000000000000f4240\"," \
+		"\"blockNumber\":\"0x1000\",\"blockHash\":\"" H32 "\",\"transactionHash\":\"" H32 \
+		"\",\"transactionIndex\":\"0x1\",\"logIndex\":\"0x2\",\"removed\":false}"
+static const char *const bodies[K__MAX] = {
+	BODY,
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"blockHash\":\"" H32 "\","
+	"\"blockNumber\":\"0x1000\",\"contractAddress\":null,\"cumulativeGasUsed\":\"0x1f6ea\","
+	"\"effectiveGasPrice\":\"0x3b9aca00\",\"from\":\"" A20 "\",\"gasUsed\":\"0xb4c8\","
+	"\"logs\":[" LOG "],\"logsBloom\":\"" BLOOM "\",\"status\":\"0x1\",\"to\":\"" A20 "\","
+	"\"transactionHash\":\"" H32 "\",\"transactionIndex\":\"0x1\",\"type\":\"0x2\"}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"baseFeePerGas\":\"0x3b9aca00\","
+	"\"difficulty\":\"0x0\",\"extraData\":\"0x\",\"gasLimit\":\"0x1c9c380\","
+	"\"gasUsed\":\"0x5a3c1\",\"hash\":\"" H32 "\",\"logsBloom\":\"" BLOOM "\","
+	"\"miner\":\"" A20 "\",\"mixHash\":\"" H32 "\",\"nonce\":\"0x0000000000000000\","
+	"\"number\":\"0x1000\",\"parentHash\":\"" H32 "\",\"receiptsRoot\":\"" H32 "\","
+	"\"sha3Uncles\":\"" H32 "\",\"size\":\"0x1a2b\",\"stateRoot\":\"" H32 "\","
+	"\"timestamp\":\"0x6553f100\",\"transactions\":[\"" H32 "\",\"" H32 "\",\"" H32 "\",\"" H32
+	"\",\"" H32 "\",\"" H32 "\",\"" H32 "\",\"" H32 "\",\"" H32 "\",\"" H32 "\"],"
+	"\"transactionsRoot\":\"" H32 "\",\"uncles\":[],\"withdrawals\":[],"
+	"\"withdrawalsRoot\":\"" H32 "\"}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[" LOG "," LOG "," LOG "]}",
+};
+
+/* Which answer the request body [p, p + n) gets. */
+static int
+kind_of(const char *p, size_t n)
+{
+	int k;
+
+	for (k = 1; k < K__MAX; k++)
+		if (memmem(p, n, methods[k], strlen(methods[k])) != NULL)
+			return k;
+	return K_DEFAULT;
+}
 
 static int64_t
 now_us(void)
@@ -110,7 +167,16 @@ take(int fd, int64_t due)
 			return -1;
 		if (c->len < total)
 			return 0;
-		queue[(qhead + qlen++) % QSZ] = (struct pending){ fd, c->gen, due };
+		if (c->len >= 10 && memcmp(c->buf, "GET /count", 10) == 0) {
+			char out[128];
+			int n = snprintf(out, sizeof(out), "HTTP/1.1 200 OK\r\nContent-Length: "
+			    "%d\r\n\r\n%llu", snprintf(NULL, 0, "%llu", answered), answered);
+
+			if (write(fd, out, (size_t)n) != n)
+				return -1;
+		} else
+			queue[(qhead + qlen++) % QSZ] = (struct pending){ fd, c->gen,
+			    kind_of(c->buf + head, total - head), due };
 		memmove(c->buf, c->buf + total, c->len - total);
 		c->len -= total;
 	}
@@ -127,8 +193,10 @@ answer_due(int ep)
 
 		if (p->due > now)
 			return (int)((p->due - now + 999) / 1000);
+		answered++;
 		if (conns[p->fd].gen == p->gen && conns[p->fd].buf != NULL &&
-		    write(p->fd, answer, answer_len) != (ssize_t)answer_len)
+		    write(p->fd, answer[p->kind], answer_len[p->kind]) !=
+		    (ssize_t)answer_len[p->kind])
 			drop(ep, p->fd);
 		qhead = (qhead + 1) % QSZ;
 		qlen--;
@@ -150,8 +218,10 @@ main(int argc, char *argv[])
 	}
 	delay = argc == 3 ? (int64_t)strtol(argv[2], NULL, 10) * 1000 : 0;
 	signal(SIGPIPE, SIG_IGN);
-	answer_len = (size_t)snprintf(answer, sizeof(answer), "HTTP/1.1 200 OK\r\n"
-	    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s", strlen(BODY), BODY);
+	for (i = 0; i < K__MAX; i++)
+		answer_len[i] = (size_t)snprintf(answer[i], sizeof(answer[i]), "HTTP/1.1 200 OK\r\n"
+		    "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+		    strlen(bodies[i]), bodies[i]);
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

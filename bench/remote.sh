@@ -48,6 +48,7 @@ cleanup() {
 		kill "$p" 2> /dev/null || true
 	done
 	[ -f "$dir/apache/apache.pid" ] && kill "$(cat "$dir/apache/apache.pid")" 2> /dev/null
+	[ -f "$dir/apache-pf/fcgi.pids" ] && kill $(cat "$dir/apache-pf/fcgi.pids") 2> /dev/null
 	wait 2> /dev/null || true
 	rm -rf "$dir"
 }
@@ -83,9 +84,17 @@ wait_port "$nginx_port" nginx
 	echo "[server]"
 	echo "database = $dir/blockport.db"
 	echo "allow_private_urls = true"
+	[ "${BENCH_CACHE:-1}" = 1 ] || echo "rpc_cache = false"	# BENCH_CACHE=0: without the cache
+	# BENCH_CACHE_FILE=1: the cache in a database file of its own.
+	[ "${BENCH_CACHE_FILE:-0}" = 0 ] || echo "rpc_cache_file = $dir/rpc-cache.db"
 	for d in $delays; do
 		printf '\n[chain bench.d%s]\nkind = evm\nchain_id = 1\ntestnet = true\nindex = false\n' "$d"
 		echo "upstream = http://127.0.0.1:${UPORT[$d]}"
+	done
+	# The realistic mix's near-head variant (below): answers near the head kept 1 s.
+	for d in $delays; do
+		printf '\n[chain bench.ttl%s]\nkind = evm\nchain_id = 1\ntestnet = true\n' "$d"
+		printf 'index = false\ncache_ttl_ms = 1000\nupstream = http://127.0.0.1:%s\n' "${UPORT[$d]}"
 	done
 } > "$dir/blockport.ini"
 export BLOCKPORT_CONFIG=$dir/blockport.ini
@@ -97,6 +106,17 @@ mkdir -p "$dir/bin"
 cp "$build/fcgi/rpc.fcgi" "$dir/bin/rpc.fcgi"	# Apache follows no symlink there
 chown -R www-data:www-data "$dir/blockport.db"* 2>/dev/null || true
 chmod 666 "$dir/blockport.db"* 2>/dev/null || true
+chown www-data:www-data "$dir/rpc-cache.db"* 2>/dev/null || true
+chmod 666 "$dir/rpc-cache.db"* 2>/dev/null || true
+# BENCH_WRITER=1: another writer of the database, as the indexer is: it holds the write lock
+# 50 ms of every 100 ms (a batch of blocks), for the whole run.
+if [ "${BENCH_WRITER:-0}" = 1 ]; then
+	sqlite3 "$dir/blockport.db" "CREATE TABLE bench_writer (x INTEGER)"
+	(printf '.timeout 10000\n'; while :; do
+		printf 'BEGIN IMMEDIATE;\nINSERT INTO bench_writer VALUES (1);\n.shell sleep 0.05\n'
+		printf 'COMMIT;\n.shell sleep 0.05\n'
+	done) | sqlite3 "$dir/blockport.db" > /dev/null 2>&1 & pids+=($!)
+fi
 chmod 777 "$dir"
 
 declare -A PORT WEBPID
@@ -116,6 +136,31 @@ start_server() {	# NAME
 		BLOCKPORT_PORT=$port BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run \
 		BLOCKPORT_PROCS=$apache_procs BLOCKPORT_WS_PORT=0 ASAN_OPTIONS= UBSAN_OPTIONS= LSAN_OPTIONS= TSAN_OPTIONS= \
 			apache2 -f "$top/apache/blockport.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
+		;;
+	apache-pf)
+		# Apache with mod_proxy_fcgi in front of the threaded programs started up front (as
+		# behind lighttpd: BLOCKPORT_PROCS processes of BLOCKPORT_THREADS threads) on one
+		# socket, instead of mod_fcgid's one request per process. An experiment of the bench:
+		# the shipped config stays mod_fcgid (docs/concurrency.md).
+		python3 bench/fcgi-spawn.py "$run/rpc.sock" "$procs" "$dir/bin/rpc.fcgi" > /dev/null
+		pgrep -f "^$dir/bin/rpc.fcgi" | while read -r p; do echo "$p"; done > "$run/fcgi.pids"
+		{
+			echo "ServerRoot /etc/apache2"; echo "ServerName 127.0.0.1"
+			echo "Listen 127.0.0.1:$port"; echo "PidFile $run/apache.pid"
+			echo "DefaultRuntimeDir $run"; echo "ErrorLog $run/apache-error.log"
+			echo "LogLevel warn"; echo "User www-data"; echo "Group www-data"
+			for m in mpm_event authz_core proxy proxy_fcgi; do
+				echo "LoadModule ${m}_module /usr/lib/apache2/modules/mod_$m.so"
+			done
+			echo "KeepAlive On"; echo "MaxKeepAliveRequests 100000"
+			echo "ServerLimit 16"; echo "ThreadsPerChild 64"; echo "MaxRequestWorkers 1024"
+			echo "StartServers 8"
+			# No enablereuse: a kept FastCGI connection holds the thread that accepted it
+			# (libfcgi's accept lock), and the other requests then wait (measured: 504s).
+			echo "ProxyPass /v1/rpc/ unix:$run/rpc.sock|fcgi://localhost/v1/rpc/"
+		} > "$run/apache.conf"
+		chown www-data:www-data "$run/rpc.sock"
+		apache2 -f "$run/apache.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
 		;;
 	esac
 	WEBPID[$1]=$!
@@ -153,8 +198,8 @@ for t in $targets; do
 	done
 done
 
-mem() {	# PID: "RSS_MB PSS_MB NPROCS" of the process and all its descendants
-	local all=() todo=("$1") p kids
+mem() {	# PID...: "RSS_MB PSS_MB NPROCS" of the processes and all their descendants
+	local all=() todo=("$@") p kids
 	while [ ${#todo[@]} -gt 0 ]; do
 		p=${todo[0]}
 		todo=("${todo[@]:1}")
@@ -175,6 +220,7 @@ printf '%-9s %5s %5s %8s %8s %8s | %8s %8s %8s %7s %9s | %6s %6s %5s\n' target d
 	"req/s" "p50 ms" "p99 ms" "cc req/s" "cc p50" "cc p99" starved "min/max" "RSS MB" "PSS MB" procs
 declare -A RPS P99 STARVED
 fail=0
+[ "${BENCH_ONLY:-}" != mix ] || connss=""	# BENCH_ONLY=mix: only the mix below
 for d in $delays; do
 	for c in $connss; do
 		for t in $targets; do
@@ -183,7 +229,9 @@ for d in $delays; do
 			read -r _ rps p50 p99 < <(wrk_run "$t" "$u" "$c" "$secs" -s "$dir/post.lua")
 			read -r ans crps cp50 cp99 starved mn mx non200 errs < <(node bench/conn-count.mjs \
 				"$u" "$c" "$secs" "$body" "X-API-Key: $key")
-			read -r rss pss np < <(mem "${WEBPID[$t]}")
+			# apache-pf's programs are not Apache's children: counted with it.
+			read -r rss pss np < <(mem "${WEBPID[$t]}" \
+				$(cat "$dir/$t/fcgi.pids" 2>/dev/null || true))
 			RPS[$t/$d/$c]=$rps
 			printf '%-9s %5s %5s %8s %8.1f %8.1f | %8s %8.1f %8.1f %7s %9s | %6s %6s %5s\n' \
 				"$t" "$d" "$c" "$rps" "$(awk -v v="$p50" 'BEGIN{print v/1000}')" \
@@ -215,4 +263,72 @@ for d in $delays; do
 		done
 	done
 done
+
+# ---- The realistic mix (bench/rpc-mix.mjs: a block explorer's reads), and whether identical
+# concurrent calls are worth de-duplicating. The upstream BENCH_MIX_DELAY ms away (50), with
+# BENCH_MIX_CONNS connections (64); BENCH_MIX=0 skips it. Hit rate: answers that carried
+# X-Cache-Hits; upstream calls: counted by the upstream itself (GET /count).
+mixd=${BENCH_MIX_DELAY:-50}
+mixc=${BENCH_MIX_CONNS:-64}
+if [ "${BENCH_MIX:-1}" = 1 ] && [ -n "${UPORT[$mixd]:-}" ]; then
+	node bench/rpc-mix.mjs "$key" > "$dir/mix.lua"
+	upcount() { curl -s -m 5 "http://127.0.0.1:${UPORT[$mixd]}/count"; }
+	mixrun() {	# TARGET URL SCRIPT: "rps p50_us p99_us requests hits answers upstream_calls"
+		local before after out
+		wrk -t2 -c"$mixc" -d1s -s "$3" "$2" > /dev/null 2>&1 || true	# warm: the cache fills
+		before=$(upcount)
+		out=$(wrk -t2 -c"$mixc" -d"${secs}s" --latency -s "$3" "$2" 2>&1)
+		after=$(upcount)
+		awk -v calls=$((after - before)) '/^Requests\/sec/ { rps = $2 }
+			$1 == "50%" { p50 = $2 } $1 == "99%" { p99 = $2 }
+			/ requests in / { n = $1 } /^hits / { h = $2; a = $3 }
+			function us(v,  m) { m = 1; if (v ~ /ms$/) m = 1000; else if (v ~ /[0-9]s$/) m = 1000000
+				sub(/[a-z]+$/, "", v); return v * m }
+			END { printf "%d %d %d %d %d %d %d\n", rps, us(p50), us(p99), n, h, a, calls }' <<< "$out"
+	}
+	echo
+	echo "== realistic mix (bench/rpc-mix.mjs), upstream $mixd ms away, $mixc connections," \
+		"${secs}s after a 1 s warm-up"
+	printf '%-9s %8s %8s %8s %9s %16s\n' target "req/s" "p50 ms" "p99 ms" "hit rate" \
+		"upstream/request"
+	declare -A MIX
+	for t in $targets; do
+		read -r rps p50 p99 n h a calls < <(mixrun "$t" "$(url "$t" "$mixd")" "$dir/mix.lua")
+		MIX[$t]=$rps
+		printf '%-9s %8s %8.1f %8.1f %8s %16s\n' "$t" "$rps" \
+			"$(awk -v v="$p50" 'BEGIN{print v/1000}')" "$(awk -v v="$p99" 'BEGIN{print v/1000}')" \
+			"$(ratio "$h" "$a")" "$(awk -v c="$calls" -v n="$n" 'BEGIN{ if (n) printf "%.3f", c/n }')"
+	done
+	for s in $servers; do
+		echo "  $s: $(ratio "${MIX[$s]}" "${MIX[nginx]}") of nginx on the mix"
+	done
+	# De-duplication: every connection asks eth_blockNumber at once, again and again. Without
+	# a near-head TTL each client request is one upstream call; with one, each expiry lets every
+	# request in flight through. Upstream calls per client request say what merging identical
+	# calls in flight would save.
+	cat > "$dir/head.lua" <<EOT
+wrk.method = "POST"
+wrk.body = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["X-API-Key"] = "$key"
+EOT
+	echo
+	echo "== identical calls at once: eth_blockNumber, $mixc connections, upstream $mixd ms away"
+	printf '%-9s %-22s %8s %8s %16s\n' target network "req/s" "p99 ms" "upstream/request"
+	for t in $targets; do
+		for net in "d$mixd" "ttl$mixd"; do
+			[ "$t" != nginx ] || [ "$net" = "d$mixd" ] || continue
+			u=$(url "$t" "$mixd")
+			[ "$t" = nginx ] || u=${u%/*}/$net
+			before=$(upcount)
+			read -r _ rps _ p99 < <(wrk_run "$t" "$u" "$mixc" "$secs" -s "$dir/head.lua")
+			after=$(upcount)
+			n=$(awk -v r="$rps" -v s="$secs" 'BEGIN { printf "%d", r * s }')
+			printf '%-9s %-22s %8s %8.1f %16s\n' "$t" \
+				"$([ "$net" = "d$mixd" ] && echo "no TTL" || echo "cache_ttl_ms 1000")" "$rps" \
+				"$(awk -v v="$p99" 'BEGIN{print v/1000}')" \
+				"$(awk -v c=$((after - before)) -v n="$n" 'BEGIN{ if (n) printf "%.4f", c/n }')"
+		done
+	done
+fi
 exit 0

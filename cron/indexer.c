@@ -14,6 +14,7 @@
  *      (index_store.h), so a crash leaves no gap and no duplicate;
  *   4. pruning past index_retention_blocks, a bounded slice (index_prune.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "log.h"
 #include "upstream.h"
 #include "util.h"
+#include "wake.h"
 #include "webhook_match.h"
 #include "worker.h"
 
@@ -49,6 +51,7 @@ struct state {
 	struct bp_store_hook webhooks;	/* webhook matching in the store's transaction */
 	struct chain	 chains[BP_MAX_NETWORKS];
 	size_t		 nchains;
+	char		 wake[4200];	/* DATABASE.heads, touched after a pass that stored blocks */
 };
 
 /* Saves the cursor as it is, with the node's head. BP_WORKER_IDLE, or FAILED with err set. */
@@ -153,7 +156,7 @@ static int
 indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 {
 	struct state *s = w->state;
-	int any_more = 0, any_ok = 0, any_failed = 0;
+	int any_more = 0, any_ok = 0, any_failed = 0, stored = 0;
 	size_t i, off = 0;
 
 	msg[0] = '\0';
@@ -191,6 +194,7 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		any_ok = 1;
 		any_more |= r == BP_WORKER_MORE;
 		if (n.blocks > 0) {
+			stored = 1;
 			bp_log(BP_LOG_DEBUG, "%s: %lld blocks, %lld txs, %lld logs, %lld transfers,"
 			    " %lld 4337 events, %lld malformed", c->st.key, (long long)n.blocks,
 			    (long long)n.txs, (long long)n.logs, (long long)n.transfers,
@@ -202,6 +206,9 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	}
 	if (s->nchains == 0)
 		snprintf(msg, msglen, "no evm networks to index");
+	/* The WebSocket connections wait for new blocks on this file (wake.h). */
+	if (stored && bp_wake_touch(s->wake) == -1)
+		bp_warn("%s: %s", s->wake, strerror(errno));
 	if (any_failed && !any_ok)
 		return BP_WORKER_FAILED;
 	w->failed = any_failed;
@@ -217,7 +224,8 @@ indexer_init(struct bp_worker_ctx *w)
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -1;
 	w->state = s;
-	if ((s->up = bp_upstream_new(w->cfg)) == NULL)
+	if ((s->up = bp_upstream_new(w->cfg)) == NULL ||
+	    bp_wake_path(w->cfg->database, BP_WAKE_HEADS, s->wake, sizeof(s->wake)) == -1)
 		return -1;
 	bp_webhook_match_hook(w->cfg, &s->webhooks);
 	for (i = 0; i < w->cfg->nnets; i++) {

@@ -120,18 +120,7 @@ member(struct bp_req *r, const cJSON *body, const char *name, int required, cons
 static const struct bp_network *
 network_of(struct bp_req *r, const char *chain, const char *network)
 {
-	const struct bp_network *net;
-
-	net = bp_config_rest_network(config, chain, r->key.test, network);
-	if (net == NULL || net->kind != BP_CHAIN_EVM)
-		bp_error(r, 400, "invalid_request", "chain: no EVM network \"%s%s%s\" for this key",
-		    chain, network ? "." : "", network ? network : "");
-	else if (r->key.test && !net->testnet)
-		bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)",
-		    net->chain, net->network);
-	else
-		return net;
-	return NULL;
+	return bp_req_evm_network(r, chain, network);
 }
 
 /* ---- gas prices ---- */

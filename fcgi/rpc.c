@@ -26,12 +26,18 @@ static const struct bp_route routes[] = {
 static const struct bp_app app = { "rpc", routes, BP_NITEMS(routes), NULL, NULL };
 static const struct bp_app_threads threads = { rpc_thread_init, rpc_thread_fini };
 
-/* Each thread's proxy (r->ctx): its buffers and upstream handles are reused by its requests. */
+/*
+ * Each thread's proxy (r->ctx): its buffers and upstream handles are reused by its requests; the
+ * response cache goes through the thread's database connection.
+ */
 static void *
 rpc_thread_init(const struct bp_config *cfg, struct bp_db *db)
 {
-	(void)db;
-	return bp_rpc_proxy_new(cfg, &bp_rpc_node_table);
+	struct bp_rpc_proxy *p = bp_rpc_proxy_new(cfg, &bp_rpc_node_table);
+
+	if (p != NULL)
+		bp_rpc_proxy_use_cache(p, db);
+	return p;
 }
 
 static void

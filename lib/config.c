@@ -29,7 +29,8 @@ enum value_type {
 	VT_ADDR,	/* 4: 0x + 40 hex digits */
 	VT_KIND,	/* 5: evm or solana */
 	VT_DECIMAL,	/* 6: gas: digits, optionally '.' and 1 to 18 digits */
-	VT_TEXT,	/* 7: any text that fits; check() validates what needs it */
+	VT_HTTPURL,	/* 7: nfts: one http:// or https:// URL (a gateway) */
+	VT_TEXT,	/* 8: any text that fits; check() validates what needs it */
 	VT__MAX
 };
 
@@ -96,6 +97,27 @@ static const struct rule rules[] = {
 	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
 	{ SEC_PRICES, "native", VT_DECIMAL, 0, 0, PRICE(native) },
+	/* ---- Tokens (docs/tokens.md); token price keys are read by token_price() ---- */
+	{ SEC_SERVER, "token_list", VT_PATH, 0, 0, CFG(token_list) },
+	{ SEC_SERVER, "price_max_age", VT_INT, 1, INT64_C(31536000), CFG(price_max_age) },
+	{ SEC_SERVER, "token_refresh_seconds", VT_INT, 0, 86400, CFG(token_refresh_seconds) },
+	{ SEC_SERVER, "token_balances_max", VT_INT, 1, 10000, CFG(token_balances_max) },
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	{ SEC_SERVER, "rpc_cache", VT_BOOL, 0, 1, CFG(rpc_cache) },
+	{ SEC_SERVER, "rpc_cache_mb", VT_INT, 1, 1024 * 1024, CFG(rpc_cache_mb) },
+	{ SEC_SERVER, "rpc_cache_max_item", VT_INT, 1024, 64 * MiB, CFG(rpc_cache_max_item) },
+	{ SEC_SERVER, "rpc_cache_file", VT_PATH, 0, 0, CFG(rpc_cache_file) },
+	{ SEC_CHAIN, "finality_depth", VT_INT, 1, 1000000, NET(finality_depth) },
+	{ SEC_CHAIN, "cache_ttl_ms", VT_INT, 0, 3600000, NET(cache_ttl_ms) },
+	{ SEC_CHAIN, "cache", VT_BOOL, 0, 1, NET(cache) },
+	/* ---- NFTs: gateways, the metadata retry backoff, the fetch guard per network ---- */
+	{ SEC_SERVER, "ipfs_gateway", VT_HTTPURL, 0, 0, CFG(ipfs_gateway) },
+	{ SEC_SERVER, "arweave_gateway", VT_HTTPURL, 0, 0, CFG(arweave_gateway) },
+	{ SEC_SERVER, "nft_retry_seconds", VT_INT, 1, 86400, CFG(nft_retry_seconds) },
+	{ SEC_CHAIN, "allow_private_urls", VT_BOOL, 0, 1, NET(allow_private_urls) },
+	/* ---- Bundler: the submitter's key and beneficiary (docs/bundler.md) ---- */
+	{ SEC_CHAIN, "bundler_key", VT_PATH, 0, 0, NET(bundler_key) },
+	{ SEC_CHAIN, "bundler_beneficiary", VT_ADDR, 0, 0, NET(bundler_beneficiary) },
 	/* ---- Webhooks: the cap per plan, delivery and its e-mail (docs/webhooks.md) ---- */
 	{ SEC_PLAN, "webhooks", VT_INT, 0, 1000000, PLAN(webhooks) },
 	{ SEC_PLAN, "webhook_deliveries", VT_INT, 0, INT64_C(1000000000), PLAN(webhook_deliveries) },
@@ -267,6 +289,9 @@ start_section(struct loader *l, const char *section)
 		n->chain_id = -1;
 		n->block_seconds = 12;
 		bp_strlcpy(n->gas_priority_floor, "0.001", sizeof(n->gas_priority_floor));
+		n->finality_depth = 1024;
+		n->cache = 1;
+		n->allow_private_urls = -1;	/* nfts: [server]'s */
 		l->cursec_kind = SEC_CHAIN;
 		l->cursec_obj = n;
 		return 0;
@@ -405,6 +430,17 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 		n->nupstream++;
 		return 0;
 	}
+	case VT_HTTPURL:
+		if ((strncmp(value, "http://", 7) != 0 && strncmp(value, "https://", 8) != 0) ||
+		    strpbrk(value, " \t") != NULL) {
+			fail(l, r->key, "not an http:// or https:// URL: '%s'", value);
+			return -1;
+		}
+		if (bp_strlcpy(field, value, r->size) == -1) {
+			fail(l, r->key, "URL too long: '%s'", value);
+			return -1;
+		}
+		return 0;
 	case VT_PATH: {
 		char tmp[4096];
 		int w;
@@ -429,6 +465,64 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 	}
 	fail(l, r->key, "internal: bad rule%s", "");
 	return -1;
+}
+
+/* Tokens: s is "0x" + 40 hex digits; copies it in lower case into out (43 bytes). 0 or -1. */
+static int
+lower_addr(const char *s, char *out)
+{
+	size_t i;
+
+	if (strlen(s) != 42 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') ||
+	    strspn(s + 2, "0123456789abcdefABCDEF") != 40)
+		return -1;
+	for (i = 0; i < 42; i++)
+		out[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] + 32 : s[i] == 'X' ? 'x' : s[i]);
+	out[42] = '\0';
+	return 0;
+}
+
+/*
+ * Tokens: a `0xCONTRACT = PRICE` or `0xCONTRACT = chainlink:0xAGGREGATOR` line of a
+ * [prices CHAIN] section (docs/tokens.md). A contract given again replaces its price.
+ */
+static int
+token_price(struct loader *l, const char *name, const char *value)
+{
+	struct bp_prices *p = l->cursec_obj;
+	struct bp_config *c = l->cfg;
+	struct bp_token_price t;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(t.chain, p->chain, sizeof(t.chain));
+	if (lower_addr(name, t.contract) == -1) {
+		fail(l, name, "a token price key is a 0x address of 40 hex digits%s", "");
+		return -1;
+	}
+	if (strncmp(value, "chainlink:", 10) == 0) {
+		if (lower_addr(value + 10, t.aggregator) == -1) {
+			fail(l, name, "not chainlink:0x + 40 hex digits: '%s'", value);
+			return -1;
+		}
+	} else if (!valid_decimal(value, sizeof(t.price))) {
+		fail(l, name, "not a decimal USD price such as 1.0001 or chainlink:0x...: '%s'",
+		    value);
+		return -1;
+	} else
+		memcpy(t.price, value, strlen(value) + 1);
+	for (i = 0; i < c->ntoken_prices; i++)
+		if (strcmp(c->token_prices[i].chain, t.chain) == 0 &&
+		    strcmp(c->token_prices[i].contract, t.contract) == 0)
+			break;
+	if (i == BP_MAX_TOKEN_PRICES) {
+		fail(l, name, "more than 256 token prices in all [prices] sections%s", "");
+		return -1;
+	}
+	c->token_prices[i] = t;
+	if (i == c->ntoken_prices)
+		c->ntoken_prices++;
+	return 0;
 }
 
 static int
@@ -461,6 +555,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 		fail(l, name, "key outside any section%s", "");
 		return 0;
 	}
+	if (l->cursec_kind == SEC_PRICES && strncmp(name, "0x", 2) == 0)
+		return token_price(l, name, value) == 0;
 	for (i = 0; i < BP_NITEMS(rules); i++)
 		if (rules[i].sec == l->cursec_kind && strcmp(rules[i].key, name) == 0)
 			return set_value(l, &rules[i], value) == 0;
@@ -590,6 +686,15 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->key_cache_seconds = 30;
 	cfg->gas_sample_max_age = 30;
 	cfg->paymaster_validity = 600;
+	cfg->price_max_age = 3600;
+	cfg->token_refresh_seconds = 60;
+	cfg->token_balances_max = 1000;
+	cfg->rpc_cache = 1;
+	cfg->rpc_cache_mb = 256;
+	cfg->rpc_cache_max_item = 1 * MiB;
+	bp_strlcpy(cfg->ipfs_gateway, "https://ipfs.io/ipfs/", sizeof(cfg->ipfs_gateway));
+	bp_strlcpy(cfg->arweave_gateway, "https://arweave.net/", sizeof(cfg->arweave_gateway));
+	cfg->nft_retry_seconds = 300;
 	cfg->webhooks.timeout_ms = 15000;
 	bp_strlcpy(cfg->webhooks.retry_schedule, "10,60,600,3600,21600",
 	    sizeof(cfg->webhooks.retry_schedule));

@@ -19,6 +19,7 @@
 #define BP_ADDR_STRLEN		43	/* "0x" + 40 hex digits + NUL */
 #define BP_MAX_PRICES		32
 #define BP_DECIMAL_MAX		48	/* a decimal config value: digits, '.', digits + NUL */
+#define BP_MAX_TOKEN_PRICES	256	/* token keys of all [prices CHAIN] sections */
 
 enum bp_chain_kind {
 	BP_CHAIN_EVM,		/* 0 */
@@ -68,12 +69,29 @@ struct bp_network {
 	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
 	int		gas_sample;		/* cron/gas samples this network (evm; default true) */
 	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	int64_t		finality_depth;		/* blocks below the head that no reorg reaches (1024) */
+	int64_t		cache_ttl_ms;		/* near-head answers kept this long; 0 = never (0) */
+	int		cache;			/* answers of this network may be cached (true) */
+	/* ---- NFTs (lib/nft.c; docs/nfts.md) ---- */
+	int		allow_private_urls;	/* metadata fetches: -1 [server]'s, else 0/1 */
+	/* ---- Bundler (cron/bundle.c; docs/bundler.md) ---- */
+	char		bundler_key[4096];	/* the file of the key that sends bundles */
+	char		bundler_beneficiary[BP_ADDR_STRLEN];	/* "" = the bundler's address */
 };
 
 /* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */
 struct bp_prices {
 	char		chain[BP_NAME_MAX];
 	char		native[BP_DECIMAL_MAX];	/* USD per native coin; "" when not given */
+};
+
+/* ---- Tokens: a `0xCONTRACT = PRICE` or `= chainlink:0xAGGREGATOR` line (docs/tokens.md) ---- */
+struct bp_token_price {
+	char		chain[BP_NAME_MAX];		/* of its [prices CHAIN] section */
+	char		contract[BP_ADDR_STRLEN];	/* lower case */
+	char		price[BP_DECIMAL_MAX];		/* a fixed USD price, or "" */
+	char		aggregator[BP_ADDR_STRLEN];	/* lower case, or "": cron/prices reads it */
 };
 
 /* ---- Webhooks: the [webhooks] and [smtp] sections (docs/webhooks.md) ---- */
@@ -112,6 +130,22 @@ struct bp_config {
 	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
 	struct bp_prices prices[BP_MAX_PRICES];
 	size_t		nprices;
+	/* ---- Tokens (docs/tokens.md) ---- */
+	struct bp_token_price token_prices[BP_MAX_TOKEN_PRICES];
+	size_t		ntoken_prices;
+	char		token_list[4096];	/* a Uniswap token-list file for logos, or "" */
+	int64_t		price_max_age;		/* seconds a Chainlink sample stays a price (3600) */
+	int64_t		token_refresh_seconds;	/* total_supply and spam read again after (60) */
+	int64_t		token_balances_max;	/* holdings read per balances request (1000) */
+	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	int		rpc_cache;		/* on (true) */
+	int64_t		rpc_cache_mb;		/* bound of the cached answers, MiB (256) */
+	int64_t		rpc_cache_max_item;	/* larger answers are not cached, bytes (1 MiB) */
+	char		rpc_cache_file[4096];	/* a database of its own; "": the database */
+	/* ---- NFTs (docs/nfts.md) ---- */
+	char		ipfs_gateway[BP_URL_MAX];	/* ipfs:// and bare CIDs go through it */
+	char		arweave_gateway[BP_URL_MAX];	/* ar:// */
+	int64_t		nft_retry_seconds;	/* first backoff after a failed metadata fetch */
 	/* ---- Webhooks (docs/webhooks.md) ---- */
 	struct bp_webhooks_config webhooks;
 };

@@ -29,6 +29,7 @@ struct bp_db {
 	struct bp_stmt	 cache[STMT_CACHE];
 	size_t		 ncache;
 	int64_t		 busy_since;	/* bp_mono_us() when the current wait for a lock began */
+	int64_t		 busy_max;	/* how long to wait in all: BUSY_MAX_US, or bp_db_try_begin's */
 	int		 ckpt_at;	/* WAL frames when this connection last checkpointed */
 };
 
@@ -80,7 +81,7 @@ on_busy(void *arg, int count)
 
 	if (count == 0)
 		db->busy_since = now;
-	else if (now - db->busy_since > BUSY_MAX_US)
+	else if (now - db->busy_since > (db->busy_max > 0 ? db->busy_max : BUSY_MAX_US))
 		return 0;
 	wait = count < 6 ? (int64_t)BUSY_STEP_US << count : BUSY_CAP_US;
 	if (wait > BUSY_CAP_US)
@@ -253,6 +254,21 @@ bp_db_begin(struct bp_db *db)
 }
 
 int
+bp_db_try_begin(struct bp_db *db, int64_t max_wait_us)
+{
+	struct bp_stmt *st;
+	int rc;
+
+	if ((st = bp_db_stmt(db, sql_begin)) == NULL)
+		return -1;
+	db->busy_max = max_wait_us > 0 ? max_wait_us : 1;
+	rc = sqlite3_step(st->st);
+	sqlite3_reset(st->st);
+	db->busy_max = 0;
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
 bp_db_commit(struct bp_db *db)
 {
 	return tx_step(db, sql_commit);
@@ -322,6 +338,15 @@ bp_stmt_step(struct bp_stmt *s)
 }
 
 int
+bp_stmt_run(struct bp_stmt *st)
+{
+	int rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
+
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
 bp_stmt_was_conflict(struct bp_stmt *s)
 {
 	return s->conflict;
@@ -361,4 +386,18 @@ bp_stmt_reset(struct bp_stmt *s)
 {
 	if (s != NULL)
 		sqlite3_reset(s->st);
+}
+
+int64_t
+bp_db_data_version(struct bp_db *db)
+{
+	struct bp_stmt *st;
+	int64_t v = -1;
+
+	if ((st = bp_db_stmt(db, "PRAGMA data_version")) == NULL)
+		return -1;
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		v = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return v;
 }

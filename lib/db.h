@@ -39,9 +39,16 @@ struct bp_stmt	*bp_db_stmt(struct bp_db *, const char *sql);
 /* Runs sql (one or more statements, no bindings, no rows); 0 or -1 after logging why. */
 int		 bp_db_exec(struct bp_db *, const char *sql);
 int		 bp_db_begin(struct bp_db *);	/* BEGIN IMMEDIATE */
+/*
+ * BEGIN IMMEDIATE that waits at most max_wait_us for another writer's lock: 0, or -1 when the
+ * lock was not had in time or on an error, not logged (for best-effort writes: the cache's).
+ */
+int		 bp_db_try_begin(struct bp_db *, int64_t max_wait_us);
 int		 bp_db_commit(struct bp_db *);
 void		 bp_db_rollback(struct bp_db *);
 int64_t		 bp_db_last_id(struct bp_db *);
+/* PRAGMA data_version: changes whenever another connection commits; -1 on an error. */
+int64_t		 bp_db_data_version(struct bp_db *);
 int		 bp_db_changes(struct bp_db *);
 
 /* Bindings, 1-based as in SQLite; 0 or -1. A NULL text binds SQL NULL. */
@@ -54,6 +61,8 @@ enum bp_db_step	 bp_stmt_step(struct bp_stmt *);
 /* Whether the last BP_DB_ERROR was a UNIQUE or PRIMARY KEY constraint failure. */
 int		 bp_stmt_was_conflict(struct bp_stmt *);
 /* Column readers, 0-based; valid until the next step or reset. */
+/* Steps a statement without rows (INSERT, DELETE) once and resets it; 0, or -1 (logged). */
+int		 bp_stmt_run(struct bp_stmt *);
 int64_t		 bp_col_int(struct bp_stmt *, int col);
 const char	*bp_col_text(struct bp_stmt *, int col);	/* "" for NULL */
 int		 bp_col_is_null(struct bp_stmt *, int col);

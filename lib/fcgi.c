@@ -128,6 +128,23 @@ bp_req_need_scope(struct bp_req *r, enum bp_scope s)
 	    bp_scope_name(s));
 }
 
+const struct bp_network *
+bp_req_evm_network(struct bp_req *r, const char *chain, const char *network)
+{
+	const struct bp_network *net;
+
+	net = bp_config_rest_network(r->cfg, chain, r->key.test, network);
+	if (net == NULL || net->kind != BP_CHAIN_EVM)
+		bp_error(r, 400, "invalid_request", "chain: no EVM network \"%s%s%s\" for this key",
+		    chain, network ? "." : "", network ? network : "");
+	else if (r->key.test && !net->testnet)
+		bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)",
+		    net->chain, net->network);
+	else
+		return net;
+	return NULL;
+}
+
 /* Authenticates and counts the request (lib/admit.c); 0 to go on, or the status set in r. */
 static int
 admit(const struct bp_admit *a, struct bp_req *r, unsigned nday, unsigned cu)

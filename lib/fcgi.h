@@ -87,6 +87,13 @@ enum bp_limit_verdict bp_req_charge(struct bp_req *, unsigned nday, unsigned cu)
 
 /* Answers 403 unless the key has scope s; 0 when it has. */
 int		 bp_req_need_scope(struct bp_req *, enum bp_scope s);
+/*
+ * The EVM network a REST path's {chain} (and an optional ?network=) means for r's key
+ * (DESIGN.md, "Networks on REST paths"). Returns it, or NULL with the answer set in r: 400 when
+ * the config has no such EVM network, 403 when a test key names a mainnet.
+ */
+const struct bp_network *bp_req_evm_network(struct bp_req *, const char *chain,
+		    const char *network);
 /* Answers 429 for a verdict from the counters, with Retry-After; returns 429. */
 int		 bp_error_limited(struct bp_req *, enum bp_limit_verdict);
 

@@ -2,6 +2,7 @@
  * The chain index's readers: the read side of the indexer's tables for the features built on
  * them (index_read.h). The writers are index_store.c, index_reorg.c and index_prune.c.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,20 +135,17 @@ bp_index_nft_balance(struct bp_db *db, const char *chain, const char *contract,
 	}
 }
 
-int
-bp_index_each_nft(struct bp_db *db, const char *chain, const char *owner,
-    int (*fn)(const struct bp_index_nft *, void *), void *arg)
+/*
+ * Steps st (contract, token_id, standard, quantity, block_number rows), calling fn for each
+ * until it returns non-zero, and resets st. Returns the number of calls, or -1 on an error.
+ */
+static int
+each_nft_row(struct bp_stmt *st, int (*fn)(const struct bp_index_nft *, void *), void *arg)
 {
-	static const char sql[] = "SELECT contract, token_id, standard, quantity, block_number"
-	    " FROM index_nft_owners WHERE chain = ? AND owner = ? ORDER BY contract, token_id";
-	const char *keys[] = { chain, owner };
 	struct bp_index_nft n;
-	struct bp_stmt *st;
 	enum bp_db_step r;
 	int count = 0;
 
-	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
-		return -1;
 	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
 		n.contract = bp_col_text(st, 0);
 		n.token_id = bp_col_text(st, 1);
@@ -160,6 +158,13 @@ bp_index_each_nft(struct bp_db *db, const char *chain, const char *owner,
 	}
 	bp_stmt_reset(st);
 	return r == BP_DB_ERROR ? -1 : count;
+}
+
+int
+bp_index_each_nft(struct bp_db *db, const char *chain, const char *owner,
+    int (*fn)(const struct bp_index_nft *, void *), void *arg)
+{
+	return bp_index_nft_page(db, chain, owner, 0, INT64_MAX, fn, arg);
 }
 
 int
@@ -293,3 +298,143 @@ bp_index_block_hash(struct bp_db *db, const char *chain, int64_t number, char *o
 }
 
 /* ---- End of the wallet resource's readers. */
+
+/* ---- Readers for the NFT resource (lib/nft.c); self-contained, may move as a block. */
+
+/* Column 0 and 1 as int64s into the int64_t[2] at arg, for lookup. */
+static int
+fill_int2(struct bp_stmt *st, void *arg)
+{
+	((int64_t *)arg)[0] = bp_col_int(st, 0);
+	((int64_t *)arg)[1] = bp_col_int(st, 1);
+	return 0;
+}
+
+int
+bp_index_nft_page(struct bp_db *db, const char *chain, const char *owner, int64_t offset,
+    int64_t limit, int (*fn)(const struct bp_index_nft *, void *), void *arg)
+{
+	/*
+	 * The page's keys come from the (chain, owner) index alone (it carries the primary key
+	 * after it, so they come in order and nothing is sorted); only the page's rows are read
+	 * from the table. Asked for every column at once, SQLite would walk the primary key over
+	 * the whole chain instead.
+	 */
+	static const char sql[] = "SELECT o.contract, o.token_id, o.standard, o.quantity,"
+	    " o.block_number FROM (SELECT contract, token_id FROM index_nft_owners"
+	    " WHERE chain = ?1 AND owner = ?2 ORDER BY contract, token_id LIMIT ?3 OFFSET ?4) AS k"
+	    " JOIN index_nft_owners o ON o.chain = ?1 AND o.contract = k.contract"
+	    " AND o.token_id = k.token_id AND o.owner = ?2 ORDER BY k.contract, k.token_id";
+	const char *keys[] = { chain, owner };
+	struct bp_stmt *st;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 3, limit);
+	bp_stmt_int(st, 4, offset);
+	return each_nft_row(st, fn, arg);
+}
+
+int
+bp_index_nft_count(struct bp_db *db, const char *chain, const char *owner, int64_t *count)
+{
+	static const char sql[] = "SELECT count(*), 0 FROM index_nft_owners"
+	    " WHERE chain = ? AND owner = ?";
+	const char *keys[] = { chain, owner };
+	int64_t v[2];
+
+	if (lookup(db, sql, keys, BP_NITEMS(keys), fill_int2, v) != 1)
+		return -1;
+	*count = v[0];
+	return 0;
+}
+
+int
+bp_index_nft_holders(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, char *one, size_t onelen, int64_t *count)
+{
+	static const char sql[] = "SELECT owner FROM index_nft_owners WHERE chain = ?"
+	    " AND contract = ? AND token_id = ? LIMIT 2";
+	const char *keys[] = { chain, contract, token_id };
+	struct bp_stmt *st;
+	enum bp_db_step r;
+	int rc = 0;
+
+	*count = 0;
+	if (onelen > 0)
+		one[0] = '\0';
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW)
+		if (++*count == 1 && bp_strlcpy(one, bp_col_text(st, 0), onelen) == -1)
+			rc = -1;
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : rc;
+}
+
+int
+bp_index_nft_collection(struct bp_db *db, const char *chain, const char *contract,
+    int64_t *tokens, int64_t *owners)
+{
+	static const char sql[] = "SELECT count(DISTINCT token_id), count(DISTINCT owner)"
+	    " FROM index_nft_owners WHERE chain = ? AND contract = ?";
+	const char *keys[] = { chain, contract };
+	int64_t v[2];
+
+	if (lookup(db, sql, keys, BP_NITEMS(keys), fill_int2, v) != 1)
+		return -1;
+	*tokens = v[0];
+	*owners = v[1];
+	return 0;
+}
+
+int
+bp_index_nft_tokens_after(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, int64_t limit, int (*fn)(const struct bp_index_nft *, void *),
+    void *arg)
+{
+	/* One row per token (the first holder's): the primary key's order, no sort. */
+	static const char sql[] = "SELECT contract, token_id, min(standard), min(quantity),"
+	    " max(block_number) FROM index_nft_owners WHERE chain = ? AND (contract, token_id) >"
+	    " (?, ?) GROUP BY contract, token_id ORDER BY contract, token_id LIMIT ?";
+	const char *keys[] = { chain, contract, token_id };
+	struct bp_stmt *st;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 4, limit);
+	return each_nft_row(st, fn, arg);
+}
+
+/* ---- End of the NFT resource's readers. */
+/* ---- Readers for the bundler (lib/bundler.c); self-contained, may move as a block. */
+
+/* tx_hash and block_number of an index_user_ops row, for lookup. */
+struct user_op_out {
+	char	*tx;
+	size_t	 len;
+	int64_t	*block;
+};
+
+static int
+fill_user_op(struct bp_stmt *st, void *arg)
+{
+	struct user_op_out *o = arg;
+
+	*o->block = bp_col_int(st, 1);
+	return bp_strlcpy(o->tx, bp_col_text(st, 0), o->len);
+}
+
+int
+bp_index_user_op_tx(struct bp_db *db, const char *chain, const char *user_op_hash, char *tx_hash,
+    size_t len, int64_t *block)
+{
+	static const char sql[] = "SELECT tx_hash, block_number FROM index_user_ops"
+	    " WHERE chain = ? AND user_op_hash = ? ORDER BY block_number DESC LIMIT 1";
+	struct user_op_out o = { tx_hash, len, block };
+	const char *keys[] = { chain, user_op_hash };
+
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_user_op, &o);
+}
+
+/* ---- End of the bundler's readers. */

@@ -124,4 +124,51 @@ int		bp_index_block_time(struct bp_db *, const char *chain, int64_t number,
 
 /* ---- End of the wallet resource's readers. */
 
+/* ---- Readers for the NFT resource (lib/nft.c); self-contained, may move as a block. */
+
+/*
+ * Calls fn for the NFTs owner holds on chain, in bp_index_each_nft's order, skipping offset
+ * and stopping after limit: one page of the owned list. Returns the number of calls, or -1.
+ */
+int		bp_index_nft_page(struct bp_db *, const char *chain, const char *owner,
+		    int64_t offset, int64_t limit, int (*fn)(const struct bp_index_nft *, void *),
+		    void *arg);
+
+/* The number of NFT rows (tokens, ERC-1155 ids) owner holds on chain into *count; 0 or -1. */
+int		bp_index_nft_count(struct bp_db *, const char *chain, const char *owner,
+		    int64_t *count);
+
+/*
+ * The holders of one token: *count is 0, 1 or 2 (2 meaning "more than one"), and one (room for
+ * onelen bytes; 43 suffice) the first holder, "" when none. Returns 0 or -1.
+ */
+int		bp_index_nft_holders(struct bp_db *, const char *chain, const char *contract,
+		    const char *token_id, char *one, size_t onelen, int64_t *count);
+
+/* The distinct tokens held and distinct holders of contract on chain; 0 or -1. */
+int		bp_index_nft_collection(struct bp_db *, const char *chain, const char *contract,
+		    int64_t *tokens, int64_t *owners);
+
+/*
+ * Calls fn once per token held on chain after (contract, token_id) in (contract, token id
+ * text) order, at most limit times ("" and "" start at the beginning); quantity and owner-side
+ * fields are those of one holder. Returns the number of calls, or -1.
+ */
+int		bp_index_nft_tokens_after(struct bp_db *, const char *chain,
+		    const char *contract, const char *token_id, int64_t limit,
+		    int (*fn)(const struct bp_index_nft *, void *), void *arg);
+
+/* ---- End of the NFT resource's readers. */
+/* ---- Readers for the bundler (lib/bundler.c); self-contained, may move as a block. */
+
+/*
+ * The transaction hash of the UserOperationEvent of user_op_hash (lower-case) on chain, into
+ * tx_hash (room for BP_INDEX_HASH_STR bytes), and its block number. Returns 1 when indexed, 0
+ * when not, -1 on error.
+ */
+int		bp_index_user_op_tx(struct bp_db *, const char *chain, const char *user_op_hash,
+		    char *tx_hash, size_t len, int64_t *block);
+
+/* ---- End of the bundler's readers. */
+
 #endif

@@ -10,6 +10,7 @@
 #include "evm/address.h"
 #include "hex.h"
 #include "evm/u256.h"
+#include "index_logs.h"
 #include "index_store.h"
 #include "log.h"
 #include "util.h"
@@ -605,6 +606,16 @@ out:
 
 /* ---- a batch ---- */
 
+/* The transactionIndex of log l, or -1 when it has none. */
+static int64_t
+tx_index_of(const cJSON *l)
+{
+	uint64_t ti;
+
+	return bp_blocks_jquantity(l, "transactionIndex", &ti) == 0 && ti <= INT64_MAX ?
+	    (int64_t)ti : -1;
+}
+
 int
 bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch *b,
     int64_t chain_head, struct bp_store_counts *n)
@@ -641,11 +652,18 @@ bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch
 				continue;
 			if (store_log(db, c, l, &e, n) == -1)
 				goto fail;
+			/* The raw log, for the WebSocket logs subscriptions, near the head only. */
+			if (e.pos.block > chain_head - BP_LOGS_WINDOW && e.pos.block >= b->r.from &&
+			    e.pos.block <= b->r.to && bp_logs_put(db, c->key,
+			    b->hashes[e.pos.block - b->r.from], tx_index_of(l), &e) == -1)
+				goto fail;
 			if (hooked && kept_add(&k, &e) == -1)
 				goto fail;
 		}
 	}
 	if (hooked && hook_blocks(db, c, b, &k) == -1)
+		goto fail;
+	if (bp_logs_delete(db, c->key, b->r.to - BP_LOGS_WINDOW, 0) == -1)
 		goto fail;
 	cur.head = b->r.to;
 	bp_strlcpy(cur.hash, b->hashes[b->r.n - 1], sizeof(cur.hash));

@@ -17,7 +17,8 @@
  * check the order). Costs are compute units per call: SPEC.md's anchors (eth_blockNumber 1,
  * eth_getStorageAt at an archive block 20) and Alchemy's published costs divided by 10 and
  * rounded, at least 1, for the rest (docs/rpc.md). archive_cu applies when block_arg names a
- * block more than archive_depth below the head: the methods that read historical state.
+ * block more than archive_depth below the head: the methods that read historical state. A call
+ * answered from the response cache (lib/rpc_cache.h) costs a quarter of this, rounded up.
  */
 #define E	BP_CHAIN_EVM
 #define S	BP_CHAIN_SOLANA

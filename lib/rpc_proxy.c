@@ -24,10 +24,13 @@
 
 #include "auth.h"
 #include "config.h"
+#include "db.h"
 #include "fcgi.h"
+#include "head_mark.h"
 #include "hex.h"
 #include "limits.h"
 #include "log.h"
+#include "rpc_cache.h"
 #include "rpc_client.h"
 #include "rpc_envelope.h"
 #include "rpc_methods.h"
@@ -45,6 +48,13 @@ struct verdict {
 	unsigned	 cu;		/* compute units charged */
 	size_t		 fwd;		/* its index in the forwarded batch */
 	char		 msg[224];
+	/* The response cache (lib/rpc_cache.h). */
+	enum bp_rpc_cache_rule rule;	/* BP_CACHE_NEVER: not looked up, not kept */
+	int64_t		 block;		/* for BP_CACHE_AT_BLOCK */
+	unsigned char	 key[32];
+	int		 hit;		/* answered from the cache: p->hits[hit_off, + hit_len) */
+	size_t		 hit_off, hit_len;
+	int		 head;		/* eth_blockNumber: kept to the shared high-water mark */
 };
 
 /* An answer of the upstream for one forwarded item: the element and its id, in p->ans. */
@@ -67,6 +77,12 @@ struct bp_rpc_proxy {
 	struct answer			*ans_of;
 	struct bp_buf			 req;	/* what goes upstream when it is not the body */
 	struct bp_buf			 ans;	/* what came back, when it must be merged */
+	struct bp_db			*db;	/* the response cache's; NULL: no cache */
+	struct bp_db			*own_db;	/* rpc_cache_file's connection, when set */
+	struct bp_head_mark		*mark;	/* heads shared by every process; may be NULL */
+	struct bp_buf			 hits;	/* results the cache answered, this request */
+	struct bp_buf			 scratch;	/* cache keys */
+	unsigned			 nhits;
 	struct {
 		int64_t	number;
 		int64_t	at;			/* monotonic microseconds; 0 = never fetched */
@@ -88,6 +104,10 @@ bp_rpc_proxy_new(const struct bp_config *cfg, const struct bp_rpc_table *table)
 	/* The upstream caps answers at max_response; requests are bounded by max_body. */
 	bp_buf_init(&p->req, SIZE_MAX / 4);
 	bp_buf_init(&p->ans, SIZE_MAX / 4);
+	bp_buf_init(&p->hits, SIZE_MAX / 4);
+	bp_buf_init(&p->scratch, SIZE_MAX / 4);
+	/* Without the file (no limits file, as in the unit tests) heads are not kept monotonic. */
+	p->mark = bp_head_mark_open(cfg);
 	if ((p->up = bp_upstream_new(cfg)) == NULL)
 		goto out;
 	p->items = calloc(p->cap, sizeof(*p->items));
@@ -115,7 +135,27 @@ bp_rpc_proxy_free(struct bp_rpc_proxy *p)
 	free(p->ans_of);
 	bp_buf_free(&p->req);
 	bp_buf_free(&p->ans);
+	bp_buf_free(&p->hits);
+	bp_buf_free(&p->scratch);
+	bp_head_mark_close(p->mark);
+	bp_db_close(p->own_db);
 	free(p);
+}
+
+void
+bp_rpc_proxy_use_cache(struct bp_rpc_proxy *p, struct bp_db *db)
+{
+	p->db = NULL;
+	if (!p->cfg->rpc_cache)
+		return;
+	if (p->cfg->rpc_cache_file[0] == '\0') {
+		p->db = db;
+		return;
+	}
+	/* A file of its own: this thread's connection to it (made by `blockport migrate`). */
+	if (p->own_db == NULL && (p->own_db = bp_db_open(p->cfg->rpc_cache_file, 0)) == NULL)
+		bp_warn("%s: no response cache", p->cfg->rpc_cache_file);
+	p->db = p->own_db;
 }
 
 /* Answers one JSON-RPC error object (HTTP 200). */
@@ -229,6 +269,50 @@ cost(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *ne
 	    net->archive_depth);
 }
 
+/* What a cache hit costs: a quarter of the call's compute units, rounded up (docs/rpc.md). */
+static unsigned
+hit_cost(unsigned cu)
+{
+	return (cu + 3) / 4;
+}
+
+/*
+ * Looks item it up in the response cache: sets v->rule, v->key and, on a hit, v->hit with the
+ * result appended to p->hits. Returns v->hit.
+ */
+static int
+lookup(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *net,
+    const struct bp_jsonrpc_item *it, struct verdict *v)
+{
+	const char *params = it->params.len != 0 ? r->body + it->params.off : "";
+
+	v->rule = BP_CACHE_NEVER;
+	v->hit = 0;
+	v->head = net->kind == BP_CHAIN_EVM && it->method_len == 15 &&
+	    memcmp(it->method, "eth_blockNumber", 15) == 0;
+	if (p->db == NULL || !net->cache)
+		return 0;
+	v->rule = bp_rpc_cache_rule(net->kind, it->method, it->method_len, params,
+	    it->params.len, &v->block);
+	/* Near-head answers are kept only with a TTL. */
+	if (v->rule == BP_CACHE_NEAR_HEAD && net->cache_ttl_ms == 0)
+		v->rule = BP_CACHE_NEVER;
+	if (v->rule == BP_CACHE_NEVER)
+		return 0;
+	if (bp_rpc_cache_key(&p->scratch, net, it->method, it->method_len, params,
+	    it->params.len, v->key) == -1) {
+		v->rule = BP_CACHE_NEVER;
+		return 0;
+	}
+	v->hit_off = p->hits.len;
+	if (bp_rpc_cache_get(p->db, v->key, bp_now_us(), &p->hits) == 1) {
+		v->hit = 1;
+		v->hit_len = p->hits.len - v->hit_off;
+		p->nhits++;
+	}
+	return v->hit;
+}
+
 /*
  * Judges one item: method, class, plan, scope, compute units. Records the verdict in v and
  * returns 0; for a single call, a missing scope or a limit answers the whole request instead
@@ -245,6 +329,9 @@ judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, co
 	v->code = 0;
 	v->cu = 0;
 	v->msg[0] = '\0';
+	v->rule = BP_CACHE_NEVER;
+	v->hit = 0;
+	v->head = 0;
 	if (it->code != 0) {
 		set_v(v, it->code, "%s", it->why);
 		return 0;
@@ -285,7 +372,13 @@ judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, co
 		return 0;
 	}
 	v->cu = cost(p, r, net, m, it);
+	if (lookup(p, r, net, it, v))
+		v->cu = hit_cost(v->cu);
 	if ((lv = bp_req_charge(r, 1, v->cu)) != BP_LIMIT_OK) {
+		if (v->hit) {
+			v->hit = 0;
+			p->nhits--;
+		}
 		if (!batch)
 			return bp_error_limited(r, lv);
 		set_v(v, BP_JSONRPC_LIMITED, "rate limited: %s exceeded; retry after %lld s",
@@ -308,6 +401,130 @@ splice(struct bp_buf *b, const char *src, struct bp_jsonrpc_span whole,
 	return 0;
 }
 
+/* Appends {"jsonrpc":"2.0","id":ID,"result":RESULT} to b; 0 or -1. */
+static int
+result_obj(struct bp_buf *b, const char *id, size_t idlen, const char *res, size_t rlen)
+{
+	if (bp_buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":") == -1 ||
+	    bp_buf_add(b, id, idlen) == -1 || bp_buf_adds(b, ",\"result\":") == -1 ||
+	    bp_buf_add(b, res, rlen) == -1 || bp_buf_adds(b, "}") == -1)
+		return -1;
+	return 0;
+}
+
+/*
+ * Keeps an eth_blockNumber result (res, rlen bytes: a JSON string) to the shared high-water
+ * mark. upstream is the index of the upstream that answered, or -1 for a cached answer (the
+ * mark is then only read). Returns 1 with the JSON string to answer instead in fixed (cap
+ * bytes), or 0 to answer res.
+ */
+static int
+mark_head(struct bp_rpc_proxy *p, const struct bp_network *net, const char *res, size_t rlen,
+    long upstream, char *fixed, size_t cap)
+{
+	uint64_t q;
+	int64_t h;
+	size_t n;
+
+	if (p->mark == NULL || rlen < 3 || res[0] != '"' || res[rlen - 1] != '"' ||
+	    bp_hex_quantity_lenient(res + 1, rlen - 2, &q) == -1 || q > (uint64_t)INT64_MAX)
+		return 0;
+	if (upstream < 0)
+		h = bp_head_mark_get(p->mark, net);
+	else
+		h = bp_head_mark_see(p->mark, net, (int64_t)q, (unsigned)upstream);
+	if (h <= (int64_t)q || cap < 4)
+		return 0;
+	fixed[0] = '"';
+	if (bp_hex_quantity_encode((uint64_t)h, fixed + 1, cap - 2) == -1)
+		return 0;
+	n = strlen(fixed);
+	fixed[n] = '"';
+	fixed[n + 1] = '\0';
+	return 1;
+}
+
+/* The highest finalized block the proxy knows of net without asking (-1: none). */
+static int64_t
+known_finalized(struct bp_rpc_proxy *p, const struct bp_network *net)
+{
+	size_t idx = (size_t)(net - p->cfg->nets);
+	int64_t h = bp_head_mark_get(p->mark, net);
+
+	if (idx < BP_MAX_NETWORKS && p->heads[idx].at != 0 && p->heads[idx].number > h)
+		h = p->heads[idx].number;
+	return h < 0 || h < net->finality_depth ? -1 : h - net->finality_depth;
+}
+
+/*
+ * After an upstream answer (elem, elen bytes: one response object) to item it: keeps
+ * eth_blockNumber to the high-water mark and stores the result in the cache when its rule says
+ * so. upstream is the index of the upstream that answered. Returns 1 when the answer must be
+ * written anew with the result in fixed (cap bytes), else 0.
+ */
+static int
+settle(struct bp_rpc_proxy *p, const struct bp_network *net, const struct bp_jsonrpc_item *it,
+    const struct verdict *v, const char *elem, size_t elen, long upstream, char *fixed,
+    size_t cap)
+{
+	struct bp_jsonrpc_span res, err;
+	size_t idx = (size_t)(net - p->cfg->nets);
+	const char *rs;
+	int64_t keep, now;
+	size_t rl;
+	int fix = 0;
+
+	if (bp_jsonrpc_member(elem, elen, "result", &res) != 1 ||
+	    bp_jsonrpc_member(elem, elen, "error", &err) != 0)
+		return 0;	/* an error, or not an answer: never kept */
+	rs = elem + res.off;
+	rl = res.len;
+	if (v->head && (fix = mark_head(p, net, rs, rl, upstream, fixed, cap)) == 1) {
+		rs = fixed;
+		rl = strlen(fixed);
+	}
+	if (v->rule == BP_CACHE_NEVER || p->db == NULL)
+		return fix;
+	keep = bp_rpc_cache_keep(v->rule, v->block, rs, rl, known_finalized(p, net),
+	    net->cache_ttl_ms);
+	/* Not final by the heads known: final by the head now, if the known one is old? */
+	if (keep != BP_CACHE_KEEP_FOREVER && (v->rule == BP_CACHE_AT_BLOCK ||
+	    v->rule == BP_CACHE_RESULT_BLOCK) && idx < BP_MAX_NETWORKS &&
+	    (p->heads[idx].at == 0 || bp_mono_us() - p->heads[idx].at >= HEAD_TTL_US)) {
+		head_for(p, net, INT64_MAX);
+		keep = bp_rpc_cache_keep(v->rule, v->block, rs, rl, known_finalized(p, net),
+		    net->cache_ttl_ms);
+	}
+	/*
+	 * Logs are the one answer a node that has not reached a range gives without an error or a
+	 * null (an empty or short list). With several upstreams they are kept for good only from
+	 * the one that set the head mark, which has reached it.
+	 */
+	if (keep == BP_CACHE_KEEP_FOREVER && net->nupstream > 1 && it->method_len == 11 &&
+	    memcmp(it->method, "eth_getLogs", 11) == 0 &&
+	    bp_head_mark_owner(p->mark, net) != (int)upstream)
+		keep = net->cache_ttl_ms * 1000;
+	if (keep == 0)
+		return fix;
+	now = bp_now_us();
+	bp_rpc_cache_put(p->db, p->cfg, v->key, net, it->method, rs, rl,
+	    keep == BP_CACHE_KEEP_FOREVER ? 0 : now + keep, now);
+	return fix;
+}
+
+/* Appends the answer of a cache hit (v->hit) for id to b; 0 or -1. */
+static int
+hit_obj(struct bp_rpc_proxy *p, struct bp_buf *b, const struct bp_network *net,
+    const struct verdict *v, const char *id, size_t idlen)
+{
+	const char *res = p->hits.data + v->hit_off;
+	char fixed[32];
+
+	if (v->head && mark_head(p, net, res, v->hit_len, -1, fixed, sizeof(fixed)) == 1)
+		return result_obj(b, id, idlen, fixed, strlen(fixed));
+	return result_obj(b, id, idlen, res, v->hit_len);
+}
+
 static void
 trim(struct bp_buf *b)
 {
@@ -323,17 +540,32 @@ single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, c
 {
 	const char *id = r->body + it->id.off;
 	struct bp_jsonrpc_span whole = { 0, r->body_len }, at;
+	struct bp_upstream_info info;
 	enum bp_upstream_status s;
+	char fixed[32];
 	int rc;
 
 	if (v->code != 0)
 		return reply_error(r, id, it->id.len, v->code, v->msg);
+	if (v->hit) {
+		bp_buf_reset(&r->out);
+		if (hit_obj(p, &r->out, net, v, id, it->id.len) == -1)
+			return bp_error(r, 500, "internal_error", "out of memory");
+		r->content_type = "application/json";
+		return r->status = 200;
+	}
 	if (!it->extra && bp_jsonrpc_id_simple(id, it->id.len)) {
 		/* The hot path: the client's bytes up, the node's bytes down. */
-		if ((s = bp_upstream_post(p->up, net, r->body, r->body_len, &r->out, NULL)) !=
+		if ((s = bp_upstream_post(p->up, net, r->body, r->body_len, &r->out, &info)) !=
 		    BP_UPSTREAM_OK)
 			return upstream_failed(r, net, s);
 		r->content_type = "application/json";
+		if ((v->head || v->rule != BP_CACHE_NEVER) && settle(p, net, it, v, r->out.data,
+		    r->out.len, (long)info.index, fixed, sizeof(fixed)) == 1) {
+			bp_buf_reset(&r->out);
+			if (result_obj(&r->out, id, it->id.len, fixed, strlen(fixed)) == -1)
+				return bp_error(r, 500, "internal_error", "out of memory");
+		}
 		return r->status = 200;
 	}
 	/*
@@ -343,14 +575,17 @@ single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, c
 	bp_buf_reset(&p->req);
 	if (bp_jsonrpc_envelope(&p->req, r->body, it, "0", 1) == -1)
 		return bp_error(r, 500, "internal_error", "out of memory");
-	s = bp_upstream_post(p->up, net, p->req.data, p->req.len, &p->ans, NULL);
+	s = bp_upstream_post(p->up, net, p->req.data, p->req.len, &p->ans, &info);
 	if (s != BP_UPSTREAM_OK) {
 		rc = upstream_failed(r, net, s);
 		goto out;
 	}
 	bp_buf_reset(&r->out);
 	whole.len = p->ans.len;
-	if (bp_jsonrpc_member(p->ans.data, p->ans.len, "id", &at) == 1)
+	if ((v->head || v->rule != BP_CACHE_NEVER) && settle(p, net, it, v, p->ans.data,
+	    p->ans.len, (long)info.index, fixed, sizeof(fixed)) == 1)
+		rc = result_obj(&r->out, id, it->id.len, fixed, strlen(fixed));
+	else if (bp_jsonrpc_member(p->ans.data, p->ans.len, "id", &at) == 1)
 		rc = splice(&r->out, p->ans.data, whole, at, id, it->id.len);
 	else
 		rc = bp_buf_add(&r->out, p->ans.data, p->ans.len);
@@ -415,9 +650,10 @@ static int
 batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, size_t n)
 {
 	struct bp_jsonrpc_span whole_err = { 0, 0 };
+	struct bp_upstream_info info;
 	enum bp_upstream_status s;
 	size_t i, nfwd = 0;
-	char num[24];
+	char num[24], fixed[32];
 	int rc = -1;
 
 	bp_buf_reset(&p->req);
@@ -428,7 +664,7 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 		const struct bp_jsonrpc_item *it = &p->items[i];
 		int w;
 
-		if (p->v[i].code != 0)
+		if (p->v[i].code != 0 || p->v[i].hit)
 			continue;
 		p->v[i].fwd = nfwd;
 		w = snprintf(num, sizeof(num), "%zu", nfwd);
@@ -440,7 +676,7 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 	if (bp_buf_adds(&p->req, "]") == -1)
 		goto nomem;
 	if (nfwd > 0) {
-		s = bp_upstream_post(p->up, net, p->req.data, p->req.len, &p->ans, NULL);
+		s = bp_upstream_post(p->up, net, p->req.data, p->req.len, &p->ans, &info);
 		if (s != BP_UPSTREAM_OK) {
 			rc = upstream_failed(r, net, s);
 			goto out;
@@ -464,9 +700,21 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 				goto toolarge;
 			continue;
 		}
+		if (p->v[i].hit) {
+			if (hit_obj(p, &r->out, net, &p->v[i], id, it->id.len) == -1)
+				goto toolarge;
+			continue;
+		}
 		a = &p->ans_of[p->v[i].fwd];
 		if (a->elem.len != 0) {
-			if (splice(&r->out, p->ans.data, a->elem, a->id, id, it->id.len) == -1)
+			const struct verdict *v = &p->v[i];
+
+			if ((v->head || v->rule != BP_CACHE_NEVER) && settle(p, net, it, v,
+			    p->ans.data + a->elem.off, a->elem.len, (long)info.index, fixed,
+			    sizeof(fixed)) == 1) {
+				if (result_obj(&r->out, id, it->id.len, fixed, strlen(fixed)) == -1)
+					goto toolarge;
+			} else if (splice(&r->out, p->ans.data, a->elem, a->id, id, it->id.len) == -1)
 				goto toolarge;
 		} else if (whole_err.len != 0) {
 			if (bp_buf_adds(&r->out, "{\"jsonrpc\":\"2.0\",\"id\":") == -1 ||
@@ -521,6 +769,8 @@ bp_rpc_proxy_serve(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_net
 	if (r->key.test && !net->testnet)
 		return bp_error(r, 403, "forbidden", "%s/%s is a mainnet: test keys work on "
 		    "testnets only; use a live key", net->chain, net->network);
+	trim(&p->hits);
+	p->nhits = 0;
 	if (bp_jsonrpc_parse(r->body, r->body_len, (size_t)r->cfg->max_batch, p->items, p->cap,
 	    &body) == -1) {
 		compute_units_header(r, 0);
@@ -532,6 +782,8 @@ bp_rpc_proxy_serve(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_net
 		total += p->v[i].cu;
 	}
 	compute_units_header(r, total);
+	if (p->nhits > 0 && bp_buf_printf(&r->headers, "X-Cache-Hits: %u\r\n", p->nhits) == -1)
+		bp_warn("%s: no room for the header", __func__);
 	if (!body.batch)
 		return single(p, r, net, &p->items[0], &p->v[0]);
 	return batch(p, r, net, body.n);

@@ -19,6 +19,13 @@ struct bp_rpc_proxy;
  */
 struct bp_rpc_proxy *bp_rpc_proxy_new(const struct bp_config *cfg,
 		    const struct bp_rpc_table *table);
+/*
+ * Lets p answer from and fill the response cache (lib/rpc_cache.h) through db, the calling
+ * thread's connection, which must outlive p; with rpc_cache_file, through a connection of p's
+ * own to that file instead; nothing when the config's rpc_cache is off.
+ */
+struct bp_db;
+void		 bp_rpc_proxy_use_cache(struct bp_rpc_proxy *p, struct bp_db *db);
 /* Frees p; NULL is a no-op. */
 void		 bp_rpc_proxy_free(struct bp_rpc_proxy *p);
 

@@ -136,21 +136,6 @@ read_batch(struct bp_ws_follow *f, struct bp_db *db, const struct bp_ws_follow_f
 	return rc < 0 ? rc : n;
 }
 
-/* PRAGMA data_version: changes whenever another connection commits. -1 on error. */
-static int64_t
-data_version(struct bp_db *db)
-{
-	struct bp_stmt *st;
-	int64_t v = -1;
-
-	if ((st = bp_db_stmt(db, "PRAGMA data_version")) == NULL)
-		return -1;
-	if (bp_stmt_step(st) == BP_DB_ROW)
-		v = bp_col_int(st, 0);
-	bp_stmt_reset(st);
-	return v;
-}
-
 int
 bp_ws_follow_poll(struct bp_ws_follow *f, struct bp_db *db, const struct bp_ws_follow_fns *fns,
     void *arg)
@@ -160,7 +145,7 @@ bp_ws_follow_poll(struct bp_ws_follow *f, struct bp_db *db, const struct bp_ws_f
 	int64_t v;
 	int total = 0, n, rc, reorgs = 0;
 
-	if ((v = data_version(db)) == -1)
+	if ((v = bp_db_data_version(db)) == -1)
 		return -1;
 	if (v == f->version)
 		return 0;

@@ -5,13 +5,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 
 #include "hex.h"
 #include "log.h"
-#include "rpc_client.h"
-#include "upstream.h"
+#include "buf.h"
+#include "index_logs.h"
 #include "util.h"
 #include "ws_logs.h"
 
@@ -203,31 +204,101 @@ keep(struct bp_ws_logs *l, int64_t number, const char *hash, const cJSON *arr)
 	l->kept_bytes += k->len;
 }
 
-int
-bp_ws_logs_block(struct bp_ws_logs *l, struct bp_upstream *up, const struct bp_network *net,
-    int64_t number, const char *hash, bp_ws_logs_emit emit, void *arg)
+/* 1 when s is one of the alternatives alts (a string or an array of them; null: any). */
+static int
+alt_match(const cJSON *alts, const char *s)
 {
-	struct bp_jsonrpc_error err;
-	cJSON *params, *f, *res = NULL;
-	int rc = -1;
+	const cJSON *e;
 
-	if ((params = cJSON_CreateArray()) == NULL ||
-	    (f = cJSON_Duplicate(l->filter, 1)) == NULL)
-		goto out;
-	cJSON_AddItemToArray(params, f);
-	if (cJSON_AddStringToObject(f, "blockHash", hash) == NULL)
-		goto out;
-	res = bp_jsonrpc_call(up, net, "eth_getLogs", params, &err);
-	if (!cJSON_IsArray(res)) {
-		bp_warn("block %lld: eth_getLogs: %s", (long long)number,
-		    res == NULL ? err.message : "not an array");
-		goto out;
+	if (alts == NULL || cJSON_IsNull(alts))
+		return 1;
+	if (s == NULL)
+		return 0;
+	if (cJSON_IsString(alts))
+		return strcasecmp(alts->valuestring, s) == 0;
+	cJSON_ArrayForEach(e, alts)
+		if (cJSON_IsString(e) && strcasecmp(e->valuestring, s) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+row_matches(const cJSON *filter, const struct bp_logs_row *row)
+{
+	const cJSON *t;
+	size_t i = 0;
+
+	if (!alt_match(cJSON_GetObjectItemCaseSensitive(filter, "address"), row->address))
+		return 0;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(filter, "topics")) {
+		if (!alt_match(t, i < row->ntopics ? row->topics[i] : NULL))
+			return 0;
+		i++;
 	}
-	if ((rc = emit_all(res, 0, emit, arg)) >= 0)
-		keep(l, number, hash, res);
-out:
-	cJSON_Delete(params);
-	cJSON_Delete(res);
+	return 1;
+}
+
+/* What one block's read gathers: the matching logs as a JSON array, for the reorg memory. */
+struct gather {
+	const struct bp_ws_logs	*l;
+	struct bp_buf		 arr;
+	struct bp_buf		 one;
+	bp_ws_logs_emit		 emit;
+	void			*arg;
+	int			 n;
+	int			 full;		/* arr is past its cap */
+};
+
+static int
+gather_row(const struct bp_logs_row *row, void *arg)
+{
+	struct gather *g = arg;
+
+	if (!row_matches(g->l->filter, row))
+		return 0;
+	bp_buf_reset(&g->one);
+	if (bp_logs_json(row, 0, &g->one) == -1) {
+		bp_warn("block %lld: log %lld does not fit a message", (long long)row->block,
+		    (long long)row->log_index);
+		return 0;
+	}
+	/* Past the reorg memory's bytes, the block's logs are sent but not kept. */
+	if (!g->full && (bp_buf_adds(&g->arr, g->n ? "," : "[") == -1 ||
+	    bp_buf_add(&g->arr, g->one.data, g->one.len) == -1))
+		g->full = 1;
+	g->n++;
+	return g->emit(g->one.data, g->one.len, g->arg);
+}
+
+int
+bp_ws_logs_block(struct bp_ws_logs *l, struct bp_db *db, const char *chain, int64_t number,
+    const char *hash, bp_ws_logs_emit emit, void *arg)
+{
+	struct gather g;
+	cJSON *arr;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	g.l = l;
+	g.emit = emit;
+	g.arg = arg;
+	bp_buf_init(&g.arr, BP_WS_LOGS_KEEP_BYTES + 2);
+	bp_buf_init(&g.one, BP_WS_LOGS_KEEP_BYTES);
+	rc = bp_logs_block(db, chain, number, hash, gather_row, &g);
+	if (rc >= 0) {
+		rc = g.n;
+		if (g.n > 0 && !g.full && bp_buf_adds(&g.arr, "]") == 0 &&
+		    (arr = cJSON_ParseWithLength(g.arr.data, g.arr.len)) != NULL) {
+			keep(l, number, hash, arr);
+			cJSON_Delete(arr);
+		} else if (g.n > 0)
+			bp_warn("block %lld: its logs are past the reorg memory; a reorg will not "
+			    "send them again", (long long)number);
+		else
+			keep(l, number, hash, NULL);
+	}
+	bp_buf_free(&g.arr);
+	bp_buf_free(&g.one);
 	return rc;
 }
 

@@ -12,7 +12,7 @@
 
 #include "config.h"
 
-struct bp_upstream;
+struct bp_db;
 struct bp_ws_logs;
 
 #define BP_WS_LOGS_KEEP		64		/* blocks whose sent logs are kept */
@@ -31,12 +31,12 @@ struct bp_ws_logs *bp_ws_logs_new(const char *params, size_t len, char *err, siz
 void		 bp_ws_logs_free(struct bp_ws_logs *);
 
 /*
- * Asks net's upstreams for the logs of block hash (number) that match, emits each and keeps them
- * for a reorg. Returns the number emitted, or -1 when the node gave none (logged) or emit stopped.
+ * Reads the stored logs of block hash (number) of chain (index_logs.h: no node call), emits
+ * those that match and keeps them for a reorg. Returns the number emitted, or -1 on a database
+ * error or when emit stopped.
  */
-int		 bp_ws_logs_block(struct bp_ws_logs *, struct bp_upstream *,
-		    const struct bp_network *, int64_t number, const char *hash,
-		    bp_ws_logs_emit emit, void *arg);
+int		 bp_ws_logs_block(struct bp_ws_logs *, struct bp_db *, const char *chain,
+		    int64_t number, const char *hash, bp_ws_logs_emit emit, void *arg);
 
 /*
  * Block hash (number) was orphaned: its logs sent before are emitted again with "removed": true,

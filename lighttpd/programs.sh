@@ -37,6 +37,8 @@ if [ "${BLOCKPORT_WS_PORT:-0}" != 0 ]; then	# 0 or unset: no WebSocket proxy
 	\$REQUEST_HEADER["Upgrade"] =~ "(?i)^websocket$" {
 		proxy.server = ( "" => (( "host" => "127.0.0.1", "port" => ${BLOCKPORT_WS_PORT} )) )
 		proxy.header = ( "upgrade" => "enable" )
+		# A subscriber may send nothing for long: ws/subscribe closes idle connections itself.
+		server.max-read-idle = 3600
 	}
 }
 EOT

@@ -47,19 +47,55 @@ gas_config() {	# DIR TEST: gas lines of the devnet section, then the prices (doc
 	echo "native = 3000"
 }
 
-write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT]
+token_config() {	# DIR TEST: USD prices of the devchain's sample tokens, in [prices ethereum]
+	if [ "$2" = 1 ]; then	# tests/e2e/tokens.test.mjs installs these tokens and aggregators
+		echo "0x00000000000000000000000000000000000c1a10 = chainlink:0x00000000000000000000000000000000000c1a11"
+		echo "0x00000000000000000000000000000000000c1a20 = chainlink:0x00000000000000000000000000000000000c1a21"
+	fi
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tokens
+		process.stdout.write(`${t.erc20_18.toLowerCase()} = 2.5\n${t.erc20_6.toLowerCase()} = 1\n`)' \
+		"$1/devchain.json"
+}
+
+token_list() {	# DIR: a Uniswap token list with the BPT sample token's logo, and its config line
+	[ -f "$1/devchain.json" ] || return 0
+	node -e 'const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1] + "/devchain.json",
+		"utf8")).tokens; fs.writeFileSync(process.argv[1] + "/tokenlist.json", JSON.stringify({ name: "test",
+		tokens: [{ chainId: 31337, address: t.erc20_18, logoURI: "https://logos.example/bpt.png" }] }))' "$1"
+	echo "token_list = $1/tokenlist.json"
+}
+
+bundler_config() {	# DIR: the bundler's lines of the devnet section (docs/bundler.md)
+	local dir=$1
+	# The bundle submitter's key: dev account 7 of the public dev mnemonic (DEV ONLY), which no
+	# test sends from and which is not the paymaster's signer (account 9).
+	[ -f "$dir/devchain.json" ] || return 0
+	(umask 077; node --input-type=module -e 'import { account } from "'"$top"'/devchain/dev.mjs";
+		process.stdout.write(account(7).privateKey + "\n")' > "$dir/bundler.key")
+	echo "bundler_key = $dir/bundler.key"
+}
+
+write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT LAG_PORT]
 	local dir=$1 cport=$2 test=$3 sport=${4:-} dport=${5:-} gport=${6:-} fport=${7:-}
+	local lport=${8:-}
 	local chain=http://127.0.0.1:$cport stub=http://127.0.0.1:$sport dead=http://127.0.0.1:$dport
 	{
 		echo "# Written by scripts/stack.sh for this run."
 		echo "[server]"
 		echo "database = $dir/blockport.db"
 		echo "allow_private_urls = true"
+		# NFT metadata (tests/e2e/nfts.test.mjs): the test serves the gateways on NFT_PORT.
+		[ -z "${NFT_PORT:-}" ] || printf '%s\n' \
+			"ipfs_gateway = http://127.0.0.1:$NFT_PORT/ipfs/" \
+			"arweave_gateway = http://127.0.0.1:$NFT_PORT/ar/" "nft_retry_seconds = 2"
 		if [ "$test" = 1 ]; then
 			echo "anon_rps = 5"
 			echo "key_cache_seconds = 2"
 			echo "max_body = 65536"
 			echo "gas_sample_max_age = 1"
+			echo "token_refresh_seconds = 1"
+			token_list "$dir"
 			echo "upstream_first_byte_ms = 500"
 			echo
 			echo "# Small plans so the tests can reach each limit quickly."
@@ -79,7 +115,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
+		bundler_config "$dir"
 		gas_config "$dir" "$test"
+		token_config "$dir" "$test"
 		if [ "$test" = 1 ]; then
 			echo
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
@@ -109,10 +147,21 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "# Method smuggling (tests/e2e/rpc-smuggling.test.mjs): tests/e2e/go-node-stub.mjs,"
 			echo "# a stub that reads requests the way a node written in Go does."
 			chain_section ethereum.gonode evm 31337 true "index = false" "gas_sample = false" \
-				"upstream = http://127.0.0.1:$gport"
+				"cache = false" "upstream = http://127.0.0.1:$gport"
 			echo "# A node the test freezes (tests/e2e/frozen.test.mjs), then the devchain."
 			chain_section ethereum.frozen evm 31337 true "index = false" \
 				"upstream = http://127.0.0.1:$fport" "upstream = $chain"
+			echo "# The response cache (tests/e2e/rpc-cache.test.mjs): the devchain, with blocks"
+			echo "# final 4 deep and answers near the head kept 1 s."
+			chain_section ethereum.cached evm 31337 true "index = false" "gas_sample = false" \
+				"finality_depth = 4" "cache_ttl_ms = 1000" "upstream = $chain"
+			echo "# A primary and a fallback that lags, both scripted by the test (LAG_PORT)."
+			chain_section ethereum.lagging evm 31337 true "index = false" "gas_sample = false" \
+				"finality_depth = 4" "upstream = http://127.0.0.1:$lport/primary" \
+				"upstream = http://127.0.0.1:$lport/fallback"
+			echo "# NFT metadata fetches with the SSRF guard on (tests/e2e/nfts.test.mjs)."
+			chain_section ethereum.ssrf evm 31337 true "index = false" "gas_sample = false" \
+				"allow_private_urls = false" "upstream = $chain"
 		fi
 	} > "$dir/blockport.ini"
 }
@@ -227,6 +276,12 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 			>> "$dir/indexer.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
+	# The bundle submitter (docs/bundler.md).
+	if [ -x "$build/cron/bundle" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/bundle" --loop --interval 200 \
+			>> "$dir/bundle.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
 	# Webhook delivery (docs/webhooks.md); its pid also in deliver.pid for the kill tests.
 	if [ -x "$build/cron/deliver" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/deliver" --loop --interval 200 \
@@ -238,6 +293,24 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 	if [ -x "$build/cron/gas" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/gas" --loop --interval 1000 \
 			>> "$dir/gas.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
+	# The price sampler: Chainlink aggregators of the [prices] sections (docs/tokens.md).
+	if [ -x "$build/cron/prices" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/prices" --loop --interval 1000 \
+			>> "$dir/prices.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
+	# The NFT metadata filler (docs/nfts.md).
+	if [ -x "$build/cron/nftmeta" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/nftmeta" --loop --interval 500 \
+			>> "$dir/nftmeta.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+	fi
+	# The pending-transaction follower of the WebSocket subscriptions (docs/websocket.md).
+	if [ -x "$build/cron/pending" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/pending" --loop --interval 200 \
+			>> "$dir/pending.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
 }
@@ -263,6 +336,8 @@ cmd_start() {
 	fi
 	[ -n "$port" ] || port=$(free_port)
 	[ -n "$cport" ] || cport=$(free_port)
+	# The port tests/e2e/nfts.test.mjs serves metadata and the IPFS/Arweave gateways on.
+	[ "$test" = 0 ] || [ -n "${NFT_PORT:-}" ] || NFT_PORT=$(free_port)
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	# Every process of the stack carries this, so stop can find any that outlived its pid file.
@@ -271,7 +346,7 @@ cmd_start() {
 	[ "$keep" = 1 ] || rm -f "$dir"/blockport.db* "$dir"/devchain.ini "$dir"/devchain-state.json \
 		"$dir"/dev.key
 	start_devchain "$dir" "$cport" "$keep"
-	local sport="" dport="" gport="" fport=""
+	local sport="" dport="" gport="" fport="" lport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
 		dport=$(free_port)	# nothing listens there: the dead upstream of the failover tests
@@ -282,11 +357,15 @@ cmd_start() {
 		fport=$(free_port)
 		while [ "$fport" = "$dport" ] || [ "$fport" = "$port" ]; do fport=$(free_port); done
 		start_relay "$dir" "$fport" "$cport"
+		lport=$(free_port)	# nothing listens until tests/e2e/rpc-cache.test.mjs does
+		while [ "$lport" = "$dport" ] || [ "$lport" = "$port" ] || [ "$lport" = "$gport" ] ||
+		    [ "$lport" = "$fport" ]; do lport=$(free_port); done
 	fi
-	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport"
+	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport" "$lport"
 	local mport=""
 	if [ "$test" = 1 ]; then
 		mport=$(free_port)	# the webhook tests' SMTP sink listens here
+		while [ "$mport" = "$lport" ] || [ "$mport" = "$dport" ]; do mport=$(free_port); done
 		webhooks_config "$dir" "$mport" >> "$dir/blockport.ini"
 	fi
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
@@ -331,11 +410,13 @@ EOT
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
+	[ -z "$lport" ] || echo "LAG_PORT=$lport" >> "$dir/env"
+	[ -z "${NFT_PORT:-}" ] || echo "NFT_PORT=$NFT_PORT" >> "$dir/env"
 	[ -z "$mport" ] || echo "SMTP_PORT=$mport" >> "$dir/env"
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
-	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe "
+	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe proxy "
 	for f in "$top"/cron/*.c; do
 		f=${f##*/}
 		names+="${f%.c} "

@@ -52,8 +52,9 @@ done
 ln -sfn ../../devchain/node_modules tests/e2e/node_modules
 
 # ThreadSanitizer (a build of its own): the unit tests, then many requests at once to the
-# programs that serve several per process (tests/e2e/concurrency.test.mjs, and the shared
-# upstream health of tests/e2e/frozen.test.mjs) behind lighttpd.
+# programs that serve several per process (tests/e2e/concurrency.test.mjs, the shared
+# upstream health of tests/e2e/frozen.test.mjs, the response cache and head mark of
+# tests/e2e/rpc-cache.test.mjs) behind lighttpd.
 # A data race fails the run.
 echo "== ThreadSanitizer: unit tests and concurrent requests"
 tsan=build/tsan
@@ -70,7 +71,7 @@ else
 	if bash scripts/stack.sh start "$dir" --test --server lighttpd --build "$top/$tsan"; then
 		out=$( (set -a; . "$dir/env"; set +a
 			node --test --test-reporter=tap --test-concurrency=1 tests/e2e/concurrency.test.mjs \
-				tests/e2e/frozen.test.mjs) 2>&1)
+				tests/e2e/frozen.test.mjs tests/e2e/rpc-cache.test.mjs) 2>&1)
 		p=$(awk '/^# pass/ { print $3 }' <<< "$out")
 		f=$(awk '/^# fail/ { print $3 }' <<< "$out")
 		[ -n "$p" ] || { p=0; f=1; }

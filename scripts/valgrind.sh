@@ -29,6 +29,11 @@ export BLOCKPORT_CONFIG
 build/blockport account create --email vg@localhost --plan enterprise >/dev/null
 API_KEY=$(build/blockport key create vg@localhost --test 2>/dev/null)
 body='{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
+token=$(sed -n 's/.*"erc20_18": "\(0x[0-9a-f]*\)".*/\1/p' "$dir/state/devchain.json")
+nft=$(sed -n 's/.*"erc721": "\(0x[0-9a-f]*\)".*/\1/p' "$dir/state/devchain.json")
+# The bundler: a lookup in the pool and a refused op (the validation's error path).
+bbody='[{"jsonrpc":"2.0","id":1,"method":"eth_getUserOperationByHash","params":["0x'$(printf '%064d' 1)'"]},'
+bbody+='{"jsonrpc":"2.0","id":2,"method":"eth_sendUserOperation","params":[{"sender":"0x1"},"0x0"]}]'
 for ((i = 0; i < n; i++)); do
 	echo "url = \"$BASE_URL/v1/nope?i=$i\""
 	echo "output = /dev/null"
@@ -51,6 +56,28 @@ for ((i = 0; i < n; i++)); do
 	echo "write-out = \"%{http_code}\\\\n\""
 	echo "header = \"X-API-Key: $API_KEY\""
 	echo "next"
+	# Tokens: dev account 0's balance list and the devchain's 18-decimal sample token.
+	for t in balances/0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266 metadata/$token; do
+		echo "url = \"$BASE_URL/v1/tokens/ethereum/$t\""
+		echo "output = /dev/null"
+		echo "write-out = \"%{http_code}\\\\n\""
+		echo "header = \"X-API-Key: $API_KEY\""
+		echo "next"
+	done
+	# NFTs: the devchain's sample ERC-721 (metadata, collection) and dev account 0's owned list.
+	for t in metadata/$nft/0 collection/$nft owned/0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266; do
+		echo "url = \"$BASE_URL/v1/nfts/ethereum/$t\""
+		echo "output = /dev/null"
+		echo "write-out = \"%{http_code}\\\\n\""
+		echo "header = \"X-API-Key: $API_KEY\""
+		echo "next"
+	done
+	echo "url = \"$BASE_URL/v1/bundler/ethereum/devnet\""
+	echo "output = /dev/null"
+	echo "write-out = \"%{http_code}\\\\n\""
+	echo "header = \"X-API-Key: $API_KEY\""
+	echo "data = \"${bbody//\"/\\\"}\""
+	echo "next"
 	echo "url = \"$BASE_URL/v1/webhooks?limit=5\""
 	echo "output = /dev/null"
 	echo "write-out = \"%{http_code}\\\\n\""
@@ -60,7 +87,7 @@ done | sed '$d' > "$dir/curl.cfg"
 echo "valgrind: key ${API_KEY:0:20}..."
 start=$(date +%s)
 curl -s -K "$dir/curl.cfg" | sort | uniq -c | sed "s/^/valgrind: status /"
-echo "valgrind: $((5 * n)) requests in $(( $(date +%s) - start )) s"
+echo "valgrind: $((11 * n)) requests in $(( $(date +%s) - start )) s"
 ps -eo args | grep -E "^[^ ]*(valgrind|memcheck)[^ ]* .*\.fcgi" | grep -vc grep | sed "s/^/valgrind: programs under valgrind: /"
 bash scripts/stack.sh stop "$dir/state"
 sleep 1

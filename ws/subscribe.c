@@ -36,20 +36,21 @@
 #include "http.h"
 #include "limits.h"
 #include "log.h"
-#include "rpc_client.h"
 #include "rpc_envelope.h"
 #include "rpc_methods.h"
-#include "rpc_proxy.h"
-#include "upstream.h"
 #include "util.h"
+#include "wake.h"
 #include "ws_follow.h"
+#include "ws_helper.h"
 #include "ws_logs.h"
+#include "ws_pending.h"
+#include "ws_slot.h"
 
 #define MAX_SUBS	32			/* subscriptions per connection */
 #define OUT_CAP		(4u * 1024 * 1024)	/* unsent bytes before a slow reader is dropped */
 #define IDLE_MS		(300 * 1000)		/* no message and no subscription: close */
 #define POLL_MS		100			/* how often the index is checked for new heads */
-#define WATCH_MS	1000			/* the same when the WAL is watched (inotify) */
+#define WATCH_MS	1000			/* the same when a wake file is watched (inotify) */
 #define SUB_ID_LEN	35			/* "0x" + 32 hex digits + NUL */
 
 /* JSON-RPC error codes of the refusals that have no code of their own in the proxy. */
@@ -58,7 +59,7 @@
 
 extern char **environ;
 
-enum sub_kind { SUB_HEADS, SUB_LOGS, SUB_SYNCING, SUB__MAX };
+enum sub_kind { SUB_HEADS, SUB_LOGS, SUB_SYNCING, SUB_PENDING, SUB__MAX };
 
 struct sub {
 	enum sub_kind	 kind;
@@ -72,10 +73,10 @@ struct conn {
 	struct bp_db		*db;
 	struct bp_limits	*lim;
 	struct bp_admit		 adm;
-	struct bp_rpc_proxy	*proxy;
-	struct bp_upstream	*up;		/* for eth_getLogs of new heads; made when needed */
-	struct bp_req		*req;		/* the proxy's request, reused per message */
+	struct bp_ws_helper	 helper;	/* the proxy (ws/proxy), started when needed */
+	struct bp_req		*req;		/* the upgrade request */
 	const struct bp_network	*net;
+	char			 chain[BP_INDEX_CHAIN_MAX];	/* "CHAIN.NETWORK" */
 	char			*key;		/* as the client sent it (a copy); NULL: none */
 	const char		*addr;
 	struct bp_key		 k;		/* the admitted key */
@@ -84,7 +85,11 @@ struct conn {
 	size_t			 nsubs;
 	struct sub		*cur;		/* the subscription emit_msg sends for */
 	int			 following;
-	int			 wal_fd;	/* inotify on the database's WAL: wakes on a commit; -1 */
+	int			 pending;	/* a newPendingTransactions subscription is open */
+	int64_t			 pending_seq;	/* the last ws_pending row sent */
+	unsigned		 cu[SUB__MAX];	/* what a notification of each kind costs */
+	unsigned		 owed;		/* CUs of the notifications not charged yet */
+	int			 wake_fd;	/* inotify on DATABASE.heads: wakes on a new block; -1 */
 	struct bp_ws_follow	 follow;
 	struct bp_buf		 in;		/* bytes of the message being read */
 	struct bp_buf		 out;		/* bytes not yet written to websocketd */
@@ -100,7 +105,8 @@ send_line(struct conn *c, const char *msg, size_t len)
 	size_t i, at = c->out.len;
 
 	if (bp_buf_add(&c->out, msg, len) == -1 || bp_buf_add(&c->out, "\n", 1) == -1) {
-		bp_warn("a slow reader: more than %u bytes unsent, disconnecting", OUT_CAP);
+		if (c->closing != 2)
+			bp_warn("a slow reader: more than %u bytes unsent, disconnecting", OUT_CAP);
 		c->out.len = at;
 		c->closing = 2;
 		return;
@@ -156,39 +162,6 @@ send_admission(struct conn *c, const char *id, size_t idlen, const struct bp_adm
 	send_refusal(c, id, idlen, rpc_code_of(ad->status), ad->status, ad->code, ad->message);
 }
 
-/*
- * The per-key cap on open connections: slot files DATABASE.ws/KEYID.N, N < cap, each held with
- * flock for the connection's life. The kernel drops the lock when the process ends however it
- * ends, so a crash never leaks a slot. Returns the fd held, -2 when every slot is taken, -1 on
- * an error (logged; the connection is then refused with 500).
- */
-static int
-take_slot(const struct bp_config *cfg, const struct bp_key *k)
-{
-	char dir[4200], path[4300];
-	int64_t i;
-	int fd;
-
-	if (k->plan.ws_connections <= 0)
-		return -3;	/* no cap */
-	snprintf(dir, sizeof(dir), "%s.ws", cfg->database);
-	if (mkdir(dir, 0770) == -1 && errno != EEXIST) {
-		bp_err("%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < k->plan.ws_connections; i++) {
-		snprintf(path, sizeof(path), "%s/%lld.%lld", dir, (long long)k->id, (long long)i);
-		if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660)) == -1) {
-			bp_err("%s: %s", path, strerror(errno));
-			return -1;
-		}
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			return fd;
-		close(fd);
-	}
-	return -2;
-}
-
 /* Authenticates the connection; 0, or -1 after queueing the refusal. */
 static int
 admit_connection(struct conn *c, struct bp_req *r)
@@ -219,7 +192,7 @@ admit_connection(struct conn *c, struct bp_req *r)
 		    "a mainnet: test keys work on testnets only; use a live key");
 		return -1;
 	}
-	c->slot_fd = take_slot(c->cfg, &c->k);
+	c->slot_fd = bp_ws_slot_take(c->cfg->database, &c->k);
 	if (c->slot_fd == -2) {
 		char m[128];
 
@@ -276,6 +249,7 @@ head_fn(const struct bp_ws_head *h, void *arg)
 	struct conn *c = arg;
 	char res[640];
 	size_t i;
+	int n;
 
 	if (bp_ws_head_json(h, res, sizeof(res)) == -1) {
 		bp_warn("block %lld: a stored head does not fit a message", (long long)h->number);
@@ -284,8 +258,12 @@ head_fn(const struct bp_ws_head *h, void *arg)
 	for (i = 0; i < c->nsubs; i++) {
 		if (c->subs[i].kind == SUB_LOGS) {
 			c->cur = &c->subs[i];
-			bp_ws_logs_block(c->subs[i].logs, c->up, c->net, h->number, h->hash, emit_msg,
-			    c);
+			n = bp_ws_logs_block(c->subs[i].logs, c->db, c->follow.chain, h->number,
+			    h->hash, emit_msg, c);
+			if (n == -1 && !c->closing)
+				bp_warn("block %lld: reading its logs failed", (long long)h->number);
+			if (n > 0)
+				c->owed += c->cu[SUB_LOGS];	/* a block's logs: one eth_getLogs */
 			continue;
 		}
 		if (c->subs[i].kind != SUB_HEADS)
@@ -295,6 +273,7 @@ head_fn(const struct bp_ws_head *h, void *arg)
 		    "\"params\":{\"subscription\":\"%s\",\"result\":%s}}", c->subs[i].id, res) == -1)
 			return -1;
 		send_line(c, c->msg.data, c->msg.len);
+		c->owed += c->cu[SUB_HEADS];
 	}
 	return c->closing ? -1 : 0;
 }
@@ -308,6 +287,78 @@ follow(struct conn *c)
 		return;
 	if (bp_ws_follow_poll(&c->follow, c->db, &fns, c) == -1 && !c->closing)
 		bp_warn("%s: reading the chain index failed", c->follow.chain);
+}
+
+/* One pending transaction's hash, to each newPendingTransactions subscription. */
+static int
+pending_fn(const char *hash, void *arg)
+{
+	struct conn *c = arg;
+	char q[72];
+	size_t i;
+
+	snprintf(q, sizeof(q), "\"%s\"", hash);
+	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind != SUB_PENDING)
+			continue;
+		c->cur = &c->subs[i];
+		if (emit_msg(q, strlen(q), c) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Charges the CUs of the notifications sent since the last call, once per wake rather than per
+ * message (docs/websocket.md, "Accounting"). Notifications are never held back: when the key's
+ * CUs per second are spent the limits count nothing (they refuse), and the key's own messages
+ * are refused until they refill.
+ */
+static void
+charge_notifications(struct conn *c)
+{
+	struct bp_limit_state st;
+
+	if (c->owed == 0)
+		return;
+	(void)bp_admit_charge(c->lim, &c->k, 0, 0, c->owed, &st);
+	c->owed = 0;
+}
+
+/* The CUs of a notification of each kind: those of the read a client would poll instead. */
+static void
+price_notifications(struct conn *c)
+{
+	static const char *const polled[SUB__MAX] = {
+		[SUB_HEADS] = "eth_getBlockByNumber",
+		[SUB_LOGS] = "eth_getLogs",
+		[SUB_SYNCING] = "eth_syncing",
+		[SUB_PENDING] = "eth_getFilterChanges",
+	};
+	const struct bp_jsonrpc_method *m;
+	size_t i;
+
+	for (i = 0; i < SUB__MAX; i++) {
+		m = bp_jsonrpc_method(&bp_rpc_node_table, c->net->kind, polled[i], strlen(polled[i]));
+		c->cu[i] = m != NULL ? m->cu : 1;
+	}
+}
+
+/* Sends what cron/pending stored since the last hash sent. */
+static void
+follow_pending(struct conn *c)
+{
+	int n;
+
+	if (!c->pending)
+		return;
+	do {
+		n = bp_pending_read(c->db, c->chain, &c->pending_seq, pending_fn, c);
+		if (n > 0)
+			c->owed += c->cu[SUB_PENDING];	/* one eth_getFilterChanges a read */
+	} while (n == BP_PENDING_READ && !c->closing);
+	if (n == -1 && !c->closing)
+		bp_warn("%s: reading the pending transactions failed", c->chain);
 }
 
 /* Answers a result (raw JSON) for the item's id. */
@@ -360,48 +411,75 @@ sub_kind_arg(const char *params, size_t len, char *kind, size_t cap)
 }
 
 /*
- * Wakes the follower when the indexer commits rather than on a timer: every commit appends to
- * DATABASE-wal. Without the watch (no WAL file, no inotify) the index is polled every POLL_MS.
+ * Wakes the follower when the indexer has stored a block (it touches DATABASE.heads, wake.h)
+ * rather than on a timer or on every commit. Without that file, every commit (DATABASE-wal);
+ * without either, the index is polled every POLL_MS.
  */
 static void
-watch_wal(struct conn *c)
+watch_heads(struct conn *c)
 {
-	char wal[4200];
+	char path[4200];
 
-	snprintf(wal, sizeof(wal), "%s-wal", c->cfg->database);
-	if ((c->wal_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+	if (bp_wake_path(c->cfg->database, BP_WAKE_HEADS, path, sizeof(path)) == 0 &&
+	    bp_wake_watch(&c->wake_fd, path) == 0)
 		return;
-	if (inotify_add_watch(c->wal_fd, wal, IN_MODIFY) == -1) {
-		close(c->wal_fd);
-		c->wal_fd = -1;
+	if (bp_wake_path(c->cfg->database, "-wal", path, sizeof(path)) == -1)
+		return;
+	if (c->wake_fd == -1 && (c->wake_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+		return;
+	if (inotify_add_watch(c->wake_fd, path, IN_MODIFY) == -1) {
+		close(c->wake_fd);
+		c->wake_fd = -1;
 	}
-}
-
-/* Reads the pending inotify events away. */
-static void
-drain_wal(struct conn *c)
-{
-	char buf[4096];
-
-	while (read(c->wal_fd, buf, sizeof(buf)) > 0)
-		;
 }
 
 /* Starts the head follower once; 0 or -1. */
 static int
 start_following(struct conn *c)
 {
-	char chain[BP_INDEX_CHAIN_MAX];
-
 	if (c->following)
 		return 0;
-	snprintf(chain, sizeof(chain), "%s.%s", c->net->chain, c->net->network);
-	if (bp_ws_follow_start(&c->follow, c->db, chain) == -1)
+	if (bp_ws_follow_start(&c->follow, c->db, c->chain) == -1)
 		return -1;
 	c->following = 1;
-	if (c->wal_fd == -1)
-		watch_wal(c);
+	if (c->wake_fd == -1)
+		watch_heads(c);
 	return 0;
+}
+
+/* Starts the pending-transaction reader once, at the last stored hash; 0 or -1. */
+static int
+start_pending(struct conn *c)
+{
+	char path[4200];
+
+	if (c->pending)
+		return 0;
+	if (bp_pending_last(c->db, c->chain, &c->pending_seq) == -1)
+		return -1;
+	c->pending = 1;
+	if (bp_wake_path(c->cfg->database, BP_WAKE_PENDING, path, sizeof(path)) == 0)
+		(void)bp_wake_watch(&c->wake_fd, path);
+	return 0;
+}
+
+/*
+ * Forwards a message to the connection's proxy (ws/proxy: the code of POST /v1/rpc, in a process
+ * started at the first message that needs it, so a connection that only subscribes never loads
+ * libcurl; docs/websocket.md, "Memory"). Returns the HTTP status, the body in *body; 500 with
+ * *body NULL when the proxy is unavailable.
+ */
+static int
+call_proxy(struct conn *c, const char *body, size_t len, const char **out, size_t *outlen)
+{
+	int status;
+
+	*out = NULL;
+	*outlen = 0;
+	if (bp_ws_helper_start(&c->helper, "proxy", c->net->chain, c->net->network, c->addr,
+	    c->key) == -1 || bp_ws_helper_call(&c->helper, body, len, &status, out, outlen) == -1)
+		return 500;
+	return status;
 }
 
 /*
@@ -411,22 +489,25 @@ start_following(struct conn *c)
 static void
 send_syncing(struct conn *c, struct sub *s)
 {
-	struct bp_jsonrpc_error err;
-	cJSON *res;
-	char *txt;
+	static const char ask[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_syncing\","
+	    "\"params\":[]}";
+	const char *ans;
+	size_t anslen;
+	cJSON *j = NULL;
+	char *txt = NULL;
 
-	if (c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL)
-		return;
-	if ((res = bp_jsonrpc_call(c->up, c->net, "eth_syncing", NULL, &err)) == NULL) {
-		bp_warn("eth_syncing: %s", err.message);
-		return;
-	}
-	if ((txt = cJSON_PrintUnformatted(res)) != NULL) {
+	/* Through the proxy, which charges it as the eth_syncing it is. */
+	if (call_proxy(c, ask, sizeof(ask) - 1, &ans, &anslen) != 200 ||
+	    (j = cJSON_ParseWithLength(ans, anslen)) == NULL ||
+	    !cJSON_HasObjectItem(j, "result") ||
+	    (txt = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(j, "result"))) == NULL)
+		bp_warn("eth_syncing: no answer from the node");
+	else {
 		c->cur = s;
 		emit_msg(txt, strlen(txt), c);
 	}
 	free(txt);
-	cJSON_Delete(res);
+	cJSON_Delete(j);
 }
 
 static void
@@ -451,11 +532,12 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		sub.kind = SUB_LOGS;
 	else if (strcmp(kind, "syncing") == 0)
 		sub.kind = SUB_SYNCING;
+	else if (strcmp(kind, "newPendingTransactions") == 0)
+		sub.kind = SUB_PENDING;
 	else {
-		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, strcmp(kind,
-		    "newPendingTransactions") == 0 ? "invalid params: newPendingTransactions is not "
-		    "offered yet (newHeads, logs and syncing are)" : "invalid params: unknown "
-		    "subscription kind (newHeads, logs and syncing are offered)");
+		send_error(c, id, it->id.len, BP_JSONRPC_INVALID_PARAMS, "invalid params: unknown "
+		    "subscription kind (newHeads, logs, newPendingTransactions and syncing are "
+		    "offered)");
 		return;
 	}
 	if (c->nsubs >= MAX_SUBS) {
@@ -463,13 +545,14 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 		    "connection (at most 32): unsubscribe first");
 		return;
 	}
-	if (sub.kind != SUB_SYNCING && start_following(c) == -1) {
+	if (sub.kind == SUB_PENDING && start_pending(c) == -1) {
 		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
-		    "internal error: the chain index is unavailable");
+		    "internal error: the pending transactions are unavailable");
 		return;
 	}
-	if (sub.kind == SUB_LOGS && c->up == NULL && (c->up = bp_upstream_new(c->cfg)) == NULL) {
-		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR, "internal error");
+	if ((sub.kind == SUB_HEADS || sub.kind == SUB_LOGS) && start_following(c) == -1) {
+		send_error(c, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
+		    "internal error: the chain index is unavailable");
 		return;
 	}
 	if (sub.kind == SUB_LOGS && (sub.logs = bp_ws_logs_new(body + it->params.off,
@@ -518,9 +601,13 @@ unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 	bp_ws_logs_free(c->subs[i].logs);
 	c->subs[i] = c->subs[--c->nsubs];
 	c->following = 0;
-	for (i = 0; i < c->nsubs; i++)
-		if (c->subs[i].kind != SUB_SYNCING)
+	c->pending = 0;
+	for (i = 0; i < c->nsubs; i++) {
+		if (c->subs[i].kind == SUB_HEADS || c->subs[i].kind == SUB_LOGS)
 			c->following = 1;
+		if (c->subs[i].kind == SUB_PENDING)
+			c->pending = 1;
+	}
 	send_result(c, id, it->id.len, "true");
 }
 
@@ -530,43 +617,28 @@ unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 static void
 proxy(struct conn *c, char *body, size_t len, const struct bp_jsonrpc_item *first, int single)
 {
-	struct bp_req *r = c->req;
 	struct bp_jsonrpc_span idspan = { 0, 0 };
+	const char *ans;
+	size_t anslen;
 	int status;
 
-	/*
-	 * Made at the first message that needs it: a connection that only subscribes to heads
-	 * never loads the upstream client's state (docs/websocket.md, memory per connection).
-	 */
-	if (c->proxy == NULL && (c->proxy = bp_rpc_proxy_new(c->cfg, &bp_rpc_node_table)) == NULL) {
-		send_refusal(c, body + first->id.off, single && first->code == 0 ? first->id.len : 0,
-		    BP_JSONRPC_INTERNAL_ERROR, 500, "internal_error", "the proxy is unavailable");
-		return;
-	}
-	bp_req_reset(r);
-	r->envp = environ;
-	r->remote_addr = c->addr;
-	r->key = c->k;
-	r->authed = 1;
-	r->body = body;
-	r->body_len = len;
-	status = bp_rpc_proxy_serve(c->proxy, r, c->net);
+	status = call_proxy(c, body, len, &ans, &anslen);
 	if (status == 200) {
-		send_line(c, r->out.data, r->out.len);
+		send_line(c, ans, anslen);
 		return;
 	}
 	/* The uniform error body of a refusal: the status, code and message, as a JSON-RPC error. */
 	if (single && first->code == 0)
 		idspan = first->id;
 	{
-		cJSON *j = cJSON_ParseWithLength(r->out.data, r->out.len);
+		cJSON *j = ans != NULL ? cJSON_ParseWithLength(ans, anslen) : NULL;
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
 		const cJSON *msg = cJSON_GetObjectItemCaseSensitive(e, "message");
 
 		send_refusal(c, body + idspan.off, idspan.len, rpc_code_of(status), status,
 		    cJSON_IsString(code) ? code->valuestring : "internal_error",
-		    cJSON_IsString(msg) ? msg->valuestring : "internal error");
+		    cJSON_IsString(msg) ? msg->valuestring : "the proxy is unavailable");
 		cJSON_Delete(j);
 	}
 }
@@ -697,13 +769,13 @@ run(struct conn *c)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = STDOUT_FILENO;
 		pfd[1].events = c->out.len > 0 ? POLLOUT : 0;
-		pfd[2].fd = c->following ? c->wal_fd : -1;
+		pfd[2].fd = c->following || c->pending ? c->wake_fd : -1;
 		pfd[2].events = POLLIN;
-		timeout = !c->following ? 1000 : c->wal_fd >= 0 ? WATCH_MS : POLL_MS;
+		timeout = !c->following && !c->pending ? 1000 : c->wake_fd >= 0 ? WATCH_MS : POLL_MS;
 		if (poll(pfd, 3, timeout) == -1 && errno != EINTR)
 			break;
 		if (pfd[2].revents & POLLIN)
-			drain_wal(c);
+			bp_wake_drain(c->wake_fd);
 		if ((pfd[1].revents & (POLLERR | POLLHUP)) != 0)
 			break;
 		if ((pfd[1].revents & POLLOUT) && write_output(c) == -1)
@@ -711,6 +783,8 @@ run(struct conn *c)
 		if ((pfd[0].revents & (POLLIN | POLLHUP)) && read_input(c) == -1)
 			break;
 		follow(c);
+		follow_pending(c);
+		charge_notifications(c);
 		now = bp_mono_us();
 		if (c->nsubs == 0 && !c->closing && now - c->last_in > IDLE_MS * INT64_C(1000)) {
 			send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 408, "timeout",
@@ -765,14 +839,15 @@ open_conn(struct conn *c)
 		send_refusal(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 404, "not_found", m);
 		return -1;
 	}
+	snprintf(c->chain, sizeof(c->chain), "%s.%s", c->net->chain, c->net->network);
+	price_notifications(c);
 	return admit_connection(c, r);
 }
 
 static void
 close_conn(struct conn *c)
 {
-	bp_rpc_proxy_free(c->proxy);
-	bp_upstream_free(c->up);
+	bp_ws_helper_stop(&c->helper);
 	while (c->nsubs > 0)
 		bp_ws_logs_free(c->subs[--c->nsubs].logs);
 	if (c->req != NULL) {
@@ -781,8 +856,8 @@ close_conn(struct conn *c)
 	}
 	if (c->slot_fd >= 0)
 		close(c->slot_fd);
-	if (c->wal_fd >= 0)
-		close(c->wal_fd);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
 	bp_admit_fini(&c->adm);
 	bp_limits_close(c->lim);
 	bp_db_close(c->db);
@@ -804,7 +879,7 @@ main(void)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return 1;
 	c->slot_fd = -1;
-	c->wal_fd = -1;
+	c->wake_fd = -1;
 	bp_buf_init(&c->out, OUT_CAP);
 	bp_buf_init(&c->msg, BP_RESP_CAP);
 	fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);

@@ -240,15 +240,19 @@ bp_u256_parse(struct bp_u256 *r, const char *s, size_t len)
 static size_t
 dec_digits(const struct bp_u256 *a, char buf[78])
 {
-	char rev[78];
+	/* 19 digits per division by 10^19 (the largest power of ten in 64 bits), not one. */
+	static const uint64_t e19 = UINT64_C(10000000000000000000);
+	char rev[80];
 	struct bp_u256 v = *a;
 	size_t n = 0, i;
+	uint64_t d;
 
 	do {
-		uint64_t d;
-
-		(void)bp_u256_div_u64(&v, &v, 10, &d);
-		rev[n++] = (char)('0' + d);
+		(void)bp_u256_div_u64(&v, &v, e19, &d);
+		for (i = 0; i < 19 && (d != 0 || !bp_u256_is_zero(&v) || i == 0); i++) {
+			rev[n++] = (char)('0' + d % 10);
+			d /= 10;
+		}
 	} while (!bp_u256_is_zero(&v));
 	for (i = 0; i < n; i++)
 		buf[i] = rev[n - 1 - i];

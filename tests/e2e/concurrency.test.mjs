@@ -55,3 +55,20 @@ test('key checks, counting and errors from many threads: 60 bad keys at once get
   for (const s of statuses) assert.ok(s === 401 || s === 429, `status ${s}`);
   assert.ok(bad.some((r) => r.status === 401));
 });
+
+test('90 bundler calls at once (/v1/bundler): each answered, with its own id and result', async () => {
+  const hash = (i) => `0x${i.toString(16).padStart(64, '0')}`;
+  const calls = Array.from({ length: 90 }, (_, i) => [
+    { jsonrpc: '2.0', id: `b-${i}`, method: 'eth_supportedEntryPoints', params: [] },
+    { jsonrpc: '2.0', id: i, method: 'eth_getUserOperationByHash', params: [hash(i)] },
+    { jsonrpc: '2.0', id: i, method: 'eth_sendUserOperation', params: [{ sender: `0x${'1'.repeat(39)}${i % 10}` }, '0x0'] },
+  ][i % 3]);
+  const answers = await Promise.all(calls.map((body) => api('/v1/bundler/ethereum/devnet', { method: 'POST', key, body })));
+  answers.forEach((res, i) => {
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.id, calls[i].id);
+    if (i % 3 === 0) assert.equal(res.json.result.length, 1);
+    else if (i % 3 === 1) assert.equal(res.json.result, null);
+    else assert.equal(res.json.error.code, -32602, res.text);
+  });
+});

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createPublicClient, webSocket } from 'viem';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { account } from '../../devchain/dev.mjs';
 import { env, newKey, sleep, waitFor } from './helpers.mjs';
 
 const wsBase = env.base.replace(/^http/, 'ws');
@@ -187,6 +189,65 @@ test('logs filtered by address: exactly that contract\'s transfers, removed: tru
   await c.close();
 });
 
+// A contract the index does not otherwise keep anything of: its fallback emits LOG1 with the
+// first word of the calldata as the topic (runtime 0x600035 6000 6000 a1 00).
+const EMITTER_INIT = '0x68600035600060' + '00a100' + '600052' + '6009' + '6017' + 'f3';
+
+test('logs of any contract, from the index: the ws package on a contract the indexer does not track', async () => {
+  const hash = await chainRpc('eth_sendTransaction', [{ from: dev.deployer, data: EMITTER_INIT }]);
+  const { contractAddress: emitter } = await chainRpc('eth_getTransactionReceipt', [hash]);
+  assert.match(emitter, /^0x[0-9a-f]{40}$/);
+  const c = await open();
+  const topic = `0x${pad('beef')}`;
+  const sub = (await c.call('eth_subscribe', ['logs', { address: emitter, topics: [[topic, `0x${pad('cafe')}`]] }])).result;
+  const sent = [];
+  for (const word of ['beef', 'dead', 'beef']) {
+    sent.push(await chainRpc('eth_sendTransaction', [{ from: dev.deployer, to: emitter, data: `0x${pad(word)}` }]));
+    await transfer(TOKEN, RCPT, 1n);	// another contract's log in between: never to be seen
+  }
+  const got = [];
+  for (let i = 0; i < 2; i++) got.push((await c.next(heads(sub), 30000)).params.result);
+  assert.deepEqual(got.map((l) => l.transactionHash), [sent[0], sent[2]]);
+  for (const l of got) {
+    assert.equal(l.address, emitter);
+    assert.deepEqual(l.topics, [topic]);
+    assert.equal(l.data, '0x');
+    const r = await chainRpc('eth_getTransactionReceipt', [l.transactionHash]);
+    assert.equal(l.blockHash, r.blockHash);
+    assert.equal(l.blockNumber, r.blockNumber);
+    assert.equal(l.transactionIndex, r.transactionIndex);
+    assert.equal(l.logIndex, r.logs[0].logIndex);
+  }
+  await sleep(1000);
+  assert.equal(c.queue.filter(heads(sub)).length, 0, 'the dead topic and the token are filtered out');
+  await c.close();
+});
+
+test('newPendingTransactions: a transaction sent with ethers shows up, from the one shared follower', async () => {
+  const c = await open();
+  const other = await open();
+  const sub = (await c.call('eth_subscribe', ['newPendingTransactions'])).result;
+  const sub2 = (await other.call('eth_subscribe', ['newPendingTransactions'])).result;
+  assert.match(sub, /^0x[0-9a-f]{32}$/);
+  const wallet = new Wallet(account(17).privateKey, new JsonRpcProvider(env.chain));
+  await chainRpc('anvil_setBalance', [wallet.address, '0x56bc75e2d63100000']);	// 100 ETH
+  const nonce = await wallet.getNonce('pending');
+  const tx = await wallet.sendTransaction({ to: RCPT, value: 12345n, nonce });
+  const isTx = (m) => heads(sub)(m) && m.params.result === tx.hash;
+  assert.equal((await c.next(isTx, 30000)).params.result, tx.hash);
+  assert.equal((await other.next((m) => heads(sub2)(m) && m.params.result === tx.hash, 30000)).params.result, tx.hash);
+  // Unsubscribed: no more hashes.
+  assert.equal((await c.call('eth_unsubscribe', [sub])).result, true);
+  c.queue.length = 0;
+  await wallet.sendTransaction({ to: RCPT, value: 1n, nonce: nonce + 1 });
+  await sleep(1500);
+  assert.equal(c.queue.filter(heads(sub)).length, 0);
+  // One upstream poll for all connections: the node has one pending filter of ours per network.
+  const log = readFileSync(join(env.dir, 'pending.log'), 'utf8');
+  assert.doesNotMatch(log, /ERROR|error/);
+  await Promise.all([c.close(), other.close()]);
+});
+
 test('syncing: the node\'s eth_syncing once', async () => {
   const c = await open();
   const sub = (await c.call('eth_subscribe', ['syncing'])).result;
@@ -266,6 +327,27 @@ test('messages count against the plan: CUs per message', async () => {
   await c.close();
 });
 
+test('notifications count CUs too: 25 newHeads subscriptions spend most of a second\'s 60', async () => {
+  const key = newKey({ plan: 'cu' });	// 60 CUs a second; a head costs eth_getBlockByNumber's 2
+  const c = await open(key);
+  const subs = [];
+  for (let i = 0; i < 25; i++) subs.push((await c.call('eth_subscribe', ['newHeads'])).result);
+  let limited = null;
+  for (let attempt = 0; attempt < 5 && !limited; attempt++) {
+    await sleep(1100);	// a fresh second for the subscriptions' own CUs
+    await chainRpc('evm_mine');
+    for (const sub of subs) await c.next(heads(sub), 30000);
+    // 50 CUs charged for the heads: 15 more calls of 1 CU pass the 60 within this second.
+    for (let i = 0; i < 15 && !limited; i++) {
+      const m = await c.call('eth_blockNumber');
+      if (m.error) limited = m;
+    }
+  }
+  assert.ok(limited, 'the heads\' CUs counted against the plan');
+  assert.equal(limited.error.data.status, 429);
+  await c.close();
+});
+
 test('a per-key cap on open connections (the plan\'s ws_connections)', async () => {
   const key = newKey({ plan: 'ws' });	// 3 (scripts/stack.sh)
   const conns = [];
@@ -312,6 +394,45 @@ test('100 connects and disconnects leave no process behind', async () => {
     await Promise.all(conns.map((c) => c.close()));
   }
   await waitFor(() => children().length <= before, 'the per-connection processes to exit');
+});
+
+test('a slow reader is disconnected rather than buffered without bound', async () => {
+  const before = new Set(children());
+  const c = await open();
+  const mine = children().filter((p) => !before.has(p));
+  assert.equal(mine.length, 1, 'the connection\'s process');
+  const subs = [];
+  for (let i = 0; i < 32; i++) subs.push((await c.call('eth_subscribe', ['newHeads'])).result);
+  c.ws._socket.pause();	// the client reads nothing more
+  // 1,500 blocks x 32 subscriptions: about 30 MB of notifications, far past the 4 MiB cap.
+  await chainRpc('anvil_mine', ['0x5dc']);
+  // Exited (websocketd reaps it only once it has written what it holds: a zombie until then).
+  const gone = () => {
+    try { return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${mine[0]}/stat`, 'utf8')); } catch { return true; }
+  };
+  await waitFor(gone, 'the slow reader\'s process to give up', 60000);
+  // (Its "a slow reader" line on stderr is in websocketd.log only when websocketd read it before
+  // the exit: websocketd closes the pipe on exit, so it is not asserted.)
+  c.ws._socket.resume();
+  assert.ok(await c.closed > 0, 'the connection is closed');
+  const got = c.queue.filter((m) => m.method === 'eth_subscription').length;
+  assert.ok(got < 1500 * 32, `${got} notifications: not all of them`);
+});
+
+test('a subscriber that never sends stays connected past the web server\'s idle timeouts', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['newHeads'])).result;
+  const t0 = Date.now();
+  let n = 0;
+  while (Date.now() - t0 < 80000) {	// lighttpd's default read-idle is 60 s, Apache's Timeout 75 s
+    await sleep(10000);
+    await chainRpc('evm_mine');
+    await c.next(heads(sub), 30000);
+    n++;
+  }
+  assert.equal(c.ws.readyState, WebSocket.OPEN);
+  assert.ok(n >= 7);
+  await c.close();
 });
 
 test('viem webSocket transport: watchBlocks', async () => {

@@ -49,7 +49,7 @@ check "the installed example config shows every key of the config table" every_k
 cfg=$tmp/etc/blockport.ini
 mkdir -p "$tmp/etc" "$tmp/var"
 sed -E 's/^#(\[|[a-z_]+ = )/\1/' "$p/share/blockport/blockport.ini.example" 2>/dev/null |
-	sed -E "s|^database = .*|database = $tmp/var/blockport.db|; /^(limits_file|paymaster_key_file) = /d" > "$cfg"
+	sed -E "s|^database = .*|database = $tmp/var/blockport.db|; /^(limits_file|paymaster_key_file|rpc_cache_file) = /d" > "$cfg"
 migrate() { "$p/bin/blockport" -c "$cfg" migrate > "$tmp/migrate.log" 2>&1; }
 check "the installed CLI migrates a database from the example config" migrate
 "$p/bin/blockport" -c "$cfg" account create --email ops@example.com > /dev/null

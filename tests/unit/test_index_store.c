@@ -12,8 +12,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
 #include "db.h"
 #include "index_fetch.h"
+#include "index_logs.h"
 #include "index_read.h"
 #include "index_reorg.h"
 #include "index_store.h"
@@ -231,9 +233,17 @@ test_hook_fails(void)
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_blocks"), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transfers"), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_cursors"), 0);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_logs"), 0);
 	free(b.hashes);	/* the views are this test's own */
 	free(c.data);
 	cJSON_Delete(j);
+}
+
+/* Appends a stored log's JSON to the buffer arg. */
+static int
+log_text(const struct bp_logs_row *row, void *arg)
+{
+	return bp_logs_json(row, 0, arg);
 }
 
 static void
@@ -246,7 +256,8 @@ test_hook_blocks(void)
 	struct bp_index_head h;
 	struct bp_fetch b;
 	struct seen s;
-	char owner[64];
+	struct bp_buf out;
+	char owner[64], hash[BP_BLOCKS_HASH_STR];
 	cJSON *j = answer();
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
@@ -275,6 +286,18 @@ test_hook_blocks(void)
 	CU_ASSERT_EQUAL(bp_index_nft_owner(db, CH, NFT, "7", owner, sizeof(owner)), 1);
 	CU_ASSERT_STRING_EQUAL(owner, U2);
 
+	/* Every log is kept raw for the WebSocket subscriptions, the Approval too. */
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_logs"), 3);
+	hash_of(0, 2, hash);
+	bp_buf_init(&out, 4096);
+	CU_ASSERT_EQUAL(bp_logs_block(db, CH, 2, hash, log_text, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "{\"address\":\"" NFT "\",\"topics\":[\""
+	    T_APPROVAL "\",\"" W_U1 "\",\"" W_U2 "\"],\"data\":\"0x\",\"blockNumber\":\"0x2\","));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "\"transactionIndex\":null,\"logIndex\":\"0x1\","
+	    "\"removed\":false}"));
+	CU_ASSERT_EQUAL(bp_logs_block(db, CH, 2, W_7, log_text, &out), 0);	/* another hash */
+	bp_buf_free(&out);
+
 	/* A reorg back to block 2: the hook hears of 4 and 3, newest first. */
 	bp_unit_log_begin();
 	CU_ASSERT_EQUAL_FATAL(bp_reorg_rollback(db, &c, 2, 10), 0);
@@ -284,6 +307,7 @@ test_hook_blocks(void)
 	CU_ASSERT_EQUAL(s.rolled[1], 3);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_blocks"), 2);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transfers"), 1);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_logs"), 2);
 	CU_ASSERT_EQUAL(bp_index_nft_owner(db, CH, NFT, "7", owner, sizeof(owner)), 1);
 	CU_ASSERT_STRING_EQUAL(owner, U1);
 	CU_ASSERT_EQUAL_FATAL(bp_index_get_head(db, CH, &h), 1);

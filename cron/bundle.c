@@ -1,0 +1,95 @@
+/*
+ * The bundle submitter (docs/bundler.md): each pass, for every network with a bundler_key,
+ * settles the bundles sent, re-checks recent ones for reorgs, and sends the pending ops of the
+ * pool as one EntryPoint.handleOps transaction (lib/bundler_submit.c). Run from cron
+ * (cron/bundle.cron) or with --loop (make run, the tests).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundler_submit.h"
+#include "config.h"
+#include "log.h"
+#include "upstream.h"
+#include "worker.h"
+
+struct state {
+	struct bp_upstream	*up;
+	struct bp_submitter	 s[BP_MAX_NETWORKS];
+	int			 on[BP_MAX_NETWORKS];
+};
+
+static int
+bundle_init(struct bp_worker_ctx *w)
+{
+	struct state *st;
+	size_t i;
+
+	if ((st = calloc(1, sizeof(*st))) == NULL)
+		return -1;
+	if ((st->up = bp_upstream_new(w->cfg)) == NULL) {
+		free(st);
+		return -1;
+	}
+	for (i = 0; i < w->cfg->nnets; i++) {
+		int rc = bp_submit_init(&st->s[i], &w->cfg->nets[i]);
+
+		if (rc == -1)
+			bp_err("bundle: %s.%s: no bundler (bundler_key or bundler_beneficiary "
+			    "unusable)", w->cfg->nets[i].chain, w->cfg->nets[i].network);
+		st->on[i] = rc == 0;
+	}
+	w->state = st;
+	return 0;
+}
+
+static int
+bundle_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
+{
+	struct state *st = w->state;
+	char one[160];
+	size_t i, used = 0;
+	int more = 0, failed = 0, rc;
+
+	msg[0] = '\0';
+	for (i = 0; i < w->cfg->nnets && !bp_worker_stopping(); i++) {
+		if (!st->on[i])
+			continue;
+		rc = bp_submit_pass(w->db, st->up, &st->s[i], one, sizeof(one));
+		if (rc == -1)
+			failed++;
+		else if (rc == 1)
+			more = 1;
+		used += (size_t)snprintf(msg + used, used < msglen ? msglen - used : 0, "%s%s",
+		    used ? "; " : "", one);
+	}
+	if (failed > 0)
+		w->failed = 1;
+	return more ? BP_WORKER_MORE : BP_WORKER_IDLE;
+}
+
+static void
+bundle_fini(struct bp_worker_ctx *w)
+{
+	struct state *st = w->state;
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < BP_MAX_NETWORKS; i++)
+		bp_submit_fini(&st->s[i]);
+	bp_upstream_free(st->up);
+	free(st);
+	w->state = NULL;
+}
+
+static const struct bp_worker_def bundle = { "bundle", bundle_init, bundle_pass, bundle_fini };
+
+int	main(int, char *[]);
+
+int
+main(int argc, char *argv[])
+{
+	return bp_worker_main(&bundle, argc, argv);
+}

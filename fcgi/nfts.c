@@ -1,0 +1,178 @@
+/*
+ * /v1/nfts: NFT metadata, collections and the NFTs an address owns (SPEC.md sections 2 and 4;
+ * docs/nfts.md). A route table and thin handlers: chain reads, the caches and the fetches of
+ * metadata documents live in lib/nft.c, URIs in lib/nft_uri.c, documents in lib/nft_doc.c.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "config.h"
+#include "evm/address.h"
+#include "evm/u256.h"
+#include "fcgi.h"
+#include "nft.h"
+#include "util.h"
+
+static int	nft_metadata(struct bp_req *);
+static int	nft_collection(struct bp_req *);
+static int	nft_owned(struct bp_req *);
+static int	app_init(const struct bp_config *, struct bp_db *);
+static void	*thread_init(const struct bp_config *, struct bp_db *);
+static void	 thread_fini(void *);
+
+/*
+ * Compute units: a metadata read (ERC-165, ownerOf and tokenURI in one batch, maybe a fetch)
+ * 10, a collection (two batches, maybe a fetch) 10, an owned page (the index only) 5.
+ */
+static const struct bp_route routes[] = {
+	{ "GET", "/v1/nfts/:chain/metadata/:contract/:token_id", nft_metadata,
+	    BP_SCOPE_DATA_READ, 10, 0 },
+	{ "GET", "/v1/nfts/:chain/collection/:contract", nft_collection, BP_SCOPE_DATA_READ,
+	    10, 0 },
+	{ "GET", "/v1/nfts/:chain/owned/:address", nft_owned, BP_SCOPE_DATA_READ, 5, 0 },
+};
+
+static const struct bp_app app = { "nfts", routes, BP_NITEMS(routes), app_init, NULL };
+static const struct bp_app_threads threads = { thread_init, thread_fini };
+
+int	main(void);
+
+int
+main(void)
+{
+	return bp_fcgi_main_threads(&app, &threads);
+}
+
+#define LIST_LIMIT_MAX	100
+#define LIST_PAGE_MAX	1000000000
+
+/* Set once at init, read-only while the threads serve. Each thread's lib/nft context is r->ctx. */
+static const struct bp_config *config;
+
+static int
+app_init(const struct bp_config *cfg, struct bp_db *db)
+{
+	(void)db;
+	config = cfg;
+	return 0;
+}
+
+static void *
+thread_init(const struct bp_config *cfg, struct bp_db *db)
+{
+	(void)db;
+	return bp_nft_new(cfg);
+}
+
+static void
+thread_fini(void *ctx)
+{
+	bp_nft_free(ctx);
+}
+
+/* ---- request validation ---- */
+
+/* The EVM network {chain} (and ?network=) means for this key; NULL with the answer set. */
+static const struct bp_network *
+evm_network(struct bp_req *r)
+{
+	const char *chain = bp_req_param(r, "chain"), *network = bp_req_query(r, "network");
+	const struct bp_network *net;
+
+	net = bp_config_rest_network(config, chain, r->key.test, network);
+	if (net == NULL || net->kind != BP_CHAIN_EVM)
+		bp_error(r, 404, "not_found", "no EVM network \"%s%s%s\" for this key", chain,
+		    network ? "." : "", network ? network : "");
+	else if (r->key.test && !net->testnet)
+		bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)", net->chain,
+		    net->network);
+	else
+		return net;
+	return NULL;
+}
+
+/* The address path parameter name; 0, or the 400 set in r. */
+static int
+address_param(struct bp_req *r, const char *name, uint8_t out[20])
+{
+	const char *s = bp_req_param(r, name);
+
+	if (s == NULL || bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, out) == -1)
+		return bp_error(r, 400, "invalid_request", "%s must be a 0x address of 40 hex digits "
+		    "(mixed case must be a valid EIP-55 checksum)", name);
+	return 0;
+}
+
+/* Answers a lib/nft.h error, or 200 with the JSON in r->out. */
+static int
+reply(struct bp_req *r, int rc, const struct bp_nft_error *err)
+{
+	if (rc == -1)
+		return bp_error(r, err->status, err->code, "%s", err->message);
+	r->status = 200;
+	r->content_type = "application/json";
+	return 200;
+}
+
+/* ---- handlers ---- */
+
+/* GET /v1/nfts/{chain}/metadata/{contract}/{token_id}: token_id decimal, at most 2^256 - 1. */
+static int
+nft_metadata(struct bp_req *r)
+{
+	const struct bp_network *net;
+	const char *tid = bp_req_param(r, "token_id");
+	struct bp_nft_error err;
+	struct bp_u256 id;
+	uint8_t contract[20];
+	size_t n = strlen(tid);
+
+	if (address_param(r, "contract", contract) != 0)
+		return r->status;
+	/* Decimal digits only: no sign, space, 0x or exponent; leading zeros read as decimal. */
+	if (n == 0 || n > 200 || strspn(tid, "0123456789") != n ||
+	    bp_u256_from_dec(&id, tid, n) == -1)
+		return bp_error(r, 400, "invalid_request", "token_id must be a decimal integer "
+		    "from 0 to 2^256 - 1");
+	if ((net = evm_network(r)) == NULL)
+		return r->status;
+	bp_buf_reset(&r->out);
+	return reply(r, bp_nft_metadata(r->ctx, r->db, net, contract, &id, &r->out, &err), &err);
+}
+
+/* GET /v1/nfts/{chain}/collection/{contract}. */
+static int
+nft_collection(struct bp_req *r)
+{
+	const struct bp_network *net;
+	struct bp_nft_error err;
+	uint8_t contract[20];
+
+	if (address_param(r, "contract", contract) != 0 || (net = evm_network(r)) == NULL)
+		return r->status;
+	bp_buf_reset(&r->out);
+	return reply(r, bp_nft_collection(r->ctx, r->db, net, contract, &r->out, &err), &err);
+}
+
+/* GET /v1/nfts/{chain}/owned/{address}?page&limit&exclude_spam: from the index and caches. */
+static int
+nft_owned(struct bp_req *r)
+{
+	const struct bp_network *net;
+	const char *ex = bp_req_query(r, "exclude_spam");
+	struct bp_nft_error err;
+	uint8_t owner[20];
+	int64_t page, limit;
+
+	if (address_param(r, "address", owner) != 0 ||
+	    bp_req_query_int(r, "page", 1, 1, LIST_PAGE_MAX, &page) == -1 ||
+	    bp_req_query_int(r, "limit", 50, 1, LIST_LIMIT_MAX, &limit) == -1)
+		return r->status;
+	if (ex != NULL && strcmp(ex, "true") != 0 && strcmp(ex, "false") != 0)
+		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");
+	if ((net = evm_network(r)) == NULL)
+		return r->status;
+	bp_buf_reset(&r->out);
+	return reply(r, bp_nft_owned(r->ctx, r->db, net, owner, page, limit,
+	    ex != NULL && strcmp(ex, "true") == 0, &r->out, &err), &err);
+}

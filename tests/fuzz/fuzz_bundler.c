@@ -1,0 +1,120 @@
+/*
+ * libFuzzer harness for what the bundler reads from nodes and clients (docs/bundler.md): the
+ * revert data of simulateValidation (bp_uov_decode_validation: ValidationResult, FailedOp,
+ * Error(string)) and of simulateHandleOp (bp_bundler_execution_result), and a client's
+ * UserOperation rendered back as the JSON of eth_getUserOperationByHash (bp_bundler_op_json).
+ *
+ * Beyond memory safety it checks, aborting on a violation:
+ *
+ *  - a refused revert has an ERC-7769 code in -32507 .. -32500 and a NUL-terminated message;
+ *    kept revert data is a copy of the input;
+ *  - an accepted ExecutionResult's targetResult lies inside the input;
+ *  - an op that parses renders as JSON that parses back to the same op.
+ *
+ * So the fuzzer reaches the decoders without finding a selector, each input is also tried with
+ * the four selectors in front.
+ *
+ *   bash tests/fuzz/run.sh 60
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "bundler.h"
+#include "bundler_estimate.h"
+#include "evm/abi.h"
+#include "evm/userop.h"
+#include "userop_validate.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static const char *const sigs[] = {
+	"ValidationResult((uint256,uint256,bool,uint48,uint48,bytes),(uint256,uint256),"
+	    "(uint256,uint256),(uint256,uint256))",
+	"FailedOp(uint256,string)",
+	"Error(string)",
+	"ExecutionResult(uint256,uint256,uint48,uint48,bool,bytes)",
+};
+
+static void
+decode(const uint8_t *d, size_t n)
+{
+	struct bp_uov_result res;
+	struct bp_uov_error err;
+	const uint8_t *r;
+	size_t rlen;
+	uint64_t pre, paid;
+	int ok;
+
+	memset(&err, 0, sizeof(err));
+	if (bp_uov_decode_validation(d, n, &res, &err) == -1) {
+		if (err.code < -32507 || err.code > -32500 ||
+		    memchr(err.message, '\0', sizeof(err.message)) == NULL)
+			abort();
+		if (err.data != NULL && (err.len != n || memcmp(err.data, d, n) != 0))
+			abort();
+	}
+	bp_uov_error_free(&err);
+	if (bp_bundler_execution_result(d, n, &pre, &paid, &ok, &r, &rlen, &err) == 0) {
+		if (r < d || r + rlen > d + n)
+			abort();
+	}
+	bp_uov_error_free(&err);
+}
+
+static void
+roundtrip(const uint8_t *data, size_t size)
+{
+	struct bp_userop op, back;
+	struct bp_buf b;
+	const char *field;
+	char why[200];
+	cJSON *j, *k;
+	size_t i;
+
+	if ((j = cJSON_ParseWithLength((const char *)data, size)) == NULL)
+		return;
+	if (bp_userop_from_json(j, &op, &field, why, sizeof(why)) == 0) {
+		bp_buf_init(&b, 1024 * 1024);
+		if (bp_bundler_op_json(&op, &b) == 0 && bp_buf_add(&b, "", 1) == 0) {
+			if ((k = cJSON_Parse(b.data)) == NULL ||
+			    bp_userop_from_json(k, &back, &field, why, sizeof(why)) == -1)
+				abort();
+			if (memcmp(op.sender, back.sender, 20) != 0 ||
+			    memcmp(op.num, back.num, sizeof(op.num)) != 0)
+				abort();
+			for (i = 0; i < BP_USEROP_BYTES__MAX; i++)
+				if (op.len[i] != back.len[i] || (op.len[i] > 0 &&
+				    memcmp(op.bytes[i], back.bytes[i], op.len[i]) != 0))
+					abort();
+			bp_userop_free(&back);
+			cJSON_Delete(k);
+		}
+		bp_buf_free(&b);
+		bp_userop_free(&op);
+	}
+	cJSON_Delete(j);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *buf;
+	size_t i;
+
+	decode(data, size);
+	if ((buf = malloc(size + 4)) != NULL) {
+		for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+			bp_abi_selector(sigs[i], buf);
+			memcpy(buf + 4, data, size);
+			decode(buf, size + 4);
+		}
+		free(buf);
+	}
+	roundtrip(data, size);
+	return 0;
+}
