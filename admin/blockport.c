@@ -20,6 +20,7 @@
 #include "log.h"
 #include "upstream.h"
 #include "util.h"
+#include "admin_webhook.h"
 
 struct ctx {
 	struct bp_config	*cfg;
@@ -40,6 +41,9 @@ static const char usage_text[] =
 "                                         prints the new key once; it is never stored\n"
 "  key list [ID|EMAIL]\n"
 "  key revoke KEY_ID\n"
+"  webhook test ID                        send a signed test event now; the receiver's answer\n"
+"  webhook deliveries ID [--limit N]      the latest delivery attempts of a webhook\n"
+"  webhook disable|enable ID              the operator's switch (docs/webhooks.md)\n"
 "\n"
 "scopes: rpc:read rpc:write data:read wallets:manage webhooks:manage gas:manage bundler:send\n"
 "        (none given = all scopes)\n"
@@ -355,7 +359,8 @@ main(int argc, char *argv[])
 {
 	struct ctx c = { NULL, NULL, NULL };
 	const char *cfgpath = NULL;
-	static const char *const commands[] = { "migrate", "status", "account", "key" };
+	static const char *const commands[] = { "migrate", "status", "account", "key",
+	    "webhook" };
 	char err[512];
 	int rc = 1, ai = 1;
 	size_t i;
@@ -408,6 +413,8 @@ main(int argc, char *argv[])
 		rc = cmd_account(&c, argc - ai - 1, argv + ai + 1);
 	else if (strcmp(argv[ai], "key") == 0)
 		rc = cmd_key(&c, argc - ai - 1, argv + ai + 1);
+	else if (strcmp(argv[ai], "webhook") == 0)
+		rc = admin_webhook(c.cfg, c.db, argc - ai - 1, argv + ai + 1);
 	else
 		rc = usage();
 out:

@@ -31,6 +31,7 @@
 #include "upstream.h"
 #include "util.h"
 #include "wake.h"
+#include "webhook_match.h"
 #include "worker.h"
 
 /* One indexed network. */
@@ -47,6 +48,7 @@ struct chain {
 
 struct state {
 	struct bp_upstream *up;		/* the process's pool, shared by the chains */
+	struct bp_store_hook webhooks;	/* webhook matching in the store's transaction */
 	struct chain	 chains[BP_MAX_NETWORKS];
 	size_t		 nchains;
 	char		 wake[4200];	/* DATABASE.heads, touched after a pass that stored blocks */
@@ -225,6 +227,7 @@ indexer_init(struct bp_worker_ctx *w)
 	if ((s->up = bp_upstream_new(w->cfg)) == NULL ||
 	    bp_wake_path(w->cfg->database, BP_WAKE_HEADS, s->wake, sizeof(s->wake)) == -1)
 		return -1;
+	bp_webhook_match_hook(w->cfg, &s->webhooks);
 	for (i = 0; i < w->cfg->nnets; i++) {
 		const struct bp_network *net = &w->cfg->nets[i];
 		struct chain *c;
@@ -235,6 +238,7 @@ indexer_init(struct bp_worker_ctx *w)
 		snprintf(c->st.key, sizeof(c->st.key), "%s.%s", net->chain, net->network);
 		c->st.start_block = net->start_block;
 		c->st.confirmations = net->confirmations;
+		c->st.hook = &s->webhooks;
 		if (net->entry_point[0] != '\0' && bp_addr_parse(net->entry_point,
 		    strlen(net->entry_point), 0, c->entry_point) == 0)
 			c->st.entry_point = c->entry_point;

@@ -101,34 +101,6 @@ app_fini(void)
 
 /* ---- small helpers ---- */
 
-static int
-reply_buf(struct bp_req *r, int status)
-{
-	r->status = status;
-	r->content_type = "application/json";
-	return status;
-}
-
-/* The JSON object body, NULs refused; NULL with the 400 set in r. */
-static cJSON *
-body_object(struct bp_req *r)
-{
-	char nul[BP_NAME_MAX];
-	cJSON *body;
-
-	if ((body = bp_req_json(r)) == NULL)
-		return NULL;
-	if (!cJSON_IsObject(body))
-		bp_error(r, 400, "invalid_request", "request body must be a JSON object");
-	else if (bp_json_find_nul(r->body, r->body_len, nul, sizeof(nul)))
-		bp_error(r, 400, "invalid_request", "%s must not contain NUL characters",
-		    nul[0] != '\0' ? nul : "the request body");
-	else
-		return body;
-	cJSON_Delete(body);
-	return NULL;
-}
-
 /* The string member name (NULL when absent and optional); 0 or the 400 set in r. */
 static int
 member(struct bp_req *r, const cJSON *body, const char *name, int required, const char **out)
@@ -164,7 +136,7 @@ gas_prices(struct bp_req *r)
 		return r->status;
 	bp_buf_reset(&r->out);
 	if ((rc = bp_gas_prices(r->db, r->ctx, net, config->gas_sample_max_age, &r->out)) == 0)
-		return reply_buf(r, 200);
+		return bp_reply_out(r, 200);
 	if (rc == 1)
 		return bp_error(r, 500, "internal_error", "the %s %s node did not answer; retry later",
 		    net->chain, net->network);
@@ -183,7 +155,7 @@ reply_policy(struct bp_req *r, int status, const struct bp_policy *p, int spend)
 	bp_buf_reset(&r->out);
 	if (bp_policy_json(p, spend ? &sp : NULL, &r->out) == -1)
 		return bp_error(r, 500, "internal_error", "response too large");
-	return reply_buf(r, status);
+	return bp_reply_out(r, status);
 }
 
 /* POST /v1/gas/policies {name, chain, rules}: 201 with the new policy, active. */
@@ -196,7 +168,7 @@ policy_create(struct bp_req *r)
 	cJSON *body;
 	int rc;
 
-	if ((body = body_object(r)) == NULL)
+	if ((body = bp_req_json_object(r)) == NULL)
 		return r->status;
 	if (bp_policy_input(config, body, 1, &in, why, sizeof(why)) == -1)
 		rc = bp_error(r, 400, "invalid_request", "%s", why);
@@ -224,7 +196,7 @@ policy_list(struct bp_req *r)
 	bp_buf_reset(&r->out);
 	if (bp_policy_list(r->db, r->key.account_id, s ? &st : NULL, page, limit, &r->out) == -1)
 		return bp_error(r, 500, "internal_error", "database error");
-	return reply_buf(r, 200);
+	return bp_reply_out(r, 200);
 }
 
 /* 1 with p, else the answer (404 for another account's or a deleted policy) set in r. */
@@ -261,7 +233,7 @@ policy_patch(struct bp_req *r)
 	cJSON *body;
 	int rc, found;
 
-	if ((body = body_object(r)) == NULL)
+	if ((body = bp_req_json_object(r)) == NULL)
 		return r->status;
 	if (bp_policy_input(config, body, 0, &in, why, sizeof(why)) == -1)
 		rc = bp_error(r, 400, "invalid_request", "%s", why);
@@ -291,7 +263,7 @@ policy_delete(struct bp_req *r)
 	if (bp_buf_adds(&r->out, "{\"id\":\"") == -1 || bp_buf_json_str(&r->out, id) == -1 ||
 	    bp_buf_adds(&r->out, "\",\"deleted\":true}") == -1)
 		return bp_error(r, 500, "internal_error", "response too large");
-	return reply_buf(r, 200);
+	return bp_reply_out(r, 200);
 }
 
 /* ---- sponsorship ---- */
@@ -307,7 +279,7 @@ sponsor(struct bp_req *r)
 	int rc;
 	cJSON *body;
 
-	if ((body = body_object(r)) == NULL)
+	if ((body = bp_req_json_object(r)) == NULL)
 		return r->status;
 	if ((rc = member(r, body, "chain", 1, &chain)) != 0 ||
 	    (rc = member(r, body, "network", 0, &network)) != 0 ||
@@ -330,7 +302,7 @@ sponsor(struct bp_req *r)
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)
 		rc = bp_error(r, 500, "internal_error", "response too large");
 	else
-		rc = reply_buf(r, 200);
+		rc = bp_reply_out(r, 200);
 out:
 	cJSON_Delete(body);
 	return rc;

@@ -16,6 +16,8 @@ enum section_kind {
 	SEC_PLAN,	/* 1 */
 	SEC_CHAIN,	/* 2 */
 	SEC_PRICES,	/* 3: gas, [prices CHAIN] */
+	SEC_WEBHOOKS,	/* 4: [webhooks] */
+	SEC_SMTP,	/* 5: [smtp] */
 	SEC__MAX
 };
 
@@ -28,6 +30,7 @@ enum value_type {
 	VT_KIND,	/* 5: evm or solana */
 	VT_DECIMAL,	/* 6: gas: digits, optionally '.' and 1 to 18 digits */
 	VT_HTTPURL,	/* 7: nfts: one http:// or https:// URL (a gateway) */
+	VT_TEXT,	/* 8: any text that fits; check() validates what needs it */
 	VT__MAX
 };
 
@@ -47,6 +50,7 @@ struct rule {
 #define CFG(f)	offsetof(struct bp_config, f), sizeof(((struct bp_config *)0)->f)
 #define PLAN(f)	offsetof(struct bp_plan, f), sizeof(((struct bp_plan *)0)->f)
 #define PRICE(f) offsetof(struct bp_prices, f), sizeof(((struct bp_prices *)0)->f)
+#define WH(f)	offsetof(struct bp_config, webhooks.f), sizeof(((struct bp_config *)0)->webhooks.f)
 #define NET(f)	offsetof(struct bp_network, f), sizeof(((struct bp_network *)0)->f)
 #define MiB	(1024 * 1024)
 
@@ -114,13 +118,23 @@ static const struct rule rules[] = {
 	/* ---- Bundler: the submitter's key and beneficiary (docs/bundler.md) ---- */
 	{ SEC_CHAIN, "bundler_key", VT_PATH, 0, 0, NET(bundler_key) },
 	{ SEC_CHAIN, "bundler_beneficiary", VT_ADDR, 0, 0, NET(bundler_beneficiary) },
+	/* ---- Webhooks: the cap per plan, delivery and its e-mail (docs/webhooks.md) ---- */
+	{ SEC_PLAN, "webhooks", VT_INT, 0, 1000000, PLAN(webhooks) },
+	{ SEC_PLAN, "webhook_deliveries", VT_INT, 0, INT64_C(1000000000), PLAN(webhook_deliveries) },
+	{ SEC_WEBHOOKS, "timeout_ms", VT_INT, 100, 600000, WH(timeout_ms) },
+	{ SEC_WEBHOOKS, "retry_schedule", VT_TEXT, 0, 0, WH(retry_schedule) },
+	{ SEC_WEBHOOKS, "ca_file", VT_PATH, 0, 0, WH(ca_file) },
+	{ SEC_WEBHOOKS, "parallel", VT_INT, 1, 4096, WH(parallel) },
+	{ SEC_WEBHOOKS, "retention_seconds", VT_INT, 60, INT64_C(31536000), WH(retention_seconds) },
+	{ SEC_SMTP, "url", VT_TEXT, 0, 0, WH(smtp_url) },
+	{ SEC_SMTP, "from", VT_TEXT, 0, 0, WH(smtp_from) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
 static const struct bp_plan default_plans[] = {
-	{ "free", 10, 100000, 200, 0, 10 },
-	{ "growth", 100, 5000000, 2000, 1, 100 },
-	{ "enterprise", 0, 0, 0, 1, 0 },
+	{ "free", 10, 100000, 200, 0, 10, 5, 1000 },
+	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0 },
+	{ "enterprise", 0, 0, 0, 1, 0, 0, 0 },
 };
 
 struct loader {
@@ -304,6 +318,12 @@ start_section(struct loader *l, const char *section)
 		l->cursec_obj = &c->prices[c->nprices++];
 		return 0;
 	}
+	if (strcmp(section, "webhooks") == 0 || strcmp(section, "smtp") == 0) {
+		/* Their keys are offsets into the config itself (WH()). */
+		l->cursec_kind = section[0] == 'w' ? SEC_WEBHOOKS : SEC_SMTP;
+		l->cursec_obj = c;
+		return 0;
+	}
 	fail(l, NULL, "unknown section [%s]", section);
 	return -1;
 }
@@ -377,6 +397,12 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 			field[i] = (char)(value[i] >= 'A' && value[i] <= 'F' ? value[i] + 32 :
 			    value[i] == 'X' ? 'x' : value[i]);
 		field[42] = '\0';
+		return 0;
+	case VT_TEXT:
+		if (bp_strlcpy(field, value, r->size) == -1) {
+			fail(l, r->key, "too long: '%s'", value);
+			return -1;
+		}
 		return 0;
 	case VT_DECIMAL:
 		if (!valid_decimal(value, r->size)) {
@@ -503,7 +529,8 @@ static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct loader *l = user;
-	static const char *const secnames[SEC__MAX] = { "server", "plan", "chain", "prices" };
+	static const char *const secnames[SEC__MAX] = { "server", "plan", "chain", "prices",
+	    "webhooks", "smtp" };
 	size_t i;
 
 	if (l->failed)
@@ -537,6 +564,50 @@ handler(void *user, const char *section, const char *name, const char *value)
 	return 0;
 }
 
+/* Webhooks: the retry schedule ("10,60,600,3600,21600": 1 to 16 delays, each 1 s to a week). */
+static int
+check_webhooks(struct loader *l)
+{
+	struct bp_webhooks_config *w = &l->cfg->webhooks;
+	char item[32];
+	const char *p = w->retry_schedule, *comma;
+	size_t n;
+
+	w->nretry = 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		n = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		while (n > 0 && *p == ' ')
+			p++, n--;
+		while (n > 0 && p[n - 1] == ' ')
+			n--;
+		if (n == 0 || n >= sizeof(item) || w->nretry == BP_WEBHOOK_RETRIES_MAX) {
+			fail(l, "retry_schedule", "expected 1 to 16 comma-separated seconds%s", "");
+			return -1;
+		}
+		memcpy(item, p, n);
+		item[n] = '\0';
+		if (bp_parse_int64(item, 1, 604800, &w->retry[w->nretry]) == -1) {
+			fail(l, "retry_schedule", "each delay is 1 to 604800 seconds, not '%s'", item);
+			return -1;
+		}
+		w->nretry++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	if (w->smtp_url[0] != '\0' && strncmp(w->smtp_url, "smtp://", 7) != 0 &&
+	    strncmp(w->smtp_url, "smtps://", 8) != 0) {
+		fail(l, "url", "[smtp] url must be smtp:// or smtps://%s", "");
+		return -1;
+	}
+	if (w->smtp_url[0] != '\0' && w->smtp_from[0] == '\0') {
+		fail(l, "from", "required in [smtp] with a url%s", "");
+		return -1;
+	}
+	return 0;
+}
+
 /* Checks what single keys cannot: required keys and relations between sections. */
 static int
 check(struct loader *l)
@@ -555,6 +626,8 @@ check(struct loader *l)
 		fail(l, "limits_file", "path too long%s", "");
 		return -1;
 	}
+	if (check_webhooks(l) == -1)
+		return -1;
 	for (i = 0; i < c->nnets; i++) {
 		struct bp_network *n = &c->nets[i];
 		char sec[80];
@@ -622,6 +695,11 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	bp_strlcpy(cfg->ipfs_gateway, "https://ipfs.io/ipfs/", sizeof(cfg->ipfs_gateway));
 	bp_strlcpy(cfg->arweave_gateway, "https://arweave.net/", sizeof(cfg->arweave_gateway));
 	cfg->nft_retry_seconds = 300;
+	cfg->webhooks.timeout_ms = 15000;
+	bp_strlcpy(cfg->webhooks.retry_schedule, "10,60,600,3600,21600",
+	    sizeof(cfg->webhooks.retry_schedule));
+	cfg->webhooks.parallel = 256;
+	cfg->webhooks.retention_seconds = 7 * 86400;
 	memcpy(cfg->plans, default_plans, sizeof(default_plans));
 	cfg->nplans = BP_NITEMS(default_plans);
 	if ((l.fp = fopen(path, "r")) == NULL) {

@@ -35,6 +35,9 @@ struct bp_plan {
 	int64_t		cups;		/* compute units per second */
 	int		debug;		/* debug_* and trace_* methods allowed */
 	int64_t		ws_connections;	/* open WebSocket connections per key; 0 = no cap */
+	/* ---- Webhooks (docs/webhooks.md) ---- */
+	int64_t		webhooks;		/* webhooks per account; 0 = no cap */
+	int64_t		webhook_deliveries;	/* delivery attempts per UTC day; 0 = no cap */
 };
 
 /* A [chain NAME.NETWORK] section. */
@@ -91,6 +94,20 @@ struct bp_token_price {
 	char		aggregator[BP_ADDR_STRLEN];	/* lower case, or "": cron/prices reads it */
 };
 
+/* ---- Webhooks: the [webhooks] and [smtp] sections (docs/webhooks.md) ---- */
+#define BP_WEBHOOK_RETRIES_MAX	16
+struct bp_webhooks_config {
+	int64_t		timeout_ms;		/* one delivery attempt (15000) */
+	char		retry_schedule[256];	/* "10,60,600,3600,21600", as written */
+	int64_t		retry[BP_WEBHOOK_RETRIES_MAX];	/* parsed: seconds before retry i + 1 */
+	size_t		nretry;
+	char		ca_file[4096];		/* extra trusted CAs (PEM); "" for none */
+	int64_t		parallel;		/* deliveries in flight at once (256) */
+	int64_t		retention_seconds;	/* delivered events and attempts kept (7 days) */
+	char		smtp_url[BP_URL_MAX];	/* smtp:// or smtps://; "" for no e-mail */
+	char		smtp_from[256];
+};
+
 struct bp_config {
 	char		path[4096];
 	char		database[4096];
@@ -129,6 +146,8 @@ struct bp_config {
 	char		ipfs_gateway[BP_URL_MAX];	/* ipfs:// and bare CIDs go through it */
 	char		arweave_gateway[BP_URL_MAX];	/* ar:// */
 	int64_t		nft_retry_seconds;	/* first backoff after a failed metadata fetch */
+	/* ---- Webhooks (docs/webhooks.md) ---- */
+	struct bp_webhooks_config webhooks;
 };
 
 /*

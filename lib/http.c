@@ -404,6 +404,33 @@ bp_reply_raw(struct bp_req *r, int status, const char *ctype, const void *p, siz
 	return status;
 }
 
+cJSON *
+bp_req_json_object(struct bp_req *r)
+{
+	char nul[32];	/* BP_NAME_MAX, as the handlers had it */
+	cJSON *body;
+
+	if ((body = bp_req_json(r)) == NULL)
+		return NULL;
+	if (!cJSON_IsObject(body))
+		bp_error(r, 400, "invalid_request", "request body must be a JSON object");
+	else if (bp_json_find_nul(r->body, r->body_len, nul, sizeof(nul)))
+		bp_error(r, 400, "invalid_request", "%s must not contain NUL characters",
+		    nul[0] != '\0' ? nul : "the request body");
+	else
+		return body;
+	cJSON_Delete(body);
+	return NULL;
+}
+
+int
+bp_reply_out(struct bp_req *r, int status)
+{
+	r->status = status;
+	r->content_type = "application/json";
+	return status;
+}
+
 int
 bp_reply_json(struct bp_req *r, int status, const cJSON *j)
 {

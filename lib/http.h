@@ -119,6 +119,11 @@ int		 bp_json_depth_ok(const char *, size_t len, int max);
  * 0 when there is none, with name "". Nothing is allocated; there is no other error.
  */
 int		 bp_json_find_nul(const char *s, size_t len, char *name, size_t cap);
+/*
+ * The body as a JSON object with no NUL in any string (bp_req_json, then bp_json_find_nul).
+ * Returns a tree owned by the caller (cJSON_Delete), or NULL with a 400 set in r.
+ */
+cJSON		*bp_req_json_object(struct bp_req *);
 
 /*
  * Sets the response to the uniform error body of SPEC.md section 7:
@@ -129,6 +134,8 @@ int		 bp_error(struct bp_req *, int status, const char *code, const char *fmt, .
 		    __attribute__((format(printf, 4, 5)));
 /* Sets a JSON response: status and the serialized tree (not freed). Returns status. */
 int		 bp_reply_json(struct bp_req *, int status, const cJSON *);
+/* Answers with what the handler wrote into r->out as JSON. Returns status. */
+int		 bp_reply_out(struct bp_req *, int status);
 /* Sets a response body of raw bytes with a content type. Returns status. */
 int		 bp_reply_raw(struct bp_req *, int status, const char *ctype, const void *,
 		    size_t);

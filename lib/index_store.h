@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "evm/blocks.h"
 #include "index_event.h"
 #include "index_fetch.h"
@@ -39,6 +41,8 @@ struct bp_store_block {
 	const char			*parent_hash;
 	const struct bp_store_event	*events;	/* its logs but removed ones, in log order */
 	size_t				 nevents;
+	const cJSON			*receipts;	/* the node's receipts of its transactions,
+							 * in order (checked), or NULL */
 };
 
 /*

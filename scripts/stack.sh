@@ -166,6 +166,20 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 	} > "$dir/blockport.ini"
 }
 
+webhooks_config() {	# DIR SMTP_PORT: webhook delivery of the test stack (docs/webhooks.md)
+	local dir=$1 mport=$2
+	echo
+	echo "# Webhooks: receivers' CA written by tests/e2e/webhooks-delivery.test.mjs, retries a"
+	echo "# second apart, the e-mail of a paused webhook to the test's SMTP sink."
+	echo "[webhooks]"
+	echo "ca_file = $dir/webhook-ca.pem"
+	echo "retry_schedule = 1,1,1,1,1"
+	echo "timeout_ms = 3000"
+	echo "[smtp]"
+	echo "url = smtp://127.0.0.1:$mport"
+	echo "from = blockport@localhost"
+}
+
 has_code() {	# URL ADDRESS: true when the chain at URL has code at ADDRESS
 	local call='{"jsonrpc":"2.0","id":1,"method":"eth_getCode","params":["'$2'","latest"]}'
 	curl -s -m 5 -H 'Content-Type: application/json' -d "$call" "$1" |
@@ -268,6 +282,13 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 			>> "$dir/bundle.log" 2>&1 9>&- &
 		echo $! >> "$dir/workers.pid"
 	fi
+	# Webhook delivery (docs/webhooks.md); its pid also in deliver.pid for the kill tests.
+	if [ -x "$build/cron/deliver" ]; then
+		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/deliver" --loop --interval 200 \
+			>> "$dir/deliver.log" 2>&1 9>&- &
+		echo $! >> "$dir/workers.pid"
+		echo $! > "$dir/deliver.pid"
+	fi
 	# The gas sampler (docs/gas.md).
 	if [ -x "$build/cron/gas" ]; then
 		BLOCKPORT_CONFIG=$dir/blockport.ini setsid "$build/cron/gas" --loop --interval 1000 \
@@ -341,6 +362,12 @@ cmd_start() {
 		    [ "$lport" = "$fport" ]; do lport=$(free_port); done
 	fi
 	write_config "$dir" "$cport" "$test" "$sport" "$dport" "$gport" "$fport" "$lport"
+	local mport=""
+	if [ "$test" = 1 ]; then
+		mport=$(free_port)	# the webhook tests' SMTP sink listens here
+		while [ "$mport" = "$lport" ] || [ "$mport" = "$dport" ]; do mport=$(free_port); done
+		webhooks_config "$dir" "$mport" >> "$dir/blockport.ini"
+	fi
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	if [ -n "$extra" ]; then
 		# Last, so what it gives again wins (lib/config.c); a missing final newline is added.
@@ -385,6 +412,7 @@ EOT
 	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
 	[ -z "$lport" ] || echo "LAG_PORT=$lport" >> "$dir/env"
 	[ -z "${NFT_PORT:-}" ] || echo "NFT_PORT=$NFT_PORT" >> "$dir/env"
+	[ -z "$mport" ] || echo "SMTP_PORT=$mport" >> "$dir/env"
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given

@@ -78,11 +78,16 @@ for ((i = 0; i < n; i++)); do
 	echo "header = \"X-API-Key: $API_KEY\""
 	echo "data = \"${bbody//\"/\\\"}\""
 	echo "next"
+	echo "url = \"$BASE_URL/v1/webhooks?limit=5\""
+	echo "output = /dev/null"
+	echo "write-out = \"%{http_code}\\\\n\""
+	echo "header = \"X-API-Key: $API_KEY\""
+	echo "next"
 done | sed '$d' > "$dir/curl.cfg"
 echo "valgrind: key ${API_KEY:0:20}..."
 start=$(date +%s)
 curl -s -K "$dir/curl.cfg" | sort | uniq -c | sed "s/^/valgrind: status /"
-echo "valgrind: $((10 * n)) requests in $(( $(date +%s) - start )) s"
+echo "valgrind: $((11 * n)) requests in $(( $(date +%s) - start )) s"
 ps -eo args | grep -E "^[^ ]*(valgrind|memcheck)[^ ]* .*\.fcgi" | grep -vc grep | sed "s/^/valgrind: programs under valgrind: /"
 bash scripts/stack.sh stop "$dir/state"
 sleep 1

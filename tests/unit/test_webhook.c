@@ -1,0 +1,454 @@
+/*
+ * Webhooks: the config of each event type (canonical form, every bad value naming its field),
+ * the url rules (https, length, private hosts refused unless allowed), the signature (a vector
+ * from the openssl CLI), and the queue in a real database: claims wait for confirmation and for
+ * an active webhook, the day's deliveries cap, the retry schedule, the pause after the last
+ * retry and the lease a dead pass leaves.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "db.h"
+#include "hex.h"
+#include "index_event.h"
+#include "unit.h"
+#include "unit_db.h"
+#include "util.h"
+#include "webhook.h"
+#include "webhook_match.h"
+#include "webhook_queue.h"
+#include "webhook_sign.h"
+
+#define A1	"0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+#define H1	"0xabababababababababababababababababababababababababababababababab"
+
+static struct bp_unit_db u;
+static struct bp_config *cfg;
+
+static int
+setup(void)
+{
+	struct bp_network *n;
+
+	if ((cfg = calloc(1, sizeof(*cfg))) == NULL || bp_unit_db_open(&u, "webhook") == -1)
+		return 1;
+	n = &cfg->nets[cfg->nnets++];
+	snprintf(n->chain, sizeof(n->chain), "ethereum");
+	snprintf(n->network, sizeof(n->network), "devnet");
+	n->kind = BP_CHAIN_EVM;
+	n->testnet = 1;
+	n->rest_default = 1;
+	snprintf(cfg->plans[0].name, sizeof(cfg->plans[0].name), "tiny");
+	cfg->plans[0].webhook_deliveries = 2;
+	snprintf(cfg->plans[1].name, sizeof(cfg->plans[1].name), "big");
+	cfg->nplans = 2;
+	cfg->webhooks.timeout_ms = 1000;
+	cfg->webhooks.nretry = 2;
+	cfg->webhooks.retry[0] = 10;
+	cfg->webhooks.retry[1] = 60;
+	return bp_db_exec(u.db, "INSERT INTO accounts (id, email, plan, created_at) VALUES"
+	    " (1, 'a@x', 'tiny', 0), (2, 'b@x', 'big', 0);"
+	    " INSERT INTO index_cursors (chain, head, confirmed) VALUES ('ethereum.devnet', 10, 8)")
+	    == 0 ? 0 : 1;
+}
+
+static int
+teardown(void)
+{
+	bp_unit_db_close(&u);
+	free(cfg);
+	return 0;
+}
+
+/* Parses json as type t's config: 0 with canon, or -1 with why. */
+static int
+config_of(enum bp_webhook_type t, const char *json, struct bp_buf *canon, char *why, size_t cap)
+{
+	cJSON *j = cJSON_Parse(json);
+	int rc;
+
+	CU_ASSERT_FATAL(j != NULL);
+	rc = bp_webhook_config_parse(t, j, canon, why, cap);
+	cJSON_Delete(j);
+	return rc;
+}
+
+static void
+test_config_good(void)
+{
+	static const struct {
+		enum bp_webhook_type t;
+		const char *in, *canon;
+	} rows[] = {
+		{ BP_WEBHOOK_ADDRESS_ACTIVITY, "{\"addresses\":[\"" A1 "\"]}",
+		    "{\"addresses\":[\"0x70997970c51812dc3a010c7d01b50e0d17dc79c8\"]}" },
+		{ BP_WEBHOOK_TOKEN_TRANSFER, "{\"contracts\":[\"" A1 "\"],\"addresses\":[\"" A1 "\"]}",
+		    "{\"addresses\":[\"0x70997970c51812dc3a010c7d01b50e0d17dc79c8\"],\"contracts\":"
+		    "[\"0x70997970c51812dc3a010c7d01b50e0d17dc79c8\"]}" },
+		{ BP_WEBHOOK_MINED_TRANSACTION, "{\"tx_hashes\":[\"" H1 "\"]}",
+		    "{\"tx_hashes\":[\"" H1 "\"]}" },
+		{ BP_WEBHOOK_LOG, "{\"address\":\"" A1 "\",\"topics\":[null,\"" H1 "\",[\"" H1 "\"]]}",
+		    "{\"address\":[\"0x70997970c51812dc3a010c7d01b50e0d17dc79c8\"],\"topics\":"
+		    "[null,\"" H1 "\",[\"" H1 "\"]]}" },
+	};
+	struct bp_buf canon;
+	char why[256];
+	size_t i;
+
+	bp_buf_init(&canon, 1 << 20);
+	for (i = 0; i < BP_NITEMS(rows); i++) {
+		CU_ASSERT_EQUAL(config_of(rows[i].t, rows[i].in, &canon, why, sizeof(why)), 0);
+		CU_ASSERT_STRING_EQUAL(canon.data, rows[i].canon);
+	}
+	bp_buf_free(&canon);
+}
+
+static void
+test_config_bad(void)
+{
+	static const struct {
+		enum bp_webhook_type t;
+		const char *in, *field;
+	} rows[] = {
+		{ BP_WEBHOOK_ADDRESS_ACTIVITY, "[]", "config" },
+		{ BP_WEBHOOK_ADDRESS_ACTIVITY, "{}", "config.addresses" },
+		{ BP_WEBHOOK_ADDRESS_ACTIVITY, "{\"addresses\":[]}", "config.addresses" },
+		{ BP_WEBHOOK_ADDRESS_ACTIVITY, "{\"addresses\":[\"0x70997970C51812dc3A010C7d01b50e0d17dc79C\"]}",
+		    "config.addresses[0]" },
+		{ BP_WEBHOOK_ADDRESS_ACTIVITY, "{\"addresses\":[\"" A1 "\",\"\\u0000\"]}",
+		    "config.addresses[1]" },
+		{ BP_WEBHOOK_ADDRESS_ACTIVITY, "{\"addresses\":[\"" A1 "\"],\"x\":1}", "config.x" },
+		{ BP_WEBHOOK_NFT_TRANSFER, "{}", "config.addresses" },
+		{ BP_WEBHOOK_NFT_TRANSFER, "{\"contracts\":[1]}", "config.contracts[0]" },
+		{ BP_WEBHOOK_MINED_TRANSACTION, "{\"tx_hashes\":\"" H1 "\"}", "config.tx_hashes" },
+		{ BP_WEBHOOK_MINED_TRANSACTION, "{\"tx_hashes\":[\"0xzz\"]}", "config.tx_hashes[0]" },
+		{ BP_WEBHOOK_LOG, "{}", "config.address" },
+		{ BP_WEBHOOK_LOG, "{\"topics\":[null,null,null,null,null]}", "config.topics" },
+		{ BP_WEBHOOK_LOG, "{\"topics\":[[]]}", "config.topics[0]" },
+		{ BP_WEBHOOK_LOG, "{\"topics\":[null,{}]}", "config.topics[1]" },
+		{ BP_WEBHOOK_LOG, "{\"address\":[\"" A1 "\", 5]}", "config.address[1]" },
+	};
+	struct bp_buf canon;
+	char why[256];
+	size_t i;
+
+	bp_buf_init(&canon, 1 << 20);
+	for (i = 0; i < BP_NITEMS(rows); i++) {
+		CU_ASSERT_EQUAL(config_of(rows[i].t, rows[i].in, &canon, why, sizeof(why)), -1);
+		CU_ASSERT_EQUAL(strncmp(why, rows[i].field, strlen(rows[i].field)), 0);
+		if (strncmp(why, rows[i].field, strlen(rows[i].field)) != 0)
+			fprintf(stderr, "row %zu: %s\n", i, why);
+	}
+	bp_buf_free(&canon);
+}
+
+/* A create body with url; the first word of why, or "ok". */
+static int
+url_ok(int allow_private, const char *url, char *why, size_t cap)
+{
+	char body[4096];
+	struct bp_webhook_input in;
+	cJSON *j;
+	int rc;
+
+	snprintf(body, sizeof(body), "{\"url\":\"%s\",\"chain\":\"ethereum\",\"event_type\":"
+	    "\"address_activity\",\"config\":{\"addresses\":[\"" A1 "\"]}}", url);
+	CU_ASSERT_FATAL((j = cJSON_Parse(body)) != NULL);
+	cfg->allow_private_urls = allow_private;
+	rc = bp_webhook_input(cfg, j, 1, 1, BP_WEBHOOK_LOG, &in, why, cap);
+	bp_buf_free(&in.canon);
+	cJSON_Delete(j);
+	return rc;
+}
+
+static void
+test_url_rules(void)
+{
+	static const char *const refused[] = {
+		"https://127.0.0.1/x", "https://10.1.2.3/", "https://192.168.0.1:8443/",
+		"https://169.254.169.254/latest/meta-data", "https://[::1]/", "https://localhost/",
+		"http://example.com/", "ftp://example.com/", "https:///nohost",
+	};
+	char why[256], big[2100];
+	size_t i;
+
+	for (i = 0; i < BP_NITEMS(refused); i++) {
+		if (url_ok(0, refused[i], why, sizeof(why)) != -1)
+			CU_FAIL(refused[i]);
+		CU_ASSERT_EQUAL(strncmp(why, "url", 3), 0);
+	}
+	CU_ASSERT_EQUAL(url_ok(1, "https://127.0.0.1/x", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(url_ok(1, "http://127.0.0.1/x", why, sizeof(why)), -1);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "https://127.0.0.1/", 18);
+	CU_ASSERT_EQUAL(url_ok(1, big, why, sizeof(why)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "2048"));
+}
+
+static void
+test_sign_vector(void)
+{
+	char sig[BP_WEBHOOK_SIG_MAX];
+
+	/* printf '1700000000.{"a":1}' | openssl dgst -sha256 -hmac whsec_test */
+	CU_ASSERT_EQUAL(bp_webhook_sign("whsec_test", 1700000000, "{\"a\":1}", 7, sig), 0);
+	CU_ASSERT_STRING_EQUAL(sig,
+	    "38877139021993b830af32feea6e18a8da83eb2f6e49ee50bd9e4cf4ca4d3789");
+}
+
+/* A webhook of account acct, created through the module. */
+static void
+make_webhook(int64_t acct, struct bp_webhook *w)
+{
+	struct bp_webhook_input in;
+	char why[256];
+	cJSON *j = cJSON_Parse("{\"url\":\"https://127.0.0.1/h\",\"chain\":\"ethereum\","
+	    "\"event_type\":\"address_activity\",\"config\":{\"addresses\":[\"" A1 "\"]}}");
+
+	cfg->allow_private_urls = 1;
+	CU_ASSERT_FATAL(bp_webhook_input(cfg, j, 1, 1, BP_WEBHOOK_LOG, &in, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_webhook_create(u.db, acct, 0, &in, w) == 1);
+	bp_buf_free(&in.canon);
+	cJSON_Delete(j);
+}
+
+static void
+add_event(const char *id, const char *wh, int64_t block)
+{
+	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
+	    " block_number, block_hash, source, body, state, next_at, created_at) VALUES"
+	    " (?, ?, 'ethereum.devnet', ?, '0x', ?, '{}', 'pending', 0, 0)";
+	struct bp_stmt *st = bp_db_stmt(u.db, sql);
+
+	CU_ASSERT_FATAL(st != NULL);
+	bp_stmt_text(st, 1, id);
+	bp_stmt_text(st, 2, wh);
+	bp_stmt_int(st, 3, block);
+	bp_stmt_text(st, 4, id);
+	CU_ASSERT(bp_stmt_step(st) == BP_DB_DONE);
+	bp_stmt_reset(st);
+}
+
+static void
+test_queue(void)
+{
+	struct bp_webhook w1, w2, got;
+	struct bp_webhook_job *jobs;
+	struct bp_webhook_outcome out[4];
+	char paused[4][BP_WEBHOOK_ID_MAX];
+	size_t np;
+	int64_t now = (int64_t)time(NULL);
+	int n;
+
+	make_webhook(1, &w1);	/* tiny: 2 deliveries a day */
+	make_webhook(2, &w2);
+	add_event("evt_a", w1.id, 8);
+	add_event("evt_b", w1.id, 8);
+	add_event("evt_c", w1.id, 8);
+	add_event("evt_late", w2.id, 9);	/* above confirmed (8) */
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL(n, 2);	/* the cap of tiny; evt_late not final yet */
+	bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
+	/* Leased rows are not claimed twice; a dead pass's leases come back; the day is spent. */
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL(n, 0);
+	bp_webhook_jobs_free(jobs, 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_release(u.db), 0);
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL(n, 0);
+	bp_webhook_jobs_free(jobs, 0);
+	/* Account 2: a failure is retried after 10 s, then 60 s, then the webhook pauses. */
+	CU_ASSERT(bp_db_exec(u.db, "UPDATE index_cursors SET confirmed = 9") == 0);
+	memset(out, 0, sizeof(out));
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_STRING_EQUAL(jobs[0].event_id, "evt_late");
+	out[0].http_status = 500;
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	CU_ASSERT_EQUAL(np, 0);
+	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now + 9, 60, 10, &jobs), 0);
+	bp_webhook_jobs_free(jobs, 0);
+	n = bp_webhook_queue_claim(u.db, cfg, now + 11, 60, 10, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(jobs[0].attempts, 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	bp_webhook_jobs_free(jobs, 1);
+	n = bp_webhook_queue_claim(u.db, cfg, now + 80, 60, 10, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	CU_ASSERT_EQUAL_FATAL(np, 1);
+	CU_ASSERT_STRING_EQUAL(paused[0], w2.id);
+	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_get(u.db, 2, w2.id, &got), 1);
+	CU_ASSERT_EQUAL(got.status, BP_WEBHOOK_PAUSED);
+	bp_webhook_clear(&got);
+	/* Held while paused; the resume sends it at once, from attempt 1 again. */
+	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now + 200, 60, 10, &jobs), 0);
+	bp_webhook_jobs_free(jobs, 0);
+	CU_ASSERT_EQUAL(bp_webhook_set_status(u.db, w2.id, BP_WEBHOOK_ACTIVE), 1);
+	n = bp_webhook_queue_claim(u.db, cfg, now + 200, 60, 10, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(jobs[0].attempts, 0);
+	out[0].ok = 1;
+	out[0].http_status = 204;
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now + 300, 60, 10, &jobs), 0);
+	bp_webhook_jobs_free(jobs, 0);
+	/* Delivered rows go after the retention; a deleted webhook takes its pending rows. */
+	CU_ASSERT_EQUAL(bp_webhook_queue_prune(u.db, now + 100000, 1000) >= 1, 1);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w1.id), 0);	/* not account 2's */
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 1, w1.id), 1);
+	bp_webhook_clear(&w1);
+	bp_webhook_clear(&w2);
+}
+
+/* The [webhooks] and [smtp] keys: "" when the file loads, else the error. */
+static const char *
+load(const char *text, struct bp_config **out)
+{
+	static char err[512];
+	char p[160];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/c.ini", u.dir);
+	CU_ASSERT_FATAL((f = fopen(p, "w")) != NULL);
+	fprintf(f, "[server]\ndatabase = %s\n%s", u.path, text);
+	fclose(f);
+	err[0] = '\0';
+	*out = bp_config_load(p, err, sizeof(err));
+	unlink(p);
+	return err;
+}
+
+static void
+test_config_keys(void)
+{
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
+		{ "[webhooks]\nretry_schedule = \n", "retry_schedule" },
+		{ "[webhooks]\nretry_schedule = 10,,60\n", "retry_schedule" },
+		{ "[webhooks]\nretry_schedule = 10,0\n", "retry_schedule" },
+		{ "[webhooks]\nretry_schedule = 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1\n", "retry_schedule" },
+		{ "[webhooks]\ntimeout_ms = 5\n", "timeout_ms" },
+		{ "[webhooks]\nnope = 1\n", "nope" },
+		{ "[smtp]\nurl = http://x\nfrom = a@b\n", "url" },
+		{ "[smtp]\nurl = smtp://127.0.0.1:25\n", "from" },
+		{ "[plan free]\nwebhooks = -1\n", "webhooks" },
+	};
+	struct bp_config *c;
+	size_t i;
+
+	CU_ASSERT_STRING_EQUAL(load("", &c), "");
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL(c->webhooks.timeout_ms, 15000);
+	CU_ASSERT_EQUAL(c->webhooks.nretry, 5);
+	CU_ASSERT_EQUAL(c->webhooks.retry[4], 21600);
+	CU_ASSERT_EQUAL(bp_config_plan(c, "free")->webhooks, 5);
+	CU_ASSERT_EQUAL(bp_config_plan(c, "free")->webhook_deliveries, 1000);
+	bp_config_free(c);
+	CU_ASSERT_STRING_EQUAL(load("[webhooks]\nretry_schedule = 1, 2 ,3\nparallel = 8\n"
+	    "[smtp]\nurl = smtps://mail.example:465\nfrom = ops@example.com\n"
+	    "[plan free]\nwebhook_deliveries = 0\n", &c), "");
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL(c->webhooks.nretry, 3);
+	CU_ASSERT_EQUAL(c->webhooks.retry[1], 2);
+	CU_ASSERT_EQUAL(c->webhooks.parallel, 8);
+	CU_ASSERT_STRING_EQUAL(c->webhooks.smtp_from, "ops@example.com");
+	CU_ASSERT_EQUAL(bp_config_plan(c, "free")->webhook_deliveries, 0);
+	bp_config_free(c);
+	for (i = 0; i < BP_NITEMS(bad); i++) {
+		const char *e = load(bad[i].text, &c);
+
+		CU_ASSERT_PTR_NULL(c);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e, bad[i].err));
+		bp_config_free(c);
+	}
+}
+
+static int64_t
+events_of(const char *wh, const char *state)
+{
+	static const char sql[] = "SELECT count(*) FROM webhook_events WHERE webhook_id = ?"
+	    " AND (?2 IS NULL OR state = ?2)";
+	struct bp_stmt *st = bp_db_stmt(u.db, sql);
+	int64_t n = -1;
+
+	CU_ASSERT_FATAL(st != NULL);
+	bp_stmt_text(st, 1, wh);
+	bp_stmt_text(st, 2, state);
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		n = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return n;
+}
+
+/* The store hook: a transaction and an ERC-20 log of a watched address, once; the rollback. */
+static void
+test_match(void)
+{
+	static const char bh[] = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	static const char tx[] = "0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
+	struct bp_webhook w;
+	struct bp_store_event e;
+	struct bp_store_block blk;
+	uint8_t data[32];
+	int i;
+
+	make_webhook(2, &w);
+	CU_ASSERT_FATAL(bp_db_exec(u.db, "INSERT INTO index_transactions (chain, hash,"
+	    " block_number, tx_index, from_addr, to_addr, value, nonce, status, gas_used) VALUES"
+	    " ('ethereum.devnet', '0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc',"
+	    " 20, 0, '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',"
+	    " '0x0000000000000000000000000000000000000001', '5', 0, 1, 21000)") == 0);
+	memset(&e, 0, sizeof(e));
+	e.pos.block = 20;
+	e.pos.log_index = 3;
+	snprintf(e.pos.tx_hash, sizeof(e.pos.tx_hash), "%s", tx);
+	snprintf(e.pos.contract, sizeof(e.pos.contract), "0x5fbdb2315678afecb367f032d93f642f64180aa3");
+	bp_hex_decode_fixed(e.pos.contract, 42, e.log.address, 20);
+	bp_hex_decode_fixed("0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef", 66,
+	    e.log.topics[0], 32);
+	bp_hex_decode_fixed(A1, 42, e.log.topics[1] + 12, 20);
+	e.log.topics[2][31] = 2;
+	e.log.ntopics = 3;
+	memset(data, 0, sizeof(data));
+	data[31] = 7;
+	e.log.data = data;
+	e.log.datalen = sizeof(data);
+	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&e.log, NULL, &e.ev), BP_EVENT_ERC20);
+	memset(&blk, 0, sizeof(blk));
+	blk.number = 20;
+	blk.hash = bh;
+	blk.parent_hash = bh;
+	blk.events = &e;
+	blk.nevents = 1;
+	CU_ASSERT_FATAL(bp_db_begin(u.db) == 0);
+	for (i = 0; i < 2; i++)		/* a second pass over the block records nothing new */
+		CU_ASSERT_EQUAL(bp_webhook_match_block(cfg, u.db, "ethereum.devnet", &blk), 0);
+	CU_ASSERT_FATAL(bp_db_commit(u.db) == 0);
+	CU_ASSERT_EQUAL(events_of(w.id, NULL), 2);	/* the ETH send and the token send */
+	CU_ASSERT(bp_db_exec(u.db, "UPDATE webhook_events SET state = 'delivered'"
+	    " WHERE source LIKE 'tx:%'") == 0);
+	CU_ASSERT_EQUAL(bp_webhook_match_rollback(cfg, u.db, "ethereum.devnet", 20, bh), 0);
+	CU_ASSERT_EQUAL(events_of(w.id, "pending"), 0);	/* taken back with the block */
+	CU_ASSERT_EQUAL(events_of(w.id, "delivered"), 1);	/* what went out stays */
+	bp_webhook_clear(&w);
+}
+
+BP_UNIT_SUITE(webhook, setup, teardown,
+	{ "match: once per source; rollback takes back what was not sent", test_match },
+	{ "[webhooks], [smtp] and plan keys", test_config_keys },
+	{ "config of each event type, canonical", test_config_good },
+	{ "bad configs name their field", test_config_bad },
+	{ "url: https, length, private hosts", test_url_rules },
+	{ "signature vector", test_sign_vector },
+	{ "queue: confirmation, day cap, retries, pause, resume, prune", test_queue },
+);
