@@ -247,7 +247,8 @@ test('mined_transaction: a hash watched before it was sent', async () => {
   const hash = Transaction.from(signed).hash;
   const w = await hook('mined_transaction', { tx_hashes: [hash] });
   await provider.send('eth_sendRawTransaction', [signed]);
-  const r = await provider.waitForTransaction(hash);
+  // Polled with a bound (ethers' waitForTransaction was seen to hang on a loaded machine).
+  const r = await waitFor(() => provider.getTransactionReceipt(hash), `the receipt of ${hash}`, 30000);
   const [d] = await arrived(w.path, 1);
   assertEnvelope(d, w, 'mined_transaction');
   assert.deepEqual(d.json.data, { chain: 'ethereum', block_number: r.blockNumber, tx_hash: hash,
