@@ -105,7 +105,7 @@ address_param(struct bp_req *r, const char *name, uint8_t out[20])
 
 /* Answers a lib/nft.h error, or 200 with the JSON in r->out. */
 static int
-reply(struct bp_req *r, int rc, const struct bp_nft_error *err)
+reply(struct bp_req *r, int rc, const struct bp_error *err)
 {
 	if (rc == -1)
 		return bp_error(r, err->status, err->code, "%s", err->message);
@@ -122,7 +122,7 @@ nft_metadata(struct bp_req *r)
 {
 	const struct bp_network *net;
 	const char *tid = bp_req_param(r, "token_id");
-	struct bp_nft_error err;
+	struct bp_error err;
 	struct bp_u256 id;
 	uint8_t contract[20];
 	size_t n = strlen(tid);
@@ -145,7 +145,7 @@ static int
 nft_collection(struct bp_req *r)
 {
 	const struct bp_network *net;
-	struct bp_nft_error err;
+	struct bp_error err;
 	uint8_t contract[20];
 
 	if (address_param(r, "contract", contract) != 0 || (net = evm_network(r)) == NULL)
@@ -160,7 +160,7 @@ nft_owned(struct bp_req *r)
 {
 	const struct bp_network *net;
 	const char *ex = bp_req_query(r, "exclude_spam");
-	struct bp_nft_error err;
+	struct bp_error err;
 	uint8_t owner[20];
 	int64_t page, limit;
 

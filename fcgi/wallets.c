@@ -126,7 +126,7 @@ reply_wallet(struct bp_req *r, int status, const struct bp_wallet *w, enum walle
 
 /* Answers the error a lib/wallets.h call set. */
 static int
-reply_error(struct bp_req *r, const struct bp_wallets_error *err)
+reply_error(struct bp_req *r, const struct bp_error *err)
 {
 	return bp_error(r, err->status, err->code, "%s", err->message);
 }
@@ -169,7 +169,7 @@ static int
 wallet_create(struct bp_req *r)
 {
 	struct bp_wallets_create_req req;
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct bp_wallet w;
 	cJSON *body;
 	char nulname[BP_NAME_MAX];
@@ -200,7 +200,7 @@ wallet_create(struct bp_req *r)
 static int
 wallet_get(struct bp_req *r)
 {
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct bp_wallet w;
 
 	if (bp_wallets_get(r->ctx, r->db, &r->key, bp_req_param(r, "address"),
@@ -234,7 +234,7 @@ list_item(const struct bp_wallets_item *it, void *arg)
 static int
 wallet_list(struct bp_req *r)
 {
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct list_out o = { &r->out, 0 };
 	int64_t page, limit, total;
 
