@@ -43,9 +43,6 @@ main(void)
 	return bp_fcgi_main_threads(&app, &threads);
 }
 
-#define LIST_LIMIT_MAX	100
-#define LIST_PAGE_MAX	1000000000
-
 /* Set once at init, read-only while the threads serve. Each thread's lib/nft context is r->ctx. */
 static const struct bp_config *config;
 
@@ -165,8 +162,7 @@ nft_owned(struct bp_req *r)
 	int64_t page, limit;
 
 	if (address_param(r, "address", owner) != 0 ||
-	    bp_req_query_int(r, "page", 1, 1, LIST_PAGE_MAX, &page) == -1 ||
-	    bp_req_query_int(r, "limit", 50, 1, LIST_LIMIT_MAX, &limit) == -1)
+	    bp_req_paging(r, 50, &page, &limit) == -1)
 		return r->status;
 	if (ex != NULL && strcmp(ex, "true") != 0 && strcmp(ex, "false") != 0)
 		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");

@@ -238,9 +238,7 @@ wallet_list(struct bp_req *r)
 	struct list_out o = { &r->out, 0 };
 	int64_t page, limit, total;
 
-	if (bp_req_query_int(r, "page", 1, 1, BP_WALLETS_PAGE_MAX, &page) == -1 ||
-	    bp_req_query_int(r, "limit", BP_WALLETS_LIMIT_DEFAULT, 1, BP_WALLETS_LIMIT_MAX,
-	    &limit) == -1)
+	if (bp_req_paging(r, BP_WALLETS_LIMIT_DEFAULT, &page, &limit) == -1)
 		return r->status;
 	bp_buf_reset(&r->out);
 	if (bp_buf_adds(&r->out, "{\"wallets\":[") == -1)

@@ -233,6 +233,15 @@ bp_req_query_int(struct bp_req *r, const char *name, int64_t def, int64_t min, i
 }
 
 int
+bp_req_paging(struct bp_req *r, int64_t limit_def, int64_t *page, int64_t *limit)
+{
+	if (bp_req_query_int(r, "page", 1, 1, BP_PAGE_MAX, page) == -1 ||
+	    bp_req_query_int(r, "limit", limit_def, 1, BP_LIMIT_MAX, limit) == -1)
+		return -1;
+	return 0;
+}
+
+int
 bp_json_depth_ok(const char *s, size_t len, int max)
 {
 	int depth = 0, instr = 0;

@@ -36,8 +36,6 @@ struct bp_wallets;
 
 #define BP_WALLETS_HASH_STR	67	/* "0x" + 64 + NUL */
 #define BP_WALLETS_LIMIT_DEFAULT 25
-#define BP_WALLETS_LIMIT_MAX	100
-#define BP_WALLETS_PAGE_MAX	1000000000	/* so the offset cannot overflow */
 
 enum bp_wallet_status {
 	BP_WALLET_COUNTERFACTUAL,	/* 0 */
