@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
 #include <cjson/cJSON.h>
 
 #include "config.h"
@@ -61,20 +60,14 @@ main(void)
  * network's signer key. Each thread's upstream pool is its context (r->ctx).
  */
 static const struct bp_config *config;
-static struct {
-	int	ok;
-	uint8_t	key[32];
-} signer[BP_MAX_NETWORKS];
+static struct bp_paymaster_keys signer;
 
 static int
 app_init(const struct bp_config *cfg, struct bp_db *db)
 {
-	size_t i;
-
 	(void)db;
 	config = cfg;
-	for (i = 0; i < cfg->nnets; i++)
-		signer[i].ok = bp_paymaster_key_for(&cfg->nets[i], signer[i].key) == 0;
+	bp_paymaster_keys_load(&signer, cfg);
 	return 0;
 }
 
@@ -94,7 +87,7 @@ thread_fini(void *ctx)
 static void
 app_fini(void)
 {
-	OPENSSL_cleanse(signer, sizeof(signer));
+	bp_paymaster_keys_wipe(&signer);
 }
 
 /* ---- small helpers ---- */
@@ -273,6 +266,7 @@ sponsor(struct bp_req *r)
 	struct bp_policy p;
 	const struct bp_network *net;
 	const char *chain, *network, *id;
+	const uint8_t *key;
 	int rc;
 	cJSON *body;
 
@@ -290,10 +284,10 @@ sponsor(struct bp_req *r)
 	else if (strcmp(p.chain, net->chain) != 0)
 		rc = bp_error(r, 400, "invalid_request", "chain: policy %s is for chain %s", p.id,
 		    p.chain);
-	else if (!signer[net - config->nets].ok)
+	else if ((key = bp_paymaster_keys_get(&signer, config, net)) == NULL)
 		rc = bp_error(r, 400, "invalid_request", "chain: sponsorship is not available on "
 		    "%s %s (no paymaster and signer key configured)", net->chain, net->network);
-	else if (bp_sponsor(r->db, r->ctx, config, net, signer[net - config->nets].key, &p,
+	else if (bp_sponsor(r->db, r->ctx, config, net, key, &p,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)
