@@ -299,6 +299,21 @@ fail:
 	return -1;
 }
 
+/* Runs the DELETE sql with ?1 bound to before; the rows it deleted, or -1. */
+static int
+delete_before(struct bp_db *db, const char *sql, int64_t before)
+{
+	struct bp_stmt *st;
+	int n;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, before);
+	n = bp_stmt_step(st) == BP_DB_DONE ? bp_db_changes(db) : -1;
+	bp_stmt_reset(st);
+	return n;
+}
+
 int
 bp_webhook_queue_prune(struct bp_db *db, int64_t now, int64_t retention_s)
 {
@@ -306,32 +321,13 @@ bp_webhook_queue_prune(struct bp_db *db, int64_t now, int64_t retention_s)
 	    " AND delivered_at < ?";
 	static const char sql_at[] = "DELETE FROM webhook_attempts WHERE at < ?";
 	static const char sql_use[] = "DELETE FROM webhook_usage WHERE day < ?";
-	struct bp_stmt *st;
-	int n = 0;
+	int ev, at;
 
-	if ((st = bp_db_stmt(db, sql_ev)) == NULL)
+	if ((ev = delete_before(db, sql_ev, now - retention_s)) < 0 ||
+	    (at = delete_before(db, sql_at, now - retention_s)) < 0 ||
+	    delete_before(db, sql_use, now / DAY - 2) < 0)
 		return -1;
-	bp_stmt_int(st, 1, now - retention_s);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		n = -1;
-	else
-		n += bp_db_changes(db);
-	bp_stmt_reset(st);
-	if (n < 0 || (st = bp_db_stmt(db, sql_at)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, now - retention_s);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		n = -1;
-	else
-		n += bp_db_changes(db);
-	bp_stmt_reset(st);
-	if (n < 0 || (st = bp_db_stmt(db, sql_use)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, now / DAY - 2);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		n = -1;
-	bp_stmt_reset(st);
-	return n;
+	return ev + at;
 }
 
 int
