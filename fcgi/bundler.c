@@ -22,8 +22,6 @@
 static int	bundler_post(struct bp_req *);
 static int	app_init(const struct bp_config *, struct bp_db *);
 static void	app_fini(void);
-static void	*thread_init(const struct bp_config *, struct bp_db *);
-static void	 thread_fini(void *);
 
 static const struct bp_route routes[] = {
 	{ "POST", "/v1/bundler/:chain/:network", bundler_post, BP_SCOPE_NONE, 0,
@@ -51,14 +49,13 @@ static const struct bp_bundler_method methods[] = {
 };
 
 static const struct bp_app app = { "bundler", routes, BP_NITEMS(routes), app_init, app_fini };
-static const struct bp_app_threads threads = { thread_init, thread_fini };
 
 int	main(void);
 
 int
 main(void)
 {
-	return bp_fcgi_main_threads(&app, &threads);
+	return bp_fcgi_main_threads(&app, &bp_upstream_threads);
 }
 
 /* Per process, set at init and read-only while the threads serve: each network's signer key. */
@@ -76,20 +73,6 @@ static void
 app_fini(void)
 {
 	bp_paymaster_keys_wipe(&signer);
-}
-
-/* Each thread's upstream pool (r->ctx). */
-static void *
-thread_init(const struct bp_config *cfg, struct bp_db *db)
-{
-	(void)db;
-	return bp_upstream_new(cfg);
-}
-
-static void
-thread_fini(void *ctx)
-{
-	bp_upstream_free(ctx);
 }
 
 static int

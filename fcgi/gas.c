@@ -28,8 +28,6 @@ static int	policy_delete(struct bp_req *);
 static int	sponsor(struct bp_req *);
 static int	app_init(const struct bp_config *, struct bp_db *);
 static void	app_fini(void);
-static void	*thread_init(const struct bp_config *, struct bp_db *);
-static void	 thread_fini(void *);
 
 /* Compute units: reads 5, writes 10, a sponsorship (a chain read and a signature) 20. */
 static const struct bp_route routes[] = {
@@ -43,14 +41,13 @@ static const struct bp_route routes[] = {
 };
 
 static const struct bp_app app = { "gas", routes, BP_NITEMS(routes), app_init, app_fini };
-static const struct bp_app_threads threads = { thread_init, thread_fini };
 
 int	main(void);
 
 int
 main(void)
 {
-	return bp_fcgi_main_threads(&app, &threads);
+	return bp_fcgi_main_threads(&app, &bp_upstream_threads);
 }
 
 #define WHY_MAX		512
@@ -69,19 +66,6 @@ app_init(const struct bp_config *cfg, struct bp_db *db)
 	config = cfg;
 	bp_paymaster_keys_load(&signer, cfg);
 	return 0;
-}
-
-static void *
-thread_init(const struct bp_config *cfg, struct bp_db *db)
-{
-	(void)db;
-	return bp_upstream_new(cfg);
-}
-
-static void
-thread_fini(void *ctx)
-{
-	bp_upstream_free(ctx);
 }
 
 static void
