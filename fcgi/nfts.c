@@ -105,7 +105,7 @@ static int
 reply(struct bp_req *r, int rc, const struct bp_error *err)
 {
 	if (rc == -1)
-		return bp_error(r, err->status, err->code, "%s", err->message);
+		return bp_error_reply(r, err);
 	r->status = 200;
 	r->content_type = "application/json";
 	return 200;

@@ -124,13 +124,6 @@ reply_wallet(struct bp_req *r, int status, const struct bp_wallet *w, enum walle
 	return status;
 }
 
-/* Answers the error a lib/wallets.h call set. */
-static int
-reply_error(struct bp_req *r, const struct bp_error *err)
-{
-	return bp_error(r, err->status, err->code, "%s", err->message);
-}
-
 /* ---- request validation ---- */
 
 /*
@@ -189,7 +182,7 @@ wallet_create(struct bp_req *r)
 	    (rc = body_string(r, body, "salt", 0, 128, &req.salt)) != 0)
 		;
 	else if (bp_wallets_create(r->ctx, r->db, &r->key, &req, &w, &created, &err) == -1)
-		rc = reply_error(r, &err);
+		rc = bp_error_reply(r, &err);
 	else
 		rc = reply_wallet(r, created ? 201 : 200, &w, VIEW_CREATE);
 	cJSON_Delete(body);
@@ -205,7 +198,7 @@ wallet_get(struct bp_req *r)
 
 	if (bp_wallets_get(r->ctx, r->db, &r->key, bp_req_param(r, "address"),
 	    bp_req_query(r, "chain"), &w, &err) == -1)
-		return reply_error(r, &err);
+		return bp_error_reply(r, &err);
 	return reply_wallet(r, 200, &w, VIEW_GET);
 }
 
@@ -245,7 +238,7 @@ wallet_list(struct bp_req *r)
 		return bp_error(r, 500, "internal_error", "response too large");
 	if (bp_wallets_list(r->ctx, r->db, &r->key, bp_req_query(r, "chain"), page, limit,
 	    list_item, &o, &total, &err) == -1)
-		return reply_error(r, &err);
+		return bp_error_reply(r, &err);
 	if (bp_buf_printf(&r->out, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",
 	    (long long)page, (long long)limit, (long long)total) == -1)
 		return bp_error(r, 500, "internal_error", "response too large");

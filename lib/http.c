@@ -6,6 +6,7 @@
 
 #include <fcgiapp.h>
 
+#include "error.h"
 #include "hex.h"
 #include "http.h"
 #include "util.h"
@@ -400,6 +401,12 @@ bp_error(struct bp_req *r, int status, const char *code, const char *fmt, ...)
 	    bp_buf_printf(&r->out, "\",\"status\":%d}}", status) == -1)
 		bp_buf_reset(&r->out);
 	return status;
+}
+
+int
+bp_error_reply(struct bp_req *r, const struct bp_error *err)
+{
+	return bp_error(r, err->status, err->code, "%s", err->message);
 }
 
 int

@@ -140,6 +140,9 @@ cJSON		*bp_req_json_object(struct bp_req *);
  */
 int		 bp_error(struct bp_req *, int status, const char *code, const char *fmt, ...)
 		    __attribute__((format(printf, 4, 5)));
+struct bp_error;
+/* bp_error with what a lib/ call set in err (lib/error.h). Returns its status. */
+int		 bp_error_reply(struct bp_req *, const struct bp_error *err);
 /* Sets a JSON response: status and the serialized tree (not freed). Returns status. */
 int		 bp_reply_json(struct bp_req *, int status, const cJSON *);
 /* Answers with what the handler wrote into r->out as JSON. Returns status. */
