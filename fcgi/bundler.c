@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <openssl/crypto.h>
-
 #include "auth.h"
 #include "bundler.h"
 #include "bundler_estimate.h"
@@ -24,8 +22,6 @@
 static int	bundler_post(struct bp_req *);
 static int	app_init(const struct bp_config *, struct bp_db *);
 static void	app_fini(void);
-static void	*thread_init(const struct bp_config *, struct bp_db *);
-static void	 thread_fini(void *);
 
 static const struct bp_route routes[] = {
 	{ "POST", "/v1/bundler/:chain/:network", bundler_post, BP_SCOPE_NONE, 0,
@@ -53,51 +49,30 @@ static const struct bp_bundler_method methods[] = {
 };
 
 static const struct bp_app app = { "bundler", routes, BP_NITEMS(routes), app_init, app_fini };
-static const struct bp_app_threads threads = { thread_init, thread_fini };
 
 int	main(void);
 
 int
 main(void)
 {
-	return bp_fcgi_main_threads(&app, &threads);
+	return bp_fcgi_main_threads(&app, &bp_upstream_threads);
 }
 
 /* Per process, set at init and read-only while the threads serve: each network's signer key. */
-static struct {
-	int	ok;
-	uint8_t	key[32];
-} signer[BP_MAX_NETWORKS];
+static struct bp_paymaster_keys signer;
 
 static int
 app_init(const struct bp_config *cfg, struct bp_db *db)
 {
-	size_t i;
-
 	(void)db;
-	for (i = 0; i < cfg->nnets; i++)
-		signer[i].ok = bp_paymaster_key_for(&cfg->nets[i], signer[i].key) == 0;
+	bp_paymaster_keys_load(&signer, cfg);
 	return 0;
 }
 
 static void
 app_fini(void)
 {
-	OPENSSL_cleanse(signer, sizeof(signer));
-}
-
-/* Each thread's upstream pool (r->ctx). */
-static void *
-thread_init(const struct bp_config *cfg, struct bp_db *db)
-{
-	(void)db;
-	return bp_upstream_new(cfg);
-}
-
-static void
-thread_fini(void *ctx)
-{
-	bp_upstream_free(ctx);
+	bp_paymaster_keys_wipe(&signer);
 }
 
 static int
@@ -105,12 +80,10 @@ bundler_post(struct bp_req *r)
 {
 	const char *chain = bp_req_param(r, "chain"), *network = bp_req_param(r, "network");
 	const struct bp_network *net = bp_config_network(r->cfg, chain, network);
-	size_t i;
 
 	if (net == NULL || net->kind != BP_CHAIN_EVM)
 		return bp_error(r, 404, "not_found", "no such EVM chain or network: %s/%s", chain,
 		    network);
-	i = (size_t)(net - r->cfg->nets);
-	return bp_bundler_serve(r, net, r->ctx, signer[i].ok ? signer[i].key : NULL, methods,
-	    BP_NITEMS(methods));
+	return bp_bundler_serve(r, net, r->ctx, bp_paymaster_keys_get(&signer, r->cfg, net),
+	    methods, BP_NITEMS(methods));
 }

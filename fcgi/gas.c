@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
 #include <cjson/cJSON.h>
 
 #include "config.h"
@@ -29,8 +28,6 @@ static int	policy_delete(struct bp_req *);
 static int	sponsor(struct bp_req *);
 static int	app_init(const struct bp_config *, struct bp_db *);
 static void	app_fini(void);
-static void	*thread_init(const struct bp_config *, struct bp_db *);
-static void	 thread_fini(void *);
 
 /* Compute units: reads 5, writes 10, a sponsorship (a chain read and a signature) 20. */
 static const struct bp_route routes[] = {
@@ -44,18 +41,15 @@ static const struct bp_route routes[] = {
 };
 
 static const struct bp_app app = { "gas", routes, BP_NITEMS(routes), app_init, app_fini };
-static const struct bp_app_threads threads = { thread_init, thread_fini };
 
 int	main(void);
 
 int
 main(void)
 {
-	return bp_fcgi_main_threads(&app, &threads);
+	return bp_fcgi_main_threads(&app, &bp_upstream_threads);
 }
 
-#define LIST_LIMIT_MAX	100
-#define LIST_PAGE_MAX	1000000000
 #define WHY_MAX		512
 
 /*
@@ -63,40 +57,21 @@ main(void)
  * network's signer key. Each thread's upstream pool is its context (r->ctx).
  */
 static const struct bp_config *config;
-static struct {
-	int	ok;
-	uint8_t	key[32];
-} signer[BP_MAX_NETWORKS];
+static struct bp_paymaster_keys signer;
 
 static int
 app_init(const struct bp_config *cfg, struct bp_db *db)
 {
-	size_t i;
-
 	(void)db;
 	config = cfg;
-	for (i = 0; i < cfg->nnets; i++)
-		signer[i].ok = bp_paymaster_key_for(&cfg->nets[i], signer[i].key) == 0;
+	bp_paymaster_keys_load(&signer, cfg);
 	return 0;
-}
-
-static void *
-thread_init(const struct bp_config *cfg, struct bp_db *db)
-{
-	(void)db;
-	return bp_upstream_new(cfg);
-}
-
-static void
-thread_fini(void *ctx)
-{
-	bp_upstream_free(ctx);
 }
 
 static void
 app_fini(void)
 {
-	OPENSSL_cleanse(signer, sizeof(signer));
+	bp_paymaster_keys_wipe(&signer);
 }
 
 /* ---- small helpers ---- */
@@ -188,8 +163,7 @@ policy_list(struct bp_req *r)
 	enum bp_policy_status st;
 	int64_t page, limit;
 
-	if (bp_req_query_int(r, "page", 1, 1, LIST_PAGE_MAX, &page) == -1 ||
-	    bp_req_query_int(r, "limit", 25, 1, LIST_LIMIT_MAX, &limit) == -1)
+	if (bp_req_paging(r, 25, &page, &limit) == -1)
 		return r->status;
 	if (s != NULL && bp_policy_status_parse(s, &st) == -1)
 		return bp_error(r, 400, "invalid_request", "status must be active or paused");
@@ -276,6 +250,7 @@ sponsor(struct bp_req *r)
 	struct bp_policy p;
 	const struct bp_network *net;
 	const char *chain, *network, *id;
+	const uint8_t *key;
 	int rc;
 	cJSON *body;
 
@@ -293,10 +268,10 @@ sponsor(struct bp_req *r)
 	else if (strcmp(p.chain, net->chain) != 0)
 		rc = bp_error(r, 400, "invalid_request", "chain: policy %s is for chain %s", p.id,
 		    p.chain);
-	else if (!signer[net - config->nets].ok)
+	else if ((key = bp_paymaster_keys_get(&signer, config, net)) == NULL)
 		rc = bp_error(r, 400, "invalid_request", "chain: sponsorship is not available on "
 		    "%s %s (no paymaster and signer key configured)", net->chain, net->network);
-	else if (bp_sponsor(r->db, r->ctx, config, net, signer[net - config->nets].key, &p,
+	else if (bp_sponsor(r->db, r->ctx, config, net, key, &p,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)

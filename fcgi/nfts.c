@@ -43,9 +43,6 @@ main(void)
 	return bp_fcgi_main_threads(&app, &threads);
 }
 
-#define LIST_LIMIT_MAX	100
-#define LIST_PAGE_MAX	1000000000
-
 /* Set once at init, read-only while the threads serve. Each thread's lib/nft context is r->ctx. */
 static const struct bp_config *config;
 
@@ -105,10 +102,10 @@ address_param(struct bp_req *r, const char *name, uint8_t out[20])
 
 /* Answers a lib/nft.h error, or 200 with the JSON in r->out. */
 static int
-reply(struct bp_req *r, int rc, const struct bp_nft_error *err)
+reply(struct bp_req *r, int rc, const struct bp_error *err)
 {
 	if (rc == -1)
-		return bp_error(r, err->status, err->code, "%s", err->message);
+		return bp_error_reply(r, err);
 	r->status = 200;
 	r->content_type = "application/json";
 	return 200;
@@ -122,7 +119,7 @@ nft_metadata(struct bp_req *r)
 {
 	const struct bp_network *net;
 	const char *tid = bp_req_param(r, "token_id");
-	struct bp_nft_error err;
+	struct bp_error err;
 	struct bp_u256 id;
 	uint8_t contract[20];
 	size_t n = strlen(tid);
@@ -145,7 +142,7 @@ static int
 nft_collection(struct bp_req *r)
 {
 	const struct bp_network *net;
-	struct bp_nft_error err;
+	struct bp_error err;
 	uint8_t contract[20];
 
 	if (address_param(r, "contract", contract) != 0 || (net = evm_network(r)) == NULL)
@@ -160,13 +157,12 @@ nft_owned(struct bp_req *r)
 {
 	const struct bp_network *net;
 	const char *ex = bp_req_query(r, "exclude_spam");
-	struct bp_nft_error err;
+	struct bp_error err;
 	uint8_t owner[20];
 	int64_t page, limit;
 
 	if (address_param(r, "address", owner) != 0 ||
-	    bp_req_query_int(r, "page", 1, 1, LIST_PAGE_MAX, &page) == -1 ||
-	    bp_req_query_int(r, "limit", 50, 1, LIST_LIMIT_MAX, &limit) == -1)
+	    bp_req_paging(r, 50, &page, &limit) == -1)
 		return r->status;
 	if (ex != NULL && strcmp(ex, "true") != 0 && strcmp(ex, "false") != 0)
 		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");

@@ -44,9 +44,7 @@ main(void)
 	return bp_fcgi_main_threads(&app, &threads);
 }
 
-#define PAGE_MAX	1000000000
 #define LIMIT_DEFAULT	50
-#define LIMIT_MAX	100
 
 /* Per process, set once at init and read-only while the threads serve. */
 static const struct bp_config *config;
@@ -131,8 +129,7 @@ balances(struct bp_req *r)
 
 	memset(&q, 0, sizeof(q));
 	if ((q.net = network_of(r)) == NULL || address_param(r, "address", q.owner) != 0 ||
-	    bp_req_query_int(r, "page", 1, 1, PAGE_MAX, &q.page) == -1 ||
-	    bp_req_query_int(r, "limit", LIMIT_DEFAULT, 1, LIMIT_MAX, &q.limit) == -1)
+	    bp_req_paging(r, LIMIT_DEFAULT, &q.page, &q.limit) == -1)
 		return r->status;
 	if (spam != NULL && strcmp(spam, "true") != 0 && strcmp(spam, "false") != 0)
 		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");

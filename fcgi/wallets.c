@@ -124,13 +124,6 @@ reply_wallet(struct bp_req *r, int status, const struct bp_wallet *w, enum walle
 	return status;
 }
 
-/* Answers the error a lib/wallets.h call set. */
-static int
-reply_error(struct bp_req *r, const struct bp_wallets_error *err)
-{
-	return bp_error(r, err->status, err->code, "%s", err->message);
-}
-
 /* ---- request validation ---- */
 
 /*
@@ -169,7 +162,7 @@ static int
 wallet_create(struct bp_req *r)
 {
 	struct bp_wallets_create_req req;
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct bp_wallet w;
 	cJSON *body;
 	char nulname[BP_NAME_MAX];
@@ -189,7 +182,7 @@ wallet_create(struct bp_req *r)
 	    (rc = body_string(r, body, "salt", 0, 128, &req.salt)) != 0)
 		;
 	else if (bp_wallets_create(r->ctx, r->db, &r->key, &req, &w, &created, &err) == -1)
-		rc = reply_error(r, &err);
+		rc = bp_error_reply(r, &err);
 	else
 		rc = reply_wallet(r, created ? 201 : 200, &w, VIEW_CREATE);
 	cJSON_Delete(body);
@@ -200,12 +193,12 @@ wallet_create(struct bp_req *r)
 static int
 wallet_get(struct bp_req *r)
 {
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct bp_wallet w;
 
 	if (bp_wallets_get(r->ctx, r->db, &r->key, bp_req_param(r, "address"),
 	    bp_req_query(r, "chain"), &w, &err) == -1)
-		return reply_error(r, &err);
+		return bp_error_reply(r, &err);
 	return reply_wallet(r, 200, &w, VIEW_GET);
 }
 
@@ -234,20 +227,18 @@ list_item(const struct bp_wallets_item *it, void *arg)
 static int
 wallet_list(struct bp_req *r)
 {
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct list_out o = { &r->out, 0 };
 	int64_t page, limit, total;
 
-	if (bp_req_query_int(r, "page", 1, 1, BP_WALLETS_PAGE_MAX, &page) == -1 ||
-	    bp_req_query_int(r, "limit", BP_WALLETS_LIMIT_DEFAULT, 1, BP_WALLETS_LIMIT_MAX,
-	    &limit) == -1)
+	if (bp_req_paging(r, BP_WALLETS_LIMIT_DEFAULT, &page, &limit) == -1)
 		return r->status;
 	bp_buf_reset(&r->out);
 	if (bp_buf_adds(&r->out, "{\"wallets\":[") == -1)
 		return bp_error(r, 500, "internal_error", "response too large");
 	if (bp_wallets_list(r->ctx, r->db, &r->key, bp_req_query(r, "chain"), page, limit,
 	    list_item, &o, &total, &err) == -1)
-		return reply_error(r, &err);
+		return bp_error_reply(r, &err);
 	if (bp_buf_printf(&r->out, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",
 	    (long long)page, (long long)limit, (long long)total) == -1)
 		return bp_error(r, 500, "internal_error", "response too large");

@@ -39,8 +39,6 @@ main(void)
 	return bp_fcgi_main_threads(&app, NULL);
 }
 
-#define LIST_LIMIT_MAX	100
-#define LIST_PAGE_MAX	1000000000
 #define WHY_MAX		512
 
 /* ---- small helpers ---- */
@@ -110,8 +108,7 @@ webhook_list(struct bp_req *r)
 	enum bp_webhook_status st;
 	int64_t page, limit;
 
-	if (bp_req_query_int(r, "page", 1, 1, LIST_PAGE_MAX, &page) == -1 ||
-	    bp_req_query_int(r, "limit", 25, 1, LIST_LIMIT_MAX, &limit) == -1)
+	if (bp_req_paging(r, 25, &page, &limit) == -1)
 		return r->status;
 	if (s != NULL && bp_webhook_status_parse(s, &st) == -1)
 		return bp_error(r, 400, "invalid_request", "status must be active, paused or"

@@ -5,6 +5,7 @@
 
 #include <sqlite3.h>
 
+#include "buf.h"
 #include "db.h"
 #include "log.h"
 #include "util.h"
@@ -400,4 +401,37 @@ bp_db_data_version(struct bp_db *db)
 		v = bp_col_int(st, 0);
 	bp_stmt_reset(st);
 	return v;
+}
+
+int
+bp_db_list_page(struct bp_db *db, const char *sql_count, const char *sql_page,
+    int64_t account_id, const char *status, int64_t page, int64_t limit, const char *key,
+    int (*item)(struct bp_stmt *, struct bp_buf *), struct bp_buf *b)
+{
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int64_t total = -1;
+	int fail, n = 0;
+
+	if ((st = bp_db_stmt(db, sql_count)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, account_id);
+	bp_stmt_text(st, 2, status);
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		total = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	if (total < 0 || (st = bp_db_stmt(db, sql_page)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, account_id);
+	bp_stmt_text(st, 2, status);
+	bp_stmt_int(st, 3, limit);
+	bp_stmt_int(st, 4, (page - 1) * limit);
+	fail = bp_buf_printf(b, "{\"%s\":[", key) == -1;
+	while (!fail && (step = bp_stmt_step(st)) == BP_DB_ROW)
+		fail = (n++ > 0 && bp_buf_adds(b, ",") == -1) || item(st, b) == -1;
+	bp_stmt_reset(st);
+	if (fail || step == BP_DB_ERROR)
+		return -1;
+	return bp_buf_printf(b, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",
+	    (long long)page, (long long)limit, (long long)total) == -1 ? -1 : 0;
 }

@@ -69,4 +69,16 @@ int		 bp_col_is_null(struct bp_stmt *, int col);
 const void	*bp_col_blob(struct bp_stmt *, int col, size_t *len);
 void		 bp_stmt_reset(struct bp_stmt *);
 
+struct bp_buf;
+/*
+ * Appends page (from 1) of limit rows of an account's list as {"key":[items],"page":P,
+ * "limit":L,"total":T}. sql_count (the total) and sql_page (the rows) bind ?1 account_id and
+ * ?2 status (NULL: any); sql_page also ?3 limit and ?4 the offset. item appends one row of
+ * sql_page to b (0 or -1). Returns 0, or -1 on a database error or out of memory.
+ */
+int		 bp_db_list_page(struct bp_db *, const char *sql_count, const char *sql_page,
+		    int64_t account_id, const char *status, int64_t page, int64_t limit,
+		    const char *key, int (*item)(struct bp_stmt *, struct bp_buf *),
+		    struct bp_buf *b);
+
 #endif

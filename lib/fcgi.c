@@ -17,6 +17,7 @@
 #include "fcgi.h"
 #include "limits.h"
 #include "log.h"
+#include "upstream.h"
 #include "util.h"
 
 /* Set by the signal handler (a lock-free atomic is safe there) and read by every thread. */
@@ -468,3 +469,18 @@ bp_fcgi_main_threads(const struct bp_app *app, const struct bp_app_threads *thre
 {
 	return run(app, threads);
 }
+
+static void *
+upstream_thread_init(const struct bp_config *cfg, struct bp_db *db)
+{
+	(void)db;
+	return bp_upstream_new(cfg);
+}
+
+static void
+upstream_thread_fini(void *ctx)
+{
+	bp_upstream_free(ctx);
+}
+
+const struct bp_app_threads bp_upstream_threads = { upstream_thread_init, upstream_thread_fini };

@@ -71,6 +71,8 @@ struct bp_app_threads {
 int		 bp_fcgi_main(const struct bp_app *);
 /* The same with a pool of threads (above); threads may be NULL for a stateless program. */
 int		 bp_fcgi_main_threads(const struct bp_app *, const struct bp_app_threads *);
+/* Threads whose context (r->ctx) is an upstream pool of their own (bp_upstream_new). */
+extern const struct bp_app_threads bp_upstream_threads;
 
 /*
  * Finds the route for r's method and path and fills r->param. Returns the route, or NULL with

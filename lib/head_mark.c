@@ -5,6 +5,7 @@
  */
 #include <sys/mman.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +20,7 @@ struct slot {
 	uint64_t	key;		/* a hash of chain.network, never 0; 0 = free */
 	uint64_t	word;		/* (head + 1) << 8 | upstream; 0 = no head yet */
 };
+_Static_assert(offsetof(struct slot, key) == 0, "bp_slot_claim needs the key first");
 
 struct bp_head_mark {
 	struct slot	*slots;
@@ -74,38 +76,14 @@ bp_head_mark_init(const struct bp_config *cfg)
 	return 0;
 }
 
-/* FNV-1a of chain "." network, never 0. */
-static uint64_t
-net_key(const struct bp_network *net)
-{
-	uint64_t k = UINT64_C(14695981039346656037);
-	const char *s;
-
-	for (s = net->chain; *s != '\0'; s++)
-		k = (k ^ (unsigned char)*s) * UINT64_C(1099511628211);
-	k = (k ^ '.') * UINT64_C(1099511628211);
-	for (s = net->network; *s != '\0'; s++)
-		k = (k ^ (unsigned char)*s) * UINT64_C(1099511628211);
-	return k != 0 ? k : 1;
-}
-
+/* net's slot (keyed by FNV-1a of chain "." network, never 0), claimed when it has none. */
 static struct slot *
 slot_for(struct bp_head_mark *m, const struct bp_network *net)
 {
-	uint64_t k = net_key(net);
-	size_t i;
+	uint64_t k = bp_fnv1a_str(bp_fnv1a_str(bp_fnv1a_str(BP_FNV1A_BASIS, net->chain), "."),
+	    net->network);
 
-	for (i = 0; i < PROBES; i++) {
-		struct slot *s = &m->slots[(k + i) % NSLOTS];
-		uint64_t cur = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE), zero = 0;
-
-		if (cur == k)
-			return s;
-		if (cur == 0 && (__atomic_compare_exchange_n(&s->key, &zero, k, 0,
-		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) || zero == k))
-			return s;
-	}
-	return NULL;
+	return bp_slot_claim(m->slots, sizeof(struct slot), NSLOTS, PROBES, k != 0 ? k : 1);
 }
 
 int64_t

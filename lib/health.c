@@ -1,5 +1,6 @@
 #include <sys/mman.h>
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "health.h"
@@ -15,6 +16,7 @@ struct slot {
 	int64_t		probe_until;	/* the lease of the request probing an expired mark */
 	int64_t		spare;
 };
+_Static_assert(offsetof(struct slot, key) == 0, "bp_slot_claim needs the key first");
 
 struct bp_health {
 	struct slot	*slots;
@@ -48,35 +50,16 @@ bp_health_close(struct bp_health *h)
 	free(h);
 }
 
-/* FNV-1a of url, never 0. */
-static uint64_t
-url_key(const char *url)
-{
-	uint64_t k = UINT64_C(14695981039346656037);
-
-	for (; *url != '\0'; url++)
-		k = (k ^ (unsigned char)*url) * UINT64_C(1099511628211);
-	return k != 0 ? k : 1;
-}
-
-/* url's slot, claimed when it has none; NULL when its probes are all taken by other URLs. */
+/*
+ * url's slot (keyed by FNV-1a of url, never 0), claimed when it has none; NULL when its probes
+ * are all taken by other URLs.
+ */
 static struct slot *
 slot_for(struct bp_health *h, const char *url)
 {
-	uint64_t k = url_key(url);
-	size_t i;
+	uint64_t k = bp_fnv1a_str(BP_FNV1A_BASIS, url);
 
-	for (i = 0; i < PROBES; i++) {
-		struct slot *s = &h->slots[(k + i) % NSLOTS];
-		uint64_t cur = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE), zero = 0;
-
-		if (cur == k)
-			return s;
-		if (cur == 0 && (__atomic_compare_exchange_n(&s->key, &zero, k, 0,
-		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) || zero == k))
-			return s;
-	}
-	return NULL;
+	return bp_slot_claim(h->slots, sizeof(struct slot), NSLOTS, PROBES, k != 0 ? k : 1);
 }
 
 enum bp_health_state

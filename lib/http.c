@@ -6,6 +6,7 @@
 
 #include <fcgiapp.h>
 
+#include "error.h"
 #include "hex.h"
 #include "http.h"
 #include "util.h"
@@ -233,6 +234,15 @@ bp_req_query_int(struct bp_req *r, const char *name, int64_t def, int64_t min, i
 }
 
 int
+bp_req_paging(struct bp_req *r, int64_t limit_def, int64_t *page, int64_t *limit)
+{
+	if (bp_req_query_int(r, "page", 1, 1, BP_PAGE_MAX, page) == -1 ||
+	    bp_req_query_int(r, "limit", limit_def, 1, BP_LIMIT_MAX, limit) == -1)
+		return -1;
+	return 0;
+}
+
+int
 bp_json_depth_ok(const char *s, size_t len, int max)
 {
 	int depth = 0, instr = 0;
@@ -391,6 +401,12 @@ bp_error(struct bp_req *r, int status, const char *code, const char *fmt, ...)
 	    bp_buf_printf(&r->out, "\",\"status\":%d}}", status) == -1)
 		bp_buf_reset(&r->out);
 	return status;
+}
+
+int
+bp_error_reply(struct bp_req *r, const struct bp_error *err)
+{
+	return bp_error(r, err->status, err->code, "%s", err->message);
 }
 
 int

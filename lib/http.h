@@ -99,6 +99,14 @@ const char	*bp_req_param(const struct bp_req *, const char *name);
  */
 int		 bp_req_query_int(struct bp_req *, const char *name, int64_t def, int64_t min,
 		    int64_t max, int64_t *out);
+
+#define BP_PAGE_MAX	1000000000	/* so the offset cannot overflow */
+#define BP_LIMIT_MAX	100
+/*
+ * A list's paging query parameters: page from 1 to BP_PAGE_MAX (1 when absent), limit from 1 to
+ * BP_LIMIT_MAX (limit_def when absent). Returns 0, or -1 with a 400 as bp_req_query_int.
+ */
+int		 bp_req_paging(struct bp_req *, int64_t limit_def, int64_t *page, int64_t *limit);
 /*
  * The body parsed as JSON with its nesting capped at BP_JSON_DEPTH. Returns a tree owned by the
  * caller (cJSON_Delete), or NULL with a 400 invalid_request set in r.
@@ -132,6 +140,9 @@ cJSON		*bp_req_json_object(struct bp_req *);
  */
 int		 bp_error(struct bp_req *, int status, const char *code, const char *fmt, ...)
 		    __attribute__((format(printf, 4, 5)));
+struct bp_error;
+/* bp_error with what a lib/ call set in err (lib/error.h). Returns its status. */
+int		 bp_error_reply(struct bp_req *, const struct bp_error *err);
 /* Sets a JSON response: status and the serialized tree (not freed). Returns status. */
 int		 bp_reply_json(struct bp_req *, int status, const cJSON *);
 /* Answers with what the handler wrote into r->out as JSON. Returns status. */

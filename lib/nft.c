@@ -3,13 +3,13 @@
  * schema/006_nfts.sql (this module owns them), and the answers of fcgi/nfts.c. Documents are
  * fetched with lib/fetch.h outside any transaction; each cache write is one statement.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "db.h"
+#include "error.h"
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "evm/chain.h"
@@ -77,38 +77,10 @@ bp_nft_free(struct bp_nft *n)
 	free(n);
 }
 
-/* Sets *err and returns -1, for "return fail(err, 404, ...)". */
-static int __attribute__((format(printf, 4, 5)))
-fail(struct bp_nft_error *err, int status, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->status = status;
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int
-db_fail(struct bp_nft_error *err)
+too_large(struct bp_error *err)
 {
-	return fail(err, 500, "internal_error", "database error");
-}
-
-static int
-node_fail(struct bp_nft_error *err, const struct bp_network *net)
-{
-	return fail(err, 500, "internal_error",
-	    "the %s %s node did not answer; retry with exponential backoff", net->chain,
-	    net->network);
-}
-
-static int
-too_large(struct bp_nft_error *err)
-{
-	return fail(err, 500, "internal_error", "response too large");
+	return bp_error_set(err, 500, "internal_error", "response too large");
 }
 
 static void
@@ -218,13 +190,13 @@ coll_spam(struct bp_db *db, const struct bp_nft_names *nm, const struct bp_nft_c
 static int
 coll_get(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t contract[20], const struct bp_nft_names *nm, struct bp_nft_coll *c,
-    struct bp_nft_error *err)
+    struct bp_error *err)
 {
 	struct bp_chain_read r[4];
 	uint8_t data[4][36];
 
 	if (bp_nft_coll_load(db, nm, c) == -1)
-		return db_fail(err);
+		return bp_error_db(err);
 	if (c->found)
 		return 0;
 	supports_read(&r[0], contract, IID_ERC721, data[0]);
@@ -234,7 +206,7 @@ coll_get(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	bp_chain_calls(n->chain, net, r, 4);
 	if (all_transport(r, 4)) {
 		bp_chain_reads_free(r, 4);
-		return node_fail(err, net);
+		return bp_error_node(err, net);
 	}
 	c->standard = read_true(&r[0]) ? BP_NFT_STD_721 : read_true(&r[1]) ? BP_NFT_STD_1155 :
 	    BP_NFT_STD_NONE;
@@ -242,11 +214,11 @@ coll_get(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	c->symbol = read_string(&r[3]);
 	bp_chain_reads_free(r, 4);
 	if (c->standard == BP_NFT_STD_NONE)
-		return fail(err, 404, "not_found", "%s is not an ERC-721 or ERC-1155 contract on %s %s",
+		return bp_error_set(err, 404, "not_found", "%s is not an ERC-721 or ERC-1155 contract on %s %s",
 		    nm->contract_cs, net->chain, net->network);
 	c->spam = coll_spam(db, nm, c);
 	if (bp_nft_coll_store(db, nm, c) == -1)
-		return db_fail(err);
+		return bp_error_db(err);
 	c->found = 1;
 	return 0;
 }
@@ -364,7 +336,7 @@ struct token {
 static int
 token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t contract[20], const struct bp_nft_names *nm, enum bp_nft_std std,
-    const struct bp_u256 *id, struct token *t, struct bp_nft_error *err)
+    const struct bp_u256 *id, struct token *t, struct bp_error *err)
 {
 	struct bp_chain_read r[2];
 	struct bp_u256 supply;
@@ -384,7 +356,7 @@ token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	bp_chain_calls(n->chain, net, r, 2);
 	if (all_transport(r, 2) || (std == BP_NFT_STD_721 && r[0].err.kind == BP_CHAIN_ERR_TRANSPORT)) {
 		bp_chain_reads_free(r, 2);
-		return node_fail(err, net);
+		return bp_error_node(err, net);
 	}
 	if (std == BP_NFT_STD_721) {
 		t->exists = r[0].err.kind == BP_CHAIN_OK && r[0].bytes != NULL &&
@@ -398,7 +370,7 @@ token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		if (bp_index_nft_holders(db, nm->chain, nm->contract, nm->token_id, holder,
 		    sizeof(holder), &holders) == -1) {
 			bp_chain_reads_free(r, 2);
-			return db_fail(err);
+			return bp_error_db(err);
 		}
 		if (holders == 1) {
 			uint8_t a[20];
@@ -423,7 +395,7 @@ token_read(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	if (!t->exists) {
 		free(t->uri);
 		t->uri = NULL;
-		return fail(err, 404, "not_found", "token %s of %s does not exist on %s %s",
+		return bp_error_set(err, 404, "not_found", "token %s of %s does not exist on %s %s",
 		    nm->token_id, nm->contract_cs, net->chain, net->network);
 	}
 	return 0;
@@ -471,7 +443,7 @@ render_metadata(const struct bp_config *cfg, const struct bp_network *net,
 int
 bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t contract[20], const struct bp_u256 *id, struct bp_buf *out,
-    struct bp_nft_error *err)
+    struct bp_error *err)
 {
 	struct bp_nft_names nm;
 	struct bp_nft_coll c;
@@ -487,7 +459,7 @@ bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net
 		goto out;
 	if (t.uri != NULL) {
 		if (bp_nft_meta_load(db, &nm, &m) == -1) {
-			db_fail(err);
+			bp_error_db(err);
 			goto out;
 		}
 		/*
@@ -500,7 +472,7 @@ bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net
 			    strcmp(m.token_uri, t.uri) == 0 ? m.attempts : 0;
 
 			if (meta_refresh(n, db, net, &nm, c.standard, id, t.uri, prev, &m) == -1) {
-				db_fail(err);
+				bp_error_db(err);
 				goto out;
 			}
 		}
@@ -526,7 +498,7 @@ out:
 static int
 coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t contract[20], const struct bp_nft_names *nm, struct bp_nft_coll *c, char *total,
-    size_t totallen, struct bp_nft_error *err)
+    size_t totallen, struct bp_error *err)
 {
 	struct bp_chain_read r[4];
 	struct bp_nft_doc doc;
@@ -544,7 +516,7 @@ coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	bp_chain_calls(n->chain, net, r, 4);
 	if (all_transport(r, 4)) {
 		bp_chain_reads_free(r, 4);
-		return node_fail(err, net);
+		return bp_error_node(err, net);
 	}
 	name = read_string(&r[0]);
 	symbol = read_string(&r[1]);
@@ -615,13 +587,13 @@ coll_refresh(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 	}
 	/* Unchanged rows are not written: a write moves the caches' version (nft_owned.c). */
 	if (changed && bp_nft_coll_store(db, nm, c) == -1)
-		return db_fail(err);
+		return bp_error_db(err);
 	return 0;
 }
 
 int
 bp_nft_collection(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
-    const uint8_t contract[20], struct bp_buf *out, struct bp_nft_error *err)
+    const uint8_t contract[20], struct bp_buf *out, struct bp_error *err)
 {
 	struct bp_nft_names nm;
 	struct bp_nft_coll c;
@@ -636,7 +608,7 @@ bp_nft_collection(struct bp_nft *n, struct bp_db *db, const struct bp_network *n
 	    coll_refresh(n, db, net, contract, &nm, &c, total, sizeof(total), err) == -1)
 		goto out;
 	if (bp_index_nft_collection(db, nm.chain, nm.contract, &tokens, &owners) == -1) {
-		db_fail(err);
+		bp_error_db(err);
 		goto out;
 	}
 	if (total[0] == '\0')
@@ -718,7 +690,7 @@ static int
 fill_one(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const struct fill_item *it)
 {
-	struct bp_nft_error err;
+	struct bp_error err;
 	struct bp_nft_names nm;
 	struct bp_u256 id;
 	struct bp_nft_coll c;

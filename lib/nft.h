@@ -14,17 +14,11 @@
 
 #include "buf.h"
 #include "config.h"
+#include "error.h"
 #include "evm/u256.h"
 
 struct bp_db;
 struct bp_nft;
-
-/* Why a call failed: the HTTP status, the error code and a message for the uniform body. */
-struct bp_nft_error {
-	int		status;
-	const char	*code;
-	char		message[256];
-};
 
 /*
  * A context for cfg (borrowed; it must outlive the context): its own upstream pool. Returns it,
@@ -42,11 +36,11 @@ void		 bp_nft_free(struct bp_nft *);
  */
 int		 bp_nft_metadata(struct bp_nft *, struct bp_db *, const struct bp_network *,
 		    const uint8_t contract[20], const struct bp_u256 *token_id, struct bp_buf *out,
-		    struct bp_nft_error *err);
+		    struct bp_error *err);
 
 /* GET /v1/nfts/{chain}/collection/{contract}: as bp_nft_metadata. */
 int		 bp_nft_collection(struct bp_nft *, struct bp_db *, const struct bp_network *,
-		    const uint8_t contract[20], struct bp_buf *out, struct bp_nft_error *err);
+		    const uint8_t contract[20], struct bp_buf *out, struct bp_error *err);
 
 /*
  * GET /v1/nfts/{chain}/owned/{address}: page (from 1) of limit entries from the index and the
@@ -55,7 +49,7 @@ int		 bp_nft_collection(struct bp_nft *, struct bp_db *, const struct bp_network
  */
 int		 bp_nft_owned(struct bp_nft *, struct bp_db *, const struct bp_network *,
 		    const uint8_t owner[20], int64_t page, int64_t limit, int exclude_spam,
-		    struct bp_buf *out, struct bp_nft_error *err);
+		    struct bp_buf *out, struct bp_error *err);
 
 /*
  * cron/nftmeta: one pass over net's indexed tokens from where the last pass stopped, looking at

@@ -19,14 +19,11 @@ bump(struct bp_db *db, const char *chain)
 	static const char sql[] = "INSERT INTO nft_cache_versions (chain, version) VALUES (?, 1)"
 	    " ON CONFLICT (chain) DO UPDATE SET version = nft_cache_versions.version + 1";
 	struct bp_stmt *st;
-	enum bp_db_step r;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, chain);
-	r = bp_stmt_step(st);
-	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? 0 : -1;
+	return bp_stmt_run(st);
 }
 
 int
@@ -119,7 +116,6 @@ bp_nft_coll_store(struct bp_db *db, const struct bp_nft_names *nm, const struct 
 	    " attempts = excluded.attempts, fetched_at = excluded.fetched_at,"
 	    " next_retry = excluded.next_retry";
 	struct bp_stmt *st;
-	enum bp_db_step r;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -140,9 +136,7 @@ bp_nft_coll_store(struct bp_db *db, const struct bp_nft_names *nm, const struct 
 	bp_stmt_int(st, 12, c->attempts);
 	bp_stmt_int(st, 13, (int64_t)time(NULL));
 	bp_stmt_int(st, 14, c->next_retry);
-	r = bp_stmt_step(st);
-	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? bump(db, nm->chain) : -1;
+	return bp_stmt_run(st) == 0 ? bump(db, nm->chain) : -1;
 }
 
 void
@@ -199,7 +193,6 @@ bp_nft_meta_store(struct bp_db *db, const struct bp_nft_names *nm, const struct 
 	    " traits = excluded.traits, error = excluded.error, attempts = excluded.attempts,"
 	    " fetched_at = excluded.fetched_at, next_retry = excluded.next_retry";
 	struct bp_stmt *st;
-	enum bp_db_step r;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -216,9 +209,7 @@ bp_nft_meta_store(struct bp_db *db, const struct bp_nft_names *nm, const struct 
 	bp_stmt_int(st, 11, m->attempts);
 	bp_stmt_int(st, 12, (int64_t)time(NULL));
 	bp_stmt_int(st, 13, m->next_retry);
-	r = bp_stmt_step(st);
-	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? bump(db, nm->chain) : -1;
+	return bp_stmt_run(st) == 0 ? bump(db, nm->chain) : -1;
 }
 
 int
@@ -247,16 +238,13 @@ bp_nft_cursor_store(struct bp_db *db, const char *chain, const char *contract, c
 	    " VALUES (?, ?, ?) ON CONFLICT (chain) DO UPDATE SET contract = excluded.contract,"
 	    " token_id = excluded.token_id";
 	struct bp_stmt *st;
-	enum bp_db_step r;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, chain);
 	bp_stmt_text(st, 2, contract);
 	bp_stmt_text(st, 3, token);
-	r = bp_stmt_step(st);
-	bp_stmt_reset(st);
-	return r == BP_DB_DONE ? 0 : -1;
+	return bp_stmt_run(st);
 }
 
 int

@@ -10,20 +10,12 @@
 #include <string.h>
 
 #include "db.h"
+#include "error.h"
 #include "index_read.h"
 #include "nft.h"
 #include "nft_doc.h"
 #include "nft_priv.h"
 #include "util.h"
-
-static int
-owned_fail(struct bp_nft_error *err, const char *why)
-{
-	err->status = 500;
-	err->code = "internal_error";
-	snprintf(err->message, sizeof(err->message), "%s", why);
-	return -1;
-}
 
 struct owned {
 	struct bp_db	*db;
@@ -98,7 +90,7 @@ owned_entry(const struct bp_index_nft *x, void *arg)
 static int
 owned_render(struct bp_db *db, const struct bp_network *net, const char *chain,
     const char *addr, const char *addr_cs, int64_t page, int64_t limit, int exclude_spam,
-    struct bp_buf *out, struct bp_nft_error *err)
+    struct bp_buf *out, struct bp_error *err)
 {
 	struct owned o;
 	int64_t total = 0;
@@ -110,7 +102,7 @@ owned_render(struct bp_db *db, const struct bp_network *net, const char *chain,
 	o.out = out;
 	if (bp_buf_printf(out, "{\"address\":\"%s\",\"chain\":\"%s\",\"network\":\"%s\","
 	    "\"nfts\":[", addr_cs, net->chain, net->network) == -1) {
-		owned_fail(err, "response too large");
+		bp_error_set(err, 500, "internal_error", "response too large");
 		goto out;
 	}
 	if (exclude_spam) {
@@ -119,19 +111,19 @@ owned_render(struct bp_db *db, const struct bp_network *net, const char *chain,
 		o.to = o.from + limit;
 		if (bp_nft_spam_contracts(db, chain, &o.spam, &o.nspam) == -1 ||
 		    bp_index_each_nft(db, chain, addr, owned_entry, &o) < 0 || o.failed == 1) {
-			owned_fail(err, "database error");
+			bp_error_db(err);
 			goto out;
 		}
 		total = o.seen;
 	} else if (bp_index_nft_count(db, chain, addr, &total) == -1 ||
 	    bp_index_nft_page(db, chain, addr, (page - 1) * limit, limit, owned_entry, &o) < 0 ||
 	    o.failed == 1) {
-		owned_fail(err, "database error");
+		bp_error_db(err);
 		goto out;
 	}
 	if (o.failed || bp_buf_printf(out, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",
 	    (long long)page, (long long)limit, (long long)total) == -1) {
-		owned_fail(err, "response too large");
+		bp_error_set(err, 500, "internal_error", "response too large");
 		goto out;
 	}
 	rc = 0;
@@ -144,7 +136,7 @@ out:
 int
 bp_nft_owned(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t owner[20], int64_t page, int64_t limit, int exclude_spam, struct bp_buf *out,
-    struct bp_nft_error *err)
+    struct bp_error *err)
 {
 	struct bp_nft_owned_slot *s, *victim = &n->owned[0];
 	struct bp_index_head head;
@@ -169,7 +161,7 @@ bp_nft_owned(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		    strcmp(s->head_hash, head.head_hash) == 0 && strcmp(s->key, key) == 0) {
 			s->used = ++n->tick;
 			return bp_buf_add(out, s->body, s->len) == -1 ?
-			    owned_fail(err, "response too large") : 0;
+			    bp_error_set(err, 500, "internal_error", "response too large") : 0;
 		}
 		if (s->used < victim->used)
 			victim = s;

@@ -186,3 +186,27 @@ bp_paymaster_key_for(const struct bp_network *n, uint8_t key[32])
 	}
 	return 0;
 }
+
+void
+bp_paymaster_keys_load(struct bp_paymaster_keys *k, const struct bp_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nnets; i++)
+		k->net[i].ok = bp_paymaster_key_for(&cfg->nets[i], k->net[i].key) == 0;
+}
+
+const uint8_t *
+bp_paymaster_keys_get(const struct bp_paymaster_keys *k, const struct bp_config *cfg,
+    const struct bp_network *net)
+{
+	size_t i = (size_t)(net - cfg->nets);
+
+	return k->net[i].ok ? k->net[i].key : NULL;
+}
+
+void
+bp_paymaster_keys_wipe(struct bp_paymaster_keys *k)
+{
+	OPENSSL_cleanse(k, sizeof(*k));
+}

@@ -83,4 +83,20 @@ int	bp_paymaster_key_load(const char *path, uint8_t key[32], uint8_t addr[20]);
  */
 int	bp_paymaster_key_for(const struct bp_network *net, uint8_t key[32]);
 
+/* Each network's signer key, by its index in the config: what a process loads once at init. */
+struct bp_paymaster_keys {
+	struct {
+		int	ok;
+		uint8_t	key[32];
+	} net[BP_MAX_NETWORKS];
+};
+
+/* Loads the key of each of cfg's networks (bp_paymaster_key_for) into k. */
+void	bp_paymaster_keys_load(struct bp_paymaster_keys *k, const struct bp_config *cfg);
+/* The signer key of net, one of cfg's networks, or NULL when it has none. */
+const uint8_t *bp_paymaster_keys_get(const struct bp_paymaster_keys *k,
+	    const struct bp_config *cfg, const struct bp_network *net);
+/* Wipes every key of k. */
+void	bp_paymaster_keys_wipe(struct bp_paymaster_keys *k);
+
 #endif

@@ -163,3 +163,29 @@ bp_map_file(const char *path, size_t len)
 	}
 	return p;
 }
+
+uint64_t
+bp_fnv1a_str(uint64_t h, const char *s)
+{
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+	return h;
+}
+
+void *
+bp_slot_claim(void *slots, size_t stride, size_t nslots, size_t probes, uint64_t k)
+{
+	size_t i;
+
+	for (i = 0; i < probes; i++) {
+		uint64_t *key = (uint64_t *)((char *)slots + (size_t)((k + i) % nslots) * stride);
+		uint64_t cur = __atomic_load_n(key, __ATOMIC_ACQUIRE), zero = 0;
+
+		if (cur == k)
+			return key;
+		if (cur == 0 && (__atomic_compare_exchange_n(key, &zero, k, 0,
+		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) || zero == k))
+			return key;
+	}
+	return NULL;
+}

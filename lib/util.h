@@ -43,4 +43,16 @@ int64_t	bp_mono_us(void);
  */
 void	*bp_map_file(const char *path, size_t len);
 
+/* FNV-1a over s (NUL-terminated), continuing from h; start from BP_FNV1A_BASIS. */
+#define BP_FNV1A_BASIS	UINT64_C(14695981039346656037)
+uint64_t bp_fnv1a_str(uint64_t h, const char *s);
+
+/*
+ * In a table of nslots slots of stride bytes shared lock-free between processes (a bp_map_file
+ * mapping), each starting with its uint64_t key (0 = free): the slot of key k (never 0), probed
+ * from k's home slot, claimed with one compare-and-swap when it has none. Returns it, or NULL
+ * when the probes slots are all taken by other keys.
+ */
+void	*bp_slot_claim(void *slots, size_t stride, size_t nslots, size_t probes, uint64_t k);
+
 #endif

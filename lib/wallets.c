@@ -2,7 +2,6 @@
  * The smart-wallet resource: its rules, its table and its chain reads (wallets.h,
  * docs/wallets.md).
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "db.h"
+#include "error.h"
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "evm/blocks.h"
@@ -87,34 +87,6 @@ const char *
 bp_wallets_status_name(enum bp_wallet_status s)
 {
 	return (unsigned)s < BP_WALLET__MAX ? status_names[s] : "?";
-}
-
-/* Sets *err and returns -1, for "return fail(err, 400, ...)". */
-static int __attribute__((format(printf, 4, 5)))
-fail(struct bp_wallets_error *err, int status, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->status = status;
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int
-db_fail(struct bp_wallets_error *err)
-{
-	return fail(err, 500, "internal_error", "database error");
-}
-
-static int
-upstream_down(struct bp_wallets_error *err, const struct bp_network *net)
-{
-	return fail(err, 500, "internal_error",
-	    "the %s %s node did not answer; retry with exponential backoff", net->chain,
-	    net->network);
 }
 
 /* ---- small helpers ---- */
@@ -421,15 +393,15 @@ chain_known(const struct bp_config *cfg, const char *chain)
 
 /* The 400 for an address member that is not one; returns -1. */
 static int
-bad_address(struct bp_wallets_error *err, const char *what)
+bad_address(struct bp_error *err, const char *what)
 {
-	return fail(err, 400, "invalid_request", "%s must be an address: 0x and 40 hex digits "
+	return bp_error_set(err, 400, "invalid_request", "%s must be an address: 0x and 40 hex digits "
 	    "(mixed case must be a valid EIP-55 checksum)", what);
 }
 
 /* An address from the client (any case; a mixed-case one must carry a valid EIP-55 checksum). */
 static int
-parse_address(struct bp_wallets_error *err, const char *what, const char *s, uint8_t out[20])
+parse_address(struct bp_error *err, const char *what, const char *s, uint8_t out[20])
 {
 	if (bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, out) == -1)
 		return bad_address(err, what);
@@ -444,37 +416,37 @@ parse_address(struct bp_wallets_error *err, const char *what, const char *s, uin
  */
 static const struct bp_network *
 resolve_network(const struct bp_config *cfg, const struct bp_key *key, const char *chain,
-    const char *network, struct bp_wallets_error *err)
+    const char *network, struct bp_error *err)
 {
 	const struct bp_network *net;
 
 	if ((net = bp_config_rest_network(cfg, chain, key->test, network)) == NULL) {
 		if (!chain_known(cfg, chain))
-			fail(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
+			bp_error_set(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
 		else if (network != NULL)
-			fail(err, 400, "invalid_request",
+			bp_error_set(err, 400, "invalid_request",
 			    "network: chain %s has no network \"%s\"", chain, network);
 		else if (key->test)
-			fail(err, 403, "forbidden",
+			bp_error_set(err, 403, "forbidden",
 			    "test keys may only use test networks, and chain %s has none", chain);
 		else
-			fail(err, 400, "invalid_request",
+			bp_error_set(err, 400, "invalid_request",
 			    "chain: %s has no mainnet; name a test network in network", chain);
 		return NULL;
 	}
 	if (key->test && !net->testnet) {
-		fail(err, 403, "forbidden", "test keys may not use %s %s (a mainnet)", net->chain,
+		bp_error_set(err, 403, "forbidden", "test keys may not use %s %s (a mainnet)", net->chain,
 		    net->network);
 		return NULL;
 	}
 	if (net->kind != BP_CHAIN_EVM) {
-		fail(err, 400, "invalid_request",
+		bp_error_set(err, 400, "invalid_request",
 		    "chain: %s is not an EVM chain; smart wallets are ERC-4337 accounts", chain);
 		return NULL;
 	}
 	if (net->entry_point[0] == '\0' ||
 	    net->account_factory[0] == '\0' || net->account_implementation[0] == '\0') {
-		fail(err, 400, "invalid_request",
+		bp_error_set(err, 400, "invalid_request",
 		    "chain: smart wallets are not available on %s %s (no ERC-4337 entry point and "
 		    "account factory configured)", net->chain, net->network);
 		return NULL;
@@ -485,7 +457,7 @@ resolve_network(const struct bp_config *cfg, const struct bp_key *key, const cha
 int
 bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key,
     const struct bp_wallets_create_req *req, struct bp_wallet *w, int *created,
-    struct bp_wallets_error *err)
+    struct bp_error *err)
 {
 	const struct bp_network *net;
 	uint8_t impl[20];
@@ -498,7 +470,7 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 		return -1;
 	if (req->salt != NULL &&
 	    bp_simple_account_parse_salt(req->salt, strlen(req->salt), w->salt) == -1)
-		return fail(err, 400, "invalid_request",
+		return bp_error_set(err, 400, "invalid_request",
 		    "salt must be a uint256 in decimal (at most 78 digits) or 0x-prefixed hex (at "
 		    "most 64 digits)");
 	if ((net = resolve_network(ws->cfg, key, req->chain, req->network, err)) == NULL)
@@ -506,7 +478,7 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 	if (bp_addr_parse(net->account_factory, strlen(net->account_factory), 0,
 	    w->factory) == -1 || bp_addr_parse(net->account_implementation,
 	    strlen(net->account_implementation), 0, impl) == -1)
-		return fail(err, 500, "internal_error", "bad account factory in the configuration");
+		return bp_error_set(err, 500, "internal_error", "bad account factory in the configuration");
 	bp_strlcpy(w->chain, net->chain, sizeof(w->chain));
 	bp_strlcpy(w->network, net->network, sizeof(w->network));
 	bp_simple_account_address(w->factory, impl, w->owner, w->salt, w->address);
@@ -517,7 +489,7 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 	 */
 	code = chain_has_code(ws, net, w->address, &head, w->owner, w->salt, &factory_bad);
 	if (factory_bad)
-		return fail(err, 500, "internal_error",
+		return bp_error_set(err, 500, "internal_error",
 		    "the configured account factory of %s %s does not match SimpleAccountFactory "
 		    "v0.6", net->chain, net->network);
 	bp_addr_format_checksum(w->address, w->address_cs, sizeof(w->address_cs));
@@ -526,12 +498,12 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 	if ((*created = bp_wallets_db_insert(db, key, w, code == 1 ? BP_WALLET_DEPLOYED :
 	    BP_WALLET_COUNTERFACTUAL, code == 0 ? head : -1)) == -1 ||
 	    bp_wallets_db_find(db, key->account_id, a, w->chain, w->network, w) != 1)
-		return db_fail(err);
+		return bp_error_db(err);
 	if (code == 1 && w->status != BP_WALLET_DEPLOYED) {
 		/* Created earlier, deployed since: say so now, the rest is for get. */
 		w->status = BP_WALLET_DEPLOYED;
 		if (bp_wallets_db_save_deployed(db, w) == -1)
-			return db_fail(err);
+			return bp_error_db(err);
 	}
 	if (code == 0)
 		code_cache_put(ws, net, w->address);
@@ -558,18 +530,18 @@ mixed_case(const char *s)
  */
 static int
 refresh_counterfactual(struct bp_wallets *ws, struct bp_db *db, const struct bp_network *net,
-    struct bp_wallet *w, struct bp_wallets_error *err)
+    struct bp_wallet *w, struct bp_error *err)
 {
 	int64_t head;
 	int code, bad = 0;
 
 	/* The indexer may have seen the deployment: no chain read for that. */
 	if (learn_deployment(ws, db, net, w, 0) == 1)
-		return bp_wallets_db_save_deployed(db, w) == -1 ? db_fail(err) : 0;
+		return bp_wallets_db_save_deployed(db, w) == -1 ? bp_error_db(err) : 0;
 	if (net == NULL || code_cache_fresh(ws, net, w->address))
 		return 0;
 	if ((code = chain_has_code(ws, net, w->address, &head, NULL, NULL, &bad)) == -1)
-		return upstream_down(err, net);
+		return bp_error_node(err, net);
 	if (code == 0) {
 		/*
 		 * No code: the EntryPoint nonce of a sender that was never deployed is 0 (it only
@@ -584,12 +556,12 @@ refresh_counterfactual(struct bp_wallets *ws, struct bp_db *db, const struct bp_
 	 */
 	w->status = BP_WALLET_DEPLOYED;
 	(void)learn_deployment(ws, db, net, w, 1);
-	return bp_wallets_db_save_deployed(db, w) == -1 ? db_fail(err) : 0;
+	return bp_wallets_db_save_deployed(db, w) == -1 ? bp_error_db(err) : 0;
 }
 
 int
 bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key,
-    const char *param, const char *chain, struct bp_wallet *w, struct bp_wallets_error *err)
+    const char *param, const char *chain, struct bp_wallet *w, struct bp_error *err)
 {
 	const struct bp_network *net;
 	uint8_t address[20];
@@ -604,15 +576,15 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	if (bp_addr_parse(param, strlen(param), 0, address) == -1)
 		return bad_address(err, "address");
 	if (chain != NULL && (chain[0] == '\0' || !chain_known(ws->cfg, chain)))
-		return fail(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
+		return bp_error_set(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
 	addr_lower(address, a);
 	if ((found = bp_wallets_db_find(db, key->account_id, a, chain, NULL, w)) == -1)
-		return db_fail(err);
+		return bp_error_db(err);
 	if (found == 0) {
 		if (mixed_case(param) && parse_address(err, "address", param, address) != 0)
 			return -1;
 		/* Another account's wallet too: ids leak nothing (DESIGN.md). */
-		return fail(err, 404, "not_found", "no wallet %s", a);
+		return bp_error_set(err, 404, "not_found", "no wallet %s", a);
 	}
 	if (mixed_case(param) && strcmp(param + 2, w->address_cs + 2) != 0)
 		return bad_address(err, "address");
@@ -630,17 +602,17 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 		/* Deployed, transaction not found yet: look again (persisted once found). */
 		if (learn_deployment(ws, db, net, w, net != NULL) == 1 &&
 		    bp_wallets_db_save_deployed(db, w) == -1)
-			return db_fail(err);
+			return bp_error_db(err);
 	} else if (w->deployed_at < 0 && w->deploy_block >= 0 && net != NULL) {
 		/* The block's time was not to be had when the transaction was found. */
 		if ((w->deployed_at = block_time(ws, db, net, w->deploy_block)) >= 0 &&
 		    bp_wallets_db_save_deployed(db, w) == -1)
-			return db_fail(err);
+			return bp_error_db(err);
 	}
 	if (net == NULL)	/* the network left the config: what is stored, nonce unknown */
 		return 0;
 	if (chain_nonce(ws, net, w->address, &nonce) == -1)
-		return upstream_down(err, net);
+		return bp_error_node(err, net);
 	w->nonce = nonce > INT64_MAX ? -1 : (int64_t)nonce;
 	return 0;
 }
@@ -673,21 +645,21 @@ int
 bp_wallets_list(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key,
     const char *chain, int64_t page, int64_t limit,
     int (*fn)(const struct bp_wallets_item *, void *), void *arg, int64_t *total,
-    struct bp_wallets_error *err)
+    struct bp_error *err)
 {
 	struct list_ctx lc = { db, fn, arg };
 
 	/* The stored status, or deployed when the indexer has it (the next get records it). */
 	if (chain != NULL && (chain[0] == '\0' || !chain_known(ws->cfg, chain)))
-		return fail(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
+		return bp_error_set(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
 	if (bp_wallets_db_count(db, key->account_id, chain, total) == -1)
-		return db_fail(err);
+		return bp_error_db(err);
 	switch (bp_wallets_db_page(db, key->account_id, chain, page, limit, list_row, &lc)) {
 	case 0:
 		return 0;
 	case 1:
-		return fail(err, 500, "internal_error", "response too large");
+		return bp_error_set(err, 500, "internal_error", "response too large");
 	default:
-		return db_fail(err);
+		return bp_error_db(err);
 	}
 }

@@ -27,6 +27,7 @@
 
 #include "auth.h"
 #include "config.h"
+#include "error.h"
 #include "evm/address.h"
 #include "evm/simple_account.h"
 
@@ -35,8 +36,6 @@ struct bp_wallets;
 
 #define BP_WALLETS_HASH_STR	67	/* "0x" + 64 + NUL */
 #define BP_WALLETS_LIMIT_DEFAULT 25
-#define BP_WALLETS_LIMIT_MAX	100
-#define BP_WALLETS_PAGE_MAX	1000000000	/* so the offset cannot overflow */
 
 enum bp_wallet_status {
 	BP_WALLET_COUNTERFACTUAL,	/* 0 */
@@ -76,13 +75,6 @@ struct bp_wallets_item {
 	const char		*address_lower;	/* the table's form */
 };
 
-/* Why a call failed: the HTTP status, the error code and message of the uniform body. */
-struct bp_wallets_error {
-	int			 status;
-	const char		*code;		/* static: "invalid_request", "not_found", ... */
-	char			 message[320];
-};
-
 /* A create request, as the client sent its members (already checked to be strings). */
 struct bp_wallets_create_req {
 	const char		*owner;		/* required */
@@ -109,7 +101,7 @@ const char	*bp_wallets_status_name(enum bp_wallet_status);
  */
 int		 bp_wallets_create(struct bp_wallets *, struct bp_db *, const struct bp_key *key,
 		    const struct bp_wallets_create_req *req, struct bp_wallet *w, int *created,
-		    struct bp_wallets_error *err);
+		    struct bp_error *err);
 
 /*
  * The key's account's wallet at address (as the client wrote it: any case, a mixed-case one
@@ -118,7 +110,7 @@ int		 bp_wallets_create(struct bp_wallets *, struct bp_db *, const struct bp_key
  */
 int		 bp_wallets_get(struct bp_wallets *, struct bp_db *, const struct bp_key *key,
 		    const char *address, const char *chain, struct bp_wallet *w,
-		    struct bp_wallets_error *err);
+		    struct bp_error *err);
 
 /*
  * Calls fn for each of the key's account's wallets (on chain, when not NULL) of page (from 1)
@@ -128,6 +120,6 @@ int		 bp_wallets_get(struct bp_wallets *, struct bp_db *, const struct bp_key *k
 int		 bp_wallets_list(struct bp_wallets *, struct bp_db *, const struct bp_key *key,
 		    const char *chain, int64_t page, int64_t limit,
 		    int (*fn)(const struct bp_wallets_item *, void *), void *arg, int64_t *total,
-		    struct bp_wallets_error *err);
+		    struct bp_error *err);
 
 #endif

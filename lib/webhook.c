@@ -632,6 +632,17 @@ bp_webhook_json(const struct bp_webhook *w, int full, struct bp_buf *b)
 	return fail || bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
 
+/* A row of WEBHOOK_COLS as a list item, for bp_db_list_page. */
+static int
+list_item(struct bp_stmt *st, struct bp_buf *b)
+{
+	struct bp_webhook w;
+	int fail = webhook_row(st, &w) == -1 || item_json(&w, b) == -1;
+
+	bp_webhook_clear(&w);
+	return fail ? -1 : 0;
+}
+
 int
 bp_webhook_list(struct bp_db *db, int64_t account_id, const enum bp_webhook_status *status,
     int64_t page, int64_t limit, struct bp_buf *b)
@@ -641,35 +652,7 @@ bp_webhook_list(struct bp_db *db, int64_t account_id, const enum bp_webhook_stat
 	static const char sql_page[] = "SELECT " WEBHOOK_COLS " FROM webhooks"
 	    " WHERE account_id = ? AND (?2 IS NULL OR status = ?2)"
 	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
-	const char *s = status != NULL ? status_names[*status] : NULL;
-	struct bp_webhook w;
-	struct bp_stmt *st;
-	enum bp_db_step step;
-	int64_t total = -1;
-	int fail, n = 0;
 
-	if ((st = bp_db_stmt(db, sql_count)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, account_id);
-	bp_stmt_text(st, 2, s);
-	if (bp_stmt_step(st) == BP_DB_ROW)
-		total = bp_col_int(st, 0);
-	bp_stmt_reset(st);
-	if (total < 0 || (st = bp_db_stmt(db, sql_page)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, account_id);
-	bp_stmt_text(st, 2, s);
-	bp_stmt_int(st, 3, limit);
-	bp_stmt_int(st, 4, (page - 1) * limit);
-	fail = bp_buf_adds(b, "{\"webhooks\":[") == -1;
-	while (!fail && (step = bp_stmt_step(st)) == BP_DB_ROW) {
-		fail = webhook_row(st, &w) == -1 || (n++ > 0 && bp_buf_adds(b, ",") == -1) ||
-		    item_json(&w, b) == -1;
-		bp_webhook_clear(&w);
-	}
-	bp_stmt_reset(st);
-	if (fail || step == BP_DB_ERROR)
-		return -1;
-	return bp_buf_printf(b, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",
-	    (long long)page, (long long)limit, (long long)total) == -1 ? -1 : 0;
+	return bp_db_list_page(db, sql_count, sql_page, account_id,
+	    status != NULL ? status_names[*status] : NULL, page, limit, "webhooks", list_item, b);
 }

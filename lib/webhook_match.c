@@ -293,7 +293,6 @@ emit(struct match *m, const struct filter *f, const char *source, const char *to
 	uint8_t rnd[12];
 	char id[EVT_ID_MAX];
 	int64_t now = (int64_t)time(NULL);
-	int rc = -1;
 
 	if (bp_buf_adds(&m->data, "}") == -1) {
 		bp_warn("webhook %s: the data of %s is too large; not recorded", f->id, source);
@@ -323,10 +322,7 @@ emit(struct match *m, const struct filter *f, const char *source, const char *to
 	bp_stmt_int(st, 8, now);
 	bp_stmt_int(st, 9, now);
 	bp_stmt_text(st, 10, token);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }
 
 /* address_activity of a transaction: its native value, one event per watched side. */
@@ -614,7 +610,6 @@ bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_
 	static const char sql[] = "DELETE FROM webhook_events WHERE network = ? AND"
 	    " block_number = ? AND block_hash = ? AND state = 'pending' AND attempts = 0";
 	struct bp_stmt *st;
-	int rc = -1;
 
 	(void)cfg;
 	if ((st = bp_db_stmt(db, sql)) == NULL)
@@ -622,8 +617,5 @@ bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_
 	bp_stmt_text(st, 1, chain);
 	bp_stmt_int(st, 2, number);
 	bp_stmt_text(st, 3, hash);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }

@@ -31,14 +31,10 @@ bp_webhook_queue_release(struct bp_db *db)
 	static const char sql[] = "UPDATE webhook_events SET lease_until = 0"
 	    " WHERE lease_until > 0";
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }
 
 /* An account's deliveries today, and its plan's cap, kept for one claim. */
@@ -72,17 +68,13 @@ usage_add(struct bp_db *db, int64_t account_id, int64_t day, int64_t n)
 	    " VALUES (?, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET"
 	    " count = webhook_usage.count + excluded.count";
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_int(st, 1, account_id);
 	bp_stmt_int(st, 2, day);
 	bp_stmt_int(st, 3, n);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }
 
 /* The quota of account (plan name): found in q[0..*nq) or added. NULL when q is full. */
@@ -111,16 +103,12 @@ lease(struct bp_db *db, const char *id, int64_t until)
 {
 	static const char sql[] = "UPDATE webhook_events SET lease_until = ? WHERE id = ?";
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_int(st, 1, until);
 	bp_stmt_text(st, 2, id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }
 
 int
@@ -206,7 +194,6 @@ bp_webhook_queue_log(struct bp_db *db, const char *webhook_id, const char *event
 	static const char sql[] = "INSERT INTO webhook_attempts (webhook_id, event_id, attempt,"
 	    " at, http_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?)";
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -220,10 +207,7 @@ bp_webhook_queue_log(struct bp_db *db, const char *webhook_id, const char *event
 		bp_stmt_null(st, 5);
 	bp_stmt_text(st, 6, o->error);
 	bp_stmt_int(st, 7, o->duration_ms);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }
 
 /* Sets an event's state after an attempt. */
@@ -235,7 +219,6 @@ event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int
 	    " next_at = ?, lease_until = 0, delivered_at = ? WHERE id = ?";
 	/* lease_until = 0 also leaves the partial index webhook_events_leased. */
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -247,10 +230,7 @@ event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int
 	else
 		bp_stmt_null(st, 4);
 	bp_stmt_text(st, 5, id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
+	return bp_stmt_run(st);
 }
 
 /* Pauses an active webhook after its last retry: 1 paused now, 0 it was not active, -1. */
@@ -319,6 +299,21 @@ fail:
 	return -1;
 }
 
+/* Runs the DELETE sql with ?1 bound to before; the rows it deleted, or -1. */
+static int
+delete_before(struct bp_db *db, const char *sql, int64_t before)
+{
+	struct bp_stmt *st;
+	int n;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, before);
+	n = bp_stmt_step(st) == BP_DB_DONE ? bp_db_changes(db) : -1;
+	bp_stmt_reset(st);
+	return n;
+}
+
 int
 bp_webhook_queue_prune(struct bp_db *db, int64_t now, int64_t retention_s)
 {
@@ -326,32 +321,13 @@ bp_webhook_queue_prune(struct bp_db *db, int64_t now, int64_t retention_s)
 	    " AND delivered_at < ?";
 	static const char sql_at[] = "DELETE FROM webhook_attempts WHERE at < ?";
 	static const char sql_use[] = "DELETE FROM webhook_usage WHERE day < ?";
-	struct bp_stmt *st;
-	int n = 0;
+	int ev, at;
 
-	if ((st = bp_db_stmt(db, sql_ev)) == NULL)
+	if ((ev = delete_before(db, sql_ev, now - retention_s)) < 0 ||
+	    (at = delete_before(db, sql_at, now - retention_s)) < 0 ||
+	    delete_before(db, sql_use, now / DAY - 2) < 0)
 		return -1;
-	bp_stmt_int(st, 1, now - retention_s);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		n = -1;
-	else
-		n += bp_db_changes(db);
-	bp_stmt_reset(st);
-	if (n < 0 || (st = bp_db_stmt(db, sql_at)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, now - retention_s);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		n = -1;
-	else
-		n += bp_db_changes(db);
-	bp_stmt_reset(st);
-	if (n < 0 || (st = bp_db_stmt(db, sql_use)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, now / DAY - 2);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		n = -1;
-	bp_stmt_reset(st);
-	return n;
+	return ev + at;
 }
 
 int

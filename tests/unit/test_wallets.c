@@ -122,7 +122,7 @@ teardown(void)
 
 static int
 create(const struct bp_key *k, const char *owner, const char *chain, const char *network,
-    const char *salt, struct bp_wallet *w, int *created, struct bp_wallets_error *err)
+    const char *salt, struct bp_wallet *w, int *created, struct bp_error *err)
 {
 	struct bp_wallets_create_req req = { owner, chain, network, salt };
 
@@ -154,7 +154,7 @@ test_create_refusals(void)
 		{ &live1, OWNER, "testonly", NULL, NULL, 400, "no mainnet" },
 		{ &key1, OWNER, "plain", NULL, NULL, 400, "not available" },
 	};
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct bp_wallet w;
 	size_t i;
 	int created;
@@ -174,7 +174,7 @@ test_create_refusals(void)
 static void
 test_create_idempotent(void)
 {
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct bp_wallet w, again, other;
 	int created = -1;
 
@@ -223,7 +223,7 @@ collect(const struct bp_wallets_item *it, void *arg)
 static void
 test_get_and_list(void)
 {
-	struct bp_wallets_error err;
+	struct bp_error err;
 	struct bp_wallet w, got;
 	struct seen s;
 	char sql[512], lower[BP_ADDR_STR_MAX];
