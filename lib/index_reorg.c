@@ -7,6 +7,7 @@
 
 #include "db.h"
 #include "evm/u256.h"
+#include "index_headers.h"
 #include "index_logs.h"
 #include "index_reorg.h"
 #include "log.h"
@@ -205,7 +206,8 @@ bp_reorg_rollback(struct bp_db *db, const struct bp_store_chain *c, int64_t ance
 		if (bp_stmt_step(st) != BP_DB_DONE)
 			goto fail;
 	}
-	if (bp_logs_delete(db, c->key, ancestor, 1) == -1)
+	if (bp_logs_delete(db, c->key, ancestor, 1) == -1 ||
+	    bp_headers_delete(db, c->key, ancestor, 1) == -1)
 		goto fail;
 	for (i = 0; i < naff; i++)
 		if ((aff[i].erc721 ? recompute_721(db, c, &aff[i]) :

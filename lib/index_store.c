@@ -10,6 +10,7 @@
 #include "evm/address.h"
 #include "hex.h"
 #include "evm/u256.h"
+#include "index_headers.h"
 #include "index_logs.h"
 #include "index_store.h"
 #include "log.h"
@@ -635,6 +636,10 @@ bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch
 
 		if (store_block(db, c, blk, b->hashes[i], num, n) == -1)
 			goto fail;
+		/* The node's header, for the WebSocket newHeads subscriptions, near the head only. */
+		if (num > chain_head - BP_LOGS_WINDOW &&
+		    bp_headers_put(db, c->key, num, b->hashes[i], blk) == -1)
+			goto fail;
 		if (b->r.receipts != NULL && b->r.receipts[i] != NULL)
 			r = b->r.receipts[i]->child;
 		cJSON_ArrayForEach(tx, cJSON_GetObjectItemCaseSensitive(blk, "transactions")) {
@@ -663,7 +668,8 @@ bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch
 	}
 	if (hooked && hook_blocks(db, c, b, &k) == -1)
 		goto fail;
-	if (bp_logs_delete(db, c->key, b->r.to - BP_LOGS_WINDOW, 0) == -1)
+	if (bp_logs_delete(db, c->key, b->r.to - BP_LOGS_WINDOW, 0) == -1 ||
+	    bp_headers_delete(db, c->key, b->r.to - BP_LOGS_WINDOW, 0) == -1)
 		goto fail;
 	cur.head = b->r.to;
 	bp_strlcpy(cur.hash, b->hashes[b->r.n - 1], sizeof(cur.hash));

@@ -16,8 +16,11 @@
 #include "util.h"
 #include "ws_follow.h"
 
-static const char sql_rows[] = "SELECT number, hash, parent_hash, timestamp, gas_used, gas_limit,"
-    " base_fee FROM index_blocks WHERE chain = ? AND number > ? ORDER BY number LIMIT 64";
+/* The node's header (index_headers, lib/index_headers.c) when the store kept it for that hash. */
+static const char sql_rows[] = "SELECT b.number, b.hash, b.parent_hash, b.timestamp, b.gas_used,"
+    " b.gas_limit, b.base_fee, h.header FROM index_blocks b LEFT JOIN index_headers h"
+    " ON h.chain = b.chain AND h.number = b.number AND h.hash = b.hash"
+    " WHERE b.chain = ? AND b.number > ? ORDER BY b.number LIMIT 64";
 
 /* The hash delivered for number, or NULL when the ring no longer holds it. */
 static const char *
@@ -98,6 +101,7 @@ fill_head(struct bp_stmt *st, struct bp_ws_head *h)
 	h->gas_used = bp_col_int(st, 4);
 	h->gas_limit = bp_col_int(st, 5);
 	bp_strlcpy(h->base_fee, bp_col_text(st, 6), sizeof(h->base_fee));
+	h->header = bp_col_is_null(st, 7) ? NULL : bp_col_text(st, 7);
 }
 
 /* One batch of rows after f->last. Returns rows delivered, -2 on a reorg (walk back), -1. */
@@ -222,4 +226,12 @@ bp_ws_head_json(const struct bp_ws_head *h, char *out, size_t cap)
 	out[at++] = '}';
 	out[at] = '\0';
 	return 0;
+}
+
+const char *
+bp_ws_head_result(const struct bp_ws_head *h, char *out, size_t cap)
+{
+	if (h->header != NULL && h->header[0] == '{')
+		return h->header;
+	return bp_ws_head_json(h, out, cap) == 0 ? out : NULL;
 }

@@ -28,6 +28,8 @@ struct bp_ws_head {
 	int64_t		gas_used;
 	int64_t		gas_limit;
 	char		base_fee[80];		/* wei, decimal; "" before London */
+	const char	*header;	/* the node's header JSON (index_headers.h), valid during the
+					   callback; NULL when the store did not keep it */
 };
 
 /* What a poll reports, through the caller's functions (each returns 0, or -1 to stop). */
@@ -67,5 +69,13 @@ int		 bp_ws_follow_poll(struct bp_ws_follow *f, struct bp_db *,
  * "baseFeePerGas":..} (baseFeePerGas left out before London). 0, or -1 when out isn't big enough.
  */
 int		 bp_ws_head_json(const struct bp_ws_head *h, char *out, size_t cap);
+
+/*
+ * The newHeads result of h: the node's header as stored (every field the node gives but the
+ * transactions), or, when the store kept none (a block outside the window, a header over
+ * BP_HEADERS_MAX, rows older than migration 011), bp_ws_head_json written into out. NULL when
+ * that does not fit.
+ */
+const char	*bp_ws_head_result(const struct bp_ws_head *h, char *out, size_t cap);
 
 #endif

@@ -247,11 +247,12 @@ static int
 head_fn(const struct bp_ws_head *h, void *arg)
 {
 	struct conn *c = arg;
-	char res[640];
+	char core[640];
+	const char *res;
 	size_t i;
 	int n;
 
-	if (bp_ws_head_json(h, res, sizeof(res)) == -1) {
+	if ((res = bp_ws_head_result(h, core, sizeof(core))) == NULL) {
 		bp_warn("block %lld: a stored head does not fit a message", (long long)h->number);
 		return 0;
 	}

@@ -119,6 +119,43 @@ test('newHeads: 20 consecutive heads linked by parentHash while the devchain min
   await c.close();
 });
 
+test('newHeads: the node\'s header, field for field as anvil\'s own newHeads sends it (but its transactions)', async () => {
+  const c = await open();
+  const sub = (await c.call('eth_subscribe', ['newHeads'])).result;
+  // anvil's own WebSocket endpoint (the devchain's URL), subscribed at the same time.
+  const anvil = new Conn(env.chain.replace(/^http/, 'ws'));
+  await anvil.opened;
+  const asub = (await anvil.call('eth_subscribe', ['newHeads'])).result;
+  assert.match(asub, /^0x[0-9a-f]+$/);
+  // A block with a transaction (a non-empty logsBloom, roots and gasUsed), then an empty one.
+  await transfer(TOKEN, RCPT, 5n);
+  await chainRpc('evm_mine');
+  for (let i = 0; i < 2; i++) {
+    const ours = (await c.next(heads(sub), 30000)).params.result;
+    const theirs = (await anvil.next((m) => m.params?.subscription === asub &&
+      m.params.result.number === ours.number, 30000)).params.result;
+    assert.equal(ours.hash, theirs.hash);
+    assert.equal('transactions' in ours, false, 'a header: no transactions');
+    const { transactions, ...header } = theirs;
+    assert.deepEqual(ours, header);
+    assert.deepEqual(Object.keys(ours), Object.keys(header), 'the node\'s order');
+    if (i === 0) {
+      assert.equal(transactions.length, 1);
+      assert.notEqual(BigInt(ours.gasUsed), 0n);
+      assert.match(ours.logsBloom, /[1-9a-f]/);
+    }
+    for (const f of ['miner', 'stateRoot', 'transactionsRoot', 'receiptsRoot', 'logsBloom',
+      'difficulty', 'extraData', 'mixHash', 'nonce', 'sha3Uncles', 'baseFeePerGas',
+      'withdrawalsRoot', 'blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot'])
+      assert.match(ours[f], /^0x[0-9a-f]*$/, f);
+    // And eth_getBlockByNumber's block, but its transactions.
+    const { transactions: _t, ...blk } = await chainRpc('eth_getBlockByNumber', [ours.number, false]);
+    assert.deepEqual(ours, blk);
+  }
+  await anvil.close();
+  await c.close();
+});
+
 test('a reorg sends the new branch\'s heads, still linked', async () => {
   const c = await open();
   const sub = (await c.call('eth_subscribe', ['newHeads'])).result;

@@ -234,6 +234,7 @@ test_hook_fails(void)
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transfers"), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_cursors"), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_logs"), 0);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_headers"), 0);
 	free(b.hashes);	/* the views are this test's own */
 	free(c.data);
 	cJSON_Delete(j);
@@ -288,6 +289,12 @@ test_hook_blocks(void)
 
 	/* Every log is kept raw for the WebSocket subscriptions, the Approval too. */
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_logs"), 3);
+	/* And every block's header (the node's object without its transactions), same hash. */
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_headers h JOIN index_blocks b"
+	    " ON b.chain = h.chain AND b.number = h.number AND b.hash = h.hash"), NBLOCKS);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_headers WHERE header LIKE '{\"%'"
+	    " AND header NOT LIKE '%\"transactions\"%' AND header LIKE '%\"parentHash\":%'"),
+	    NBLOCKS);
 	hash_of(0, 2, hash);
 	bp_buf_init(&out, 4096);
 	CU_ASSERT_EQUAL(bp_logs_block(db, CH, 2, hash, log_text, &out), 2);
@@ -308,6 +315,7 @@ test_hook_blocks(void)
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_blocks"), 2);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transfers"), 1);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_logs"), 2);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_headers"), 2);
 	CU_ASSERT_EQUAL(bp_index_nft_owner(db, CH, NFT, "7", owner, sizeof(owner)), 1);
 	CU_ASSERT_STRING_EQUAL(owner, U1);
 	CU_ASSERT_EQUAL_FATAL(bp_index_get_head(db, CH, &h), 1);

@@ -136,7 +136,8 @@ test_follow(void)
 static void
 test_head_json(void)
 {
-	struct bp_ws_head h = { 26, "0xaa", "0xbb", 1700000000, 21000, 30000000, "1000000000" };
+	struct bp_ws_head h = { 26, "0xaa", "0xbb", 1700000000, 21000, 30000000, "1000000000",
+	    NULL };
 	char out[512];
 
 	CU_ASSERT_EQUAL_FATAL(bp_ws_head_json(&h, out, sizeof(out)), 0);
@@ -149,6 +150,42 @@ test_head_json(void)
 	CU_ASSERT_EQUAL(bp_ws_head_json(&h, out, 40), -1);
 	h.number = -1;
 	CU_ASSERT_EQUAL(bp_ws_head_json(&h, out, sizeof(out)), -1);
+}
+
+/* Keeps the newHeads result of the last head reported. */
+static int
+on_result(const struct bp_ws_head *h, void *arg)
+{
+	char core[640];
+	const char *r = bp_ws_head_result(h, core, sizeof(core));
+
+	snprintf(arg, 512, "%s", r != NULL ? r : "NULL");
+	return 0;
+}
+
+static void
+test_head_header(void)
+{
+	static const struct bp_ws_follow_fns rfns = { NULL, on_result };
+	struct bp_ws_follow f;
+	char res[512];
+
+	CU_ASSERT_EQUAL_FATAL(bp_ws_follow_start(&f, u.db, CH), 0);
+	CU_ASSERT_FATAL(bp_ws_follow_poll(&f, u.db, &rfns, res) >= 0);	/* the earlier rows */
+	/* The node's header, as the store kept it for that block's hash, goes as it is. */
+	put(f.last + 1, "z1", f.sent[f.last % BP_WS_FOLLOW_RING].hash);
+	CU_ASSERT_EQUAL(bp_db_exec(writer, "INSERT INTO index_headers SELECT chain, number, hash,"
+	    " '{\"hash\":\"z1\",\"miner\":\"0x01\",\"logsBloom\":\"0x00\"}' FROM index_blocks"
+	    " WHERE hash = 'z1'"), 0);
+	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &rfns, res), 1);
+	CU_ASSERT_STRING_EQUAL(res, "{\"hash\":\"z1\",\"miner\":\"0x01\",\"logsBloom\":\"0x00\"}");
+	/* A header kept for another hash of that number (a stale row) is not sent: core fields. */
+	put(f.last + 1, "z2", "z1");
+	CU_ASSERT_EQUAL(bp_db_exec(writer, "INSERT INTO index_headers SELECT chain, number, 'other',"
+	    " '{\"hash\":\"other\"}' FROM index_blocks WHERE hash = 'z2'"), 0);
+	CU_ASSERT_EQUAL(bp_ws_follow_poll(&f, u.db, &rfns, res), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res, "{\"hash\":\"z2\",\"parentHash\":\"z1\",\"number\":"));
+	CU_ASSERT_PTR_NULL(strstr(res, "miner"));
 }
 
 static void
@@ -196,4 +233,5 @@ test_logs_filter(void)
 BP_UNIT_SUITE(ws_follow, setup, teardown,
 	{ "heads in order, reorgs walked back", test_follow },
 	{ "a head as a newHeads result", test_head_json },
+	{ "the node's stored header as the result", test_head_header },
 	{ "the logs filter", test_logs_filter })
