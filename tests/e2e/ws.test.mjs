@@ -232,7 +232,9 @@ const EMITTER_INIT = '0x68600035600060' + '00a100' + '600052' + '6009' + '6017' 
 
 test('logs of any contract, from the index: the ws package on a contract the indexer does not track', async () => {
   const hash = await chainRpc('eth_sendTransaction', [{ from: dev.deployer, data: EMITTER_INIT }]);
-  const { contractAddress: emitter } = await chainRpc('eth_getTransactionReceipt', [hash]);
+  // Polled: the node may be mining on an interval when this runs, not on every transaction.
+  const { contractAddress: emitter } = await waitFor(() => chainRpc('eth_getTransactionReceipt', [hash]),
+    `the emitter's deployment ${hash}`, 30000);
   assert.match(emitter, /^0x[0-9a-f]{40}$/);
   const c = await open();
   const topic = `0x${pad('beef')}`;
