@@ -82,7 +82,7 @@ settle(struct bp_worker_ctx *w, struct bp_webhook_job *done, struct bp_webhook_o
 	size_t np = 0, i;
 	int rc;
 
-	rc = bp_webhook_queue_settle(w->db, w->cfg, done, out, k, paused, &np);
+	rc = bp_webhook_queue_settle(w->db, w->cfg, bp_now_us() / 1000, done, out, k, paused, &np);
 	for (i = 0; i < k; i++) {
 		*acked += out[i].ok != 0;
 		free(done[i].body);

@@ -235,7 +235,7 @@ event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int
 
 /* Pauses an active webhook after its last retry: 1 paused now, 0 it was not active, -1. */
 static int
-pause_webhook(struct bp_db *db, const char *id)
+pause_webhook(struct bp_db *db, const char *id, int64_t now)
 {
 	static const char sql[] = "UPDATE webhooks SET status = 'paused', updated_at = ?"
 	    " WHERE id = ? AND status = 'active'";
@@ -244,7 +244,7 @@ pause_webhook(struct bp_db *db, const char *id)
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
-	bp_stmt_int(st, 1, (int64_t)time(NULL));
+	bp_stmt_int(st, 1, now);
 	bp_stmt_text(st, 2, id);
 	if (bp_stmt_step(st) == BP_DB_DONE)
 		rc = bp_db_changes(db) > 0;
@@ -253,12 +253,12 @@ pause_webhook(struct bp_db *db, const char *id)
 }
 
 int
-bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg,
+bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t now_ms,
     const struct bp_webhook_job *jobs, const struct bp_webhook_outcome *out, size_t n,
     char (*paused)[BP_WEBHOOK_ID_MAX], size_t *npaused)
 {
 	const struct bp_webhooks_config *w = &cfg->webhooks;
-	int64_t now_ms = bp_now_us() / 1000, now = now_ms / 1000, k, next;
+	int64_t now = now_ms / 1000, k, next;
 	size_t i;
 	int p;
 
@@ -284,7 +284,7 @@ bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg,
 			continue;
 		}
 		/* The last retry failed: pause, and hold the event for the resume. */
-		if ((p = pause_webhook(db, jobs[i].webhook_id)) == -1 ||
+		if ((p = pause_webhook(db, jobs[i].webhook_id, now)) == -1 ||
 		    event_set(db, jobs[i].event_id, 0, 0, now, now) == -1)
 			goto fail;
 		if (p == 1)

@@ -63,9 +63,10 @@ void	bp_webhook_jobs_free(struct bp_webhook_job *, size_t n);
  * Records the outcomes of jobs[0..n) in one transaction: an attempts row each; a 2xx marks
  * the event delivered; a failure schedules the next retry, or after the last retry pauses the
  * webhook and holds the event for its resume (attempts start again from 0). paused gets the
- * ids of the webhooks paused now (room for n; may repeat none), *npaused their count. 0 or -1.
+ * ids of the webhooks paused now (room for n; may repeat none), *npaused their count. now_ms
+ * is the clock (Unix milliseconds), as claim's now. 0 or -1.
  */
-int	bp_webhook_queue_settle(struct bp_db *, const struct bp_config *,
+int	bp_webhook_queue_settle(struct bp_db *, const struct bp_config *, int64_t now_ms,
 	    const struct bp_webhook_job *jobs, const struct bp_webhook_outcome *out, size_t n,
 	    char (*paused)[BP_WEBHOOK_ID_MAX], size_t *npaused);
 

@@ -242,17 +242,10 @@ test_queue(void)
 	struct bp_webhook_outcome out[4];
 	char paused[4][BP_WEBHOOK_ID_MAX];
 	size_t np;
-	int64_t now = (int64_t)time(NULL);
+	/* Noon UTC of tomorrow: the claims look up to 300 s ahead within one day of the day cap. */
+	int64_t now = ((int64_t)time(NULL) / 86400 + 1) * 86400 + 43200;
 	int n;
 
-	/*
-	 * The claims below look up to 300 s ahead, and the day cap resets at 00:00 UTC: within
-	 * 400 s of midnight, wait for the new day so the capped event stays held throughout.
-	 */
-	if (now % 86400 > 86400 - 400) {
-		sleep((unsigned)(86400 - now % 86400 + 1));
-		now = (int64_t)time(NULL);
-	}
 	make_webhook(1, &w1);	/* tiny: 2 deliveries a day */
 	make_webhook(2, &w2);
 	add_event("evt_a", w1.id, 8);
@@ -277,7 +270,7 @@ test_queue(void)
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	CU_ASSERT_STRING_EQUAL(jobs[0].event_id, "evt_late");
 	out[0].http_status = 500;
-	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, now * 1000, jobs, out, 1, paused, &np), 0);
 	CU_ASSERT_EQUAL(np, 0);
 	bp_webhook_jobs_free(jobs, 1);
 	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now + 9, 60, 10, &jobs), 0);
@@ -285,11 +278,11 @@ test_queue(void)
 	n = bp_webhook_queue_claim(u.db, cfg, now + 11, 60, 10, &jobs);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	CU_ASSERT_EQUAL(jobs[0].attempts, 1);
-	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, now * 1000, jobs, out, 1, paused, &np), 0);
 	bp_webhook_jobs_free(jobs, 1);
 	n = bp_webhook_queue_claim(u.db, cfg, now + 80, 60, 10, &jobs);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
-	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, now * 1000, jobs, out, 1, paused, &np), 0);
 	CU_ASSERT_EQUAL_FATAL(np, 1);
 	CU_ASSERT_STRING_EQUAL(paused[0], w2.id);
 	bp_webhook_jobs_free(jobs, 1);
@@ -305,7 +298,7 @@ test_queue(void)
 	CU_ASSERT_EQUAL(jobs[0].attempts, 0);
 	out[0].ok = 1;
 	out[0].http_status = 204;
-	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, jobs, out, 1, paused, &np), 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, now * 1000, jobs, out, 1, paused, &np), 0);
 	bp_webhook_jobs_free(jobs, 1);
 	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now + 300, 60, 10, &jobs), 0);
 	bp_webhook_jobs_free(jobs, 0);
