@@ -6,7 +6,10 @@
  * - A signal only sets a flag; the loop looks at it between passes, so a pass is never cut in
  *   the middle by us (a kill -9 can, which is why passes commit their work transactionally).
  * - Each pass is recorded in worker_runs: started_at and finished_at NULL when it begins,
- *   finished_at, ok and the pass's message when it ends.
+ *   finished_at, ok and the pass's message when it ends. A --for or --loop run records a pass
+ *   only when its outcome (ok, message) differs from the last one recorded, or RECORD_EVERY_S
+ *   after it: an idle loop would otherwise commit twice a pass, and every commit makes every
+ *   reader of the database (each FastCGI thread, each WebSocket connection) drop its page cache.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +33,7 @@
 #define MAX_BACKOFF_MS		30000
 #define LOCK_POLL_MS		20
 #define MSG_MAX			512
+#define RECORD_EVERY_S		10	/* a looping worker's same outcome, recorded again */
 
 enum mode {
 	MODE_NONE,	/* 0 */
@@ -49,6 +53,14 @@ struct opts {
 };
 
 static volatile sig_atomic_t stop_flag;
+
+/* What a --for or --loop run last wrote to worker_runs (run_pass). */
+struct recorded {
+	int	 quiet;		/* --for, --loop: record outcomes that changed, not every pass */
+	int	 ok;
+	int64_t	 at;		/* bp_mono_us() of the last record; 0: none yet */
+	char	 msg[MSG_MAX];
+};
 
 static void
 on_signal(int sig)
@@ -207,22 +219,34 @@ record_start(struct bp_worker_ctx *w)
 	bp_stmt_reset(st);
 }
 
+/* The end of a pass that began at started (Unix seconds), in one statement. */
 static void
-record_end(struct bp_worker_ctx *w, int ok, const char *msg)
+record_end(struct bp_worker_ctx *w, int64_t started, int ok, const char *msg)
 {
-	static const char sql[] = "UPDATE worker_runs SET finished_at = ?, ok = ?, message = ?"
-	    " WHERE name = ?";
+	static const char sql[] = "INSERT INTO worker_runs (name, started_at, finished_at, ok,"
+	    " message) VALUES (?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
+	    " started_at = excluded.started_at, finished_at = excluded.finished_at,"
+	    " ok = excluded.ok, message = excluded.message";
 	struct bp_stmt *st = bp_db_stmt(w->db, sql);
 
 	if (st == NULL)
 		return;
-	bp_stmt_int(st, 1, (int64_t)time(NULL));
-	bp_stmt_int(st, 2, ok);
-	bp_stmt_text(st, 3, msg);
-	bp_stmt_text(st, 4, w->name);
+	bp_stmt_text(st, 1, w->name);
+	bp_stmt_int(st, 2, started);
+	bp_stmt_int(st, 3, (int64_t)time(NULL));
+	bp_stmt_int(st, 4, ok);
+	bp_stmt_text(st, 5, msg);
 	if (bp_stmt_step(st) != BP_DB_DONE)
 		bp_warn("%s: cannot record the end of a pass", __func__);
 	bp_stmt_reset(st);
+}
+
+/* Whether a quiet run records this outcome: it changed, or the last record is old. */
+static int
+record_due(const struct recorded *rec, int ok, const char *msg)
+{
+	return !rec->quiet || rec->at == 0 || rec->ok != ok || strcmp(rec->msg, msg) != 0 ||
+	    bp_mono_us() - rec->at >= RECORD_EVERY_S * INT64_C(1000000);
 }
 
 /*
@@ -231,14 +255,17 @@ record_end(struct bp_worker_ctx *w, int ok, const char *msg)
  */
 static int
 run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
-    int64_t lock_deadline)
+    int64_t lock_deadline, struct recorded *rec)
 {
 	char msg[MSG_MAX];
+	const char *said;
+	int64_t started = (int64_t)time(NULL);
 	int r;
 
 	if ((r = lock_take(lockfd, lock_deadline)) != 0)
 		return r == 1 ? 2 : BP_WORKER_FAILED;
-	record_start(w);
+	if (!rec->quiet)
+		record_start(w);
 	msg[0] = '\0';
 	w->failed = 0;
 	r = def->pass(w, msg, sizeof(msg));
@@ -246,7 +273,13 @@ run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
 		r = BP_WORKER_FAILED;
 	if (r == BP_WORKER_FAILED)
 		w->failed = 1;
-	record_end(w, !w->failed, msg[0] ? msg : w->failed ? "failed" : "ok");
+	said = msg[0] ? msg : w->failed ? "failed" : "ok";
+	if (record_due(rec, !w->failed, said)) {
+		record_end(w, started, !w->failed, said);
+		rec->ok = !w->failed;
+		rec->at = bp_mono_us();
+		bp_strlcpy(rec->msg, said, sizeof(rec->msg));
+	}
 	flock(lockfd, LOCK_UN);
 	/* A pass that failed in part said why where it happened; its retries stay quiet. */
 	if (r == BP_WORKER_FAILED)
@@ -261,12 +294,16 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 {
 	int64_t start = bp_mono_us(), end, backoff = 0;
 	int lockfd = -1, runfd = -1, rc = 1, r, failed = 0, once_failed = 0;
+	struct recorded rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.quiet = o->mode != MODE_ONCE;
 
 	if ((lockfd = lock_open(w->cfg, def->name, "lock")) == -1)
 		goto out;
 	if (o->mode == MODE_ONCE) {
 		for (;;) {
-			r = run_pass(def, w, lockfd, bp_mono_us() + o->wait_s * 1000000);
+			r = run_pass(def, w, lockfd, bp_mono_us() + o->wait_s * 1000000, &rec);
 			if (r == 2) {
 				if (stop_flag) {
 					rc = 0;
@@ -300,7 +337,7 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 	while (!stop_flag && bp_mono_us() < end) {
 		int64_t wait_ms;
 
-		r = run_pass(def, w, lockfd, end);
+		r = run_pass(def, w, lockfd, end, &rec);
 		if (r == 2)
 			continue;	/* the deadline or a signal: the loop condition decides */
 		failed = w->failed;
