@@ -36,6 +36,7 @@ struct bp_db {
 
 /* Statements of the transaction calls, cached like any other (their addresses are the keys). */
 static const char sql_begin[] = "BEGIN IMMEDIATE";
+static const char sql_begin_read[] = "BEGIN";
 static const char sql_commit[] = "COMMIT";
 static const char sql_rollback[] = "ROLLBACK";
 
@@ -252,6 +253,12 @@ int
 bp_db_begin(struct bp_db *db)
 {
 	return tx_step(db, sql_begin);
+}
+
+int
+bp_db_begin_read(struct bp_db *db)
+{
+	return tx_step(db, sql_begin_read);
 }
 
 int

@@ -40,6 +40,11 @@ struct bp_stmt	*bp_db_stmt(struct bp_db *, const char *sql);
 int		 bp_db_exec(struct bp_db *, const char *sql);
 int		 bp_db_begin(struct bp_db *);	/* BEGIN IMMEDIATE */
 /*
+ * BEGIN (deferred) for a run of reads: they all see one snapshot, and the read lock is taken
+ * once instead of once a statement. End it with bp_db_commit; never across a network call.
+ */
+int		 bp_db_begin_read(struct bp_db *);
+/*
  * BEGIN IMMEDIATE that waits at most max_wait_us for another writer's lock: 0, or -1 when the
  * lock was not had in time or on an error, not logged (for best-effort writes: the cache's).
  */

@@ -315,16 +315,13 @@ bp_index_nft_page(struct bp_db *db, const char *chain, const char *owner, int64_
     int64_t limit, int (*fn)(const struct bp_index_nft *, void *), void *arg)
 {
 	/*
-	 * The page's keys come from the (chain, owner) index alone (it carries the primary key
-	 * after it, so they come in order and nothing is sorted); only the page's rows are read
-	 * from the table. Asked for every column at once, SQLite would walk the primary key over
-	 * the whole chain instead.
+	 * Read from index_nft_owners_owned alone (schema/012): it holds every column asked for,
+	 * in the list's order, so nothing is sorted and no table row is read. block_number is not
+	 * in it and comes back 0.
 	 */
-	static const char sql[] = "SELECT o.contract, o.token_id, o.standard, o.quantity,"
-	    " o.block_number FROM (SELECT contract, token_id FROM index_nft_owners"
-	    " WHERE chain = ?1 AND owner = ?2 ORDER BY contract, token_id LIMIT ?3 OFFSET ?4) AS k"
-	    " JOIN index_nft_owners o ON o.chain = ?1 AND o.contract = k.contract"
-	    " AND o.token_id = k.token_id AND o.owner = ?2 ORDER BY k.contract, k.token_id";
+	static const char sql[] = "SELECT contract, token_id, standard, quantity, 0"
+	    " FROM index_nft_owners WHERE chain = ? AND owner = ?"
+	    " ORDER BY contract, length(token_id), token_id LIMIT ? OFFSET ?";
 	const char *keys[] = { chain, owner };
 	struct bp_stmt *st;
 
@@ -338,14 +335,16 @@ bp_index_nft_page(struct bp_db *db, const char *chain, const char *owner, int64_
 int
 bp_index_nft_count(struct bp_db *db, const char *chain, const char *owner, int64_t *count)
 {
-	static const char sql[] = "SELECT count(*), 0 FROM index_nft_owners"
+	/* Kept by the store (schema/012); an owner the index never saw has no row. */
+	static const char sql[] = "SELECT tokens, 0 FROM index_nft_counts"
 	    " WHERE chain = ? AND owner = ?";
 	const char *keys[] = { chain, owner };
 	int64_t v[2];
+	int r;
 
-	if (lookup(db, sql, keys, BP_NITEMS(keys), fill_int2, v) != 1)
+	if ((r = lookup(db, sql, keys, BP_NITEMS(keys), fill_int2, v)) == -1)
 		return -1;
-	*count = v[0];
+	*count = r == 1 ? v[0] : 0;
 	return 0;
 }
 

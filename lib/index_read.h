@@ -59,8 +59,9 @@ struct bp_index_nft {
 };
 
 /*
- * Calls fn for each NFT owner holds on chain (by contract, then token id text); fn returns 0 to
- * go on, non-zero to stop. Returns the number of calls, or -1 on a database error.
+ * Calls fn for each NFT owner holds on chain (by contract, then token id as a number); fn
+ * returns 0 to go on, non-zero to stop. block_number is 0 (not read). Returns the number of
+ * calls, or -1 on a database error.
  */
 int		bp_index_each_nft(struct bp_db *, const char *chain, const char *owner,
 		    int (*fn)(const struct bp_index_nft *, void *), void *arg);
@@ -134,7 +135,8 @@ int		bp_index_nft_page(struct bp_db *, const char *chain, const char *owner,
 		    int64_t offset, int64_t limit, int (*fn)(const struct bp_index_nft *, void *),
 		    void *arg);
 
-/* The number of NFT rows (tokens, ERC-1155 ids) owner holds on chain into *count; 0 or -1. */
+/* The number of NFT rows (tokens, ERC-1155 ids) owner holds on chain into *count (kept by the
+ * store, one lookup); 0 or -1. */
 int		bp_index_nft_count(struct bp_db *, const char *chain, const char *owner,
 		    int64_t *count);
 

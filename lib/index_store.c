@@ -233,21 +233,69 @@ erc20_touch(struct bp_db *db, const struct bp_store_chain *c, const char *owner,
 	return stmt_run(st);
 }
 
+/* Moves owner's row count in index_nft_counts (schema/012) by delta. 0 or -1. */
+static int
+count_move(struct bp_db *db, const struct bp_store_chain *c, const char *owner, int delta)
+{
+	static const char sql[] = "INSERT INTO index_nft_counts (chain, owner, tokens)"
+	    " VALUES (?, ?, ?) ON CONFLICT (chain, owner) DO UPDATE SET"
+	    " tokens = index_nft_counts.tokens + excluded.tokens";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, c->key);
+	bp_stmt_text(st, 2, owner);
+	bp_stmt_int(st, 3, delta);
+	return stmt_run(st);
+}
+
 int
 bp_store_owners_clear(struct bp_db *db, const struct bp_store_chain *c, const char *contract,
     const char *id, const char *standard)
 {
-	static const char sql[] = "DELETE FROM index_nft_owners WHERE chain = ? AND contract = ?"
-	    " AND token_id = ? AND standard = ?";
+	/* The holders lose a row each, in the counts first, while the rows still name them. */
+	static const char uncount[] = "UPDATE index_nft_counts SET tokens = tokens - 1"
+	    " WHERE chain = ?1 AND owner IN (SELECT owner FROM index_nft_owners WHERE chain = ?1"
+	    " AND contract = ?2 AND token_id = ?3 AND standard = ?4)";
+	static const char sql[] = "DELETE FROM index_nft_owners WHERE chain = ?1 AND contract = ?2"
+	    " AND token_id = ?3 AND standard = ?4";
+	const char *const stmts[] = { uncount, sql };
 	struct bp_stmt *st;
+	size_t i;
+
+	for (i = 0; i < BP_NITEMS(stmts); i++) {
+		if ((st = bp_db_stmt(db, stmts[i])) == NULL)
+			return -1;
+		bp_stmt_text(st, 1, c->key);
+		bp_stmt_text(st, 2, contract);
+		bp_stmt_text(st, 3, id);
+		bp_stmt_text(st, 4, standard);
+		if (stmt_run(st) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Whether owner has a row for the token: 1, 0, or -1 on an error. */
+static int
+owner_held(struct bp_db *db, const struct bp_store_chain *c, const char *contract,
+    const char *id, const char *owner)
+{
+	static const char sql[] = "SELECT 1 FROM index_nft_owners WHERE chain = ?"
+	    " AND contract = ? AND token_id = ? AND owner = ?";
+	struct bp_stmt *st;
+	enum bp_db_step r;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, c->key);
 	bp_stmt_text(st, 2, contract);
 	bp_stmt_text(st, 3, id);
-	bp_stmt_text(st, 4, standard);
-	return stmt_run(st);
+	bp_stmt_text(st, 4, owner);
+	r = bp_stmt_step(st);
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : r == BP_DB_ROW;
 }
 
 int
@@ -255,13 +303,20 @@ bp_store_owner_set(struct bp_db *db, const struct bp_store_chain *c, const char 
     const char *id, const char *owner, const char *standard, const char *quantity,
     int64_t block)
 {
-	static const char put[] = "INSERT OR REPLACE INTO index_nft_owners (chain, contract,"
-	    " token_id, owner, standard, quantity, block_number) VALUES (?, ?, ?, ?, ?, ?, ?)";
+	static const char put[] = "INSERT INTO index_nft_owners (chain, contract, token_id, owner,"
+	    " standard, quantity, block_number) VALUES (?, ?, ?, ?, ?, ?, ?)"
+	    " ON CONFLICT (chain, contract, token_id, owner) DO UPDATE SET"
+	    " standard = excluded.standard, quantity = excluded.quantity,"
+	    " block_number = excluded.block_number";
 	static const char del[] = "DELETE FROM index_nft_owners WHERE chain = ? AND contract = ?"
 	    " AND token_id = ? AND owner = ?";
-	int zero = strcmp(quantity, "0") == 0;
+	int zero = strcmp(quantity, "0") == 0, held;
 	struct bp_stmt *st;
 
+	if ((held = owner_held(db, c, contract, id, owner)) == -1)
+		return -1;
+	if (zero && !held)
+		return 0;
 	if ((st = bp_db_stmt(db, zero ? del : put)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, c->key);
@@ -273,7 +328,10 @@ bp_store_owner_set(struct bp_db *db, const struct bp_store_chain *c, const char 
 		bp_stmt_text(st, 6, quantity);
 		bp_stmt_int(st, 7, block);
 	}
-	return stmt_run(st);
+	if (stmt_run(st) == -1)
+		return -1;
+	/* A new row counts one more; a removed one, one less; a changed quantity, none. */
+	return zero ? count_move(db, c, owner, -1) : held ? 0 : count_move(db, c, owner, 1);
 }
 
 /* owner's current ERC-1155 quantity of a token into *q (zero when none). 0 or -1. */

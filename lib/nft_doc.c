@@ -78,7 +78,10 @@ bp_nft_json_str_or_null(struct bp_buf *b, const char *s)
 int
 bp_nft_json_member(struct bp_buf *b, const char *name, const char *s)
 {
-	return bp_buf_printf(b, ",\"%s\":", name) == -1 ? -1 : bp_nft_json_str_or_null(b, s);
+	/* Plain appends: a page of the owned list calls this 150 times (printf was a fifth of it). */
+	if (bp_buf_adds(b, ",\"") == -1 || bp_buf_adds(b, name) == -1 || bp_buf_adds(b, "\":") == -1)
+		return -1;
+	return bp_nft_json_str_or_null(b, s);
 }
 
 /* Renders attributes (any JSON value) as our traits array into b. 0 or -1 (too large). */

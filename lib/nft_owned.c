@@ -71,14 +71,19 @@ owned_entry(const struct bp_index_nft *x, void *arg)
 		o->failed = 1;
 		return 1;
 	}
+	/* Appends, not printf: the index's text (hex, decimal digits) needs no escaping. */
 	if ((o->n > 0 && bp_buf_adds(o->out, ",") == -1) ||
-	    bp_buf_printf(o->out, "{\"contract\":\"%s\",\"token_id\":\"%s\"", o->last_cs,
-	    x->token_id) == -1 ||
+	    bp_buf_adds(o->out, "{\"contract\":\"") == -1 ||
+	    bp_buf_adds(o->out, o->last_cs) == -1 ||
+	    bp_buf_adds(o->out, "\",\"token_id\":\"") == -1 ||
+	    bp_buf_adds(o->out, x->token_id) == -1 || bp_buf_adds(o->out, "\"") == -1 ||
 	    bp_nft_json_member(o->out, "name", name) == -1 ||
 	    bp_nft_json_member(o->out, "collection_name", o->last_name) == -1 ||
 	    bp_nft_json_member(o->out, "image_url", image) == -1 ||
-	    bp_buf_printf(o->out, ",\"standard\":\"%s\",\"quantity\":\"%s\"}",
-	    strcmp(x->standard, "erc1155") == 0 ? "ERC1155" : "ERC721", x->quantity) == -1)
+	    bp_buf_adds(o->out, strcmp(x->standard, "erc1155") == 0 ?
+	    ",\"standard\":\"ERC1155\",\"quantity\":\"" :
+	    ",\"standard\":\"ERC721\",\"quantity\":\"") == -1 ||
+	    bp_buf_adds(o->out, x->quantity) == -1 || bp_buf_adds(o->out, "\"}") == -1)
 		o->failed = 2;
 	free(name);
 	free(image);
@@ -133,8 +138,9 @@ out:
 	return rc;
 }
 
-int
-bp_nft_owned(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
+/* bp_nft_owned inside its read transaction. */
+static int
+owned_answer(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t owner[20], int64_t page, int64_t limit, int exclude_spam, struct bp_buf *out,
     struct bp_error *err)
 {
@@ -181,4 +187,30 @@ bp_nft_owned(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
 		bp_strlcpy(victim->key, key, sizeof(victim->key));
 	}
 	return 0;
+}
+
+int
+bp_nft_owned(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
+    const uint8_t owner[20], int64_t page, int64_t limit, int exclude_spam, struct bp_buf *out,
+    struct bp_error *err)
+{
+	int rc;
+
+	/*
+	 * One snapshot for the count, the page and the caches' rows (a total that matches its
+	 * page), and one read lock instead of one for each of the page's 50-odd statements.
+	 */
+	if (bp_db_begin_read(db) == -1) {
+		bp_error_db(err);
+		return -1;
+	}
+	rc = owned_answer(n, db, net, owner, page, limit, exclude_spam, out, err);
+	if (bp_db_commit(db) == -1) {
+		bp_db_rollback(db);
+		if (rc == 0) {
+			bp_error_db(err);
+			rc = -1;
+		}
+	}
+	return rc;
 }

@@ -25,6 +25,7 @@ const DEPLOYER = account(2).address;
 // Holders of this file only: fresh addresses the devchain lets us send from (impersonated).
 const H = Wallet.createRandom().address;
 const X = Wallet.createRandom().address;
+const N = Wallet.createRandom().address;	// ids 10, 2, 9 of one contract: numeric order
 
 let provider;
 let server;
@@ -138,6 +139,7 @@ before(async () => {
   await call(c.dataPct, DEPLOYER, 'mint', X, 3, 1, '0x');
   await call(c.lure, DEPLOYER, 'mint', H);
   await call(c.ctl, DEPLOYER, 'mint', H, 0, 1, '0x');
+  for (const id of [10, 2, 9]) await call(c.data64, DEPLOYER, 'mint', N, id, 1, '0x');
   // The index has caught up when X holds its four.
   await waitFor(async () => (await owned(X)).json?.total === 4, 'the indexer to see the transfers');
 });
@@ -286,6 +288,15 @@ test('owned: both standards after transfers and burns, stable pages, the real to
   assert.equal(t0.image_url, `ipfs://${CID}/0.png`);
   const x = await owned(X);
   assert.equal(x.json.total, 4);
+});
+
+test('owned: token ids in numeric order (2, 9, 10), the total kept through the pages', async () => {
+  await waitFor(async () => (await owned(N)).json?.total === 3, 'the indexer to see the mints to N');
+  const r = await owned(N);
+  assert.deepEqual(r.json.nfts.map((n) => n.token_id), ['2', '9', '10']);
+  const p2 = await owned(N, '?limit=2&page=2');
+  assert.deepEqual(p2.json.nfts.map((n) => n.token_id), ['10']);
+  assert.equal(p2.json.total, 3);
 });
 
 test('spam: a lure in the name marks the collection; exclude_spam=true leaves it out of owned', async () => {

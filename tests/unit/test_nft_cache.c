@@ -7,9 +7,11 @@
 
 #include "db.h"
 #include "index_read.h"
+#include "index_store.h"
 #include "nft_priv.h"
 #include "unit.h"
 #include "unit_db.h"
+#include "util.h"
 
 #define CH	"ethereum.devnet"
 #define A	"0x5fc8d32690cc91d4c39d9d3abcbd16989f875707"
@@ -20,20 +22,31 @@
 static struct bp_unit_db u;
 #define db	(u.db)
 
+/* The rows go in through the store, as the indexer writes them, so its counts are kept. */
+static int
+owner_set(const char *chain, const char *contract, const char *id, const char *owner,
+    const char *standard, const char *quantity, int64_t block)
+{
+	struct bp_store_chain c;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.key, sizeof(c.key), "%s", chain);
+	return bp_store_owner_set(db, &c, contract, id, owner, standard, quantity, block);
+}
+
 static int
 setup(void)
 {
 	if (bp_unit_db_open(&u, "nft") == -1)
 		return 1;
-	return bp_db_exec(db,
-	    "INSERT INTO index_nft_owners VALUES ('" CH "', '" A "', '0', '" U1 "', 'erc721', '1', 10);"
-	    "INSERT INTO index_nft_owners VALUES ('" CH "', '" A "', '10', '" U1 "', 'erc721', '1', 11);"
-	    "INSERT INTO index_nft_owners VALUES ('" CH "', '" A "', '2', '" U2 "', 'erc721', '1', 11);"
-	    "INSERT INTO index_nft_owners VALUES ('" CH "', '" B "', '7', '" U1 "', 'erc1155', '5', 12);"
-	    "INSERT INTO index_nft_owners VALUES ('" CH "', '" B "', '7', '" U2 "', 'erc1155', '2', 12);"
-	    "INSERT INTO index_nft_owners VALUES ('" CH "', '" B "', '8', '" U2 "', 'erc1155', '1', 13);"
-	    "INSERT INTO index_nft_owners VALUES ('other.net', '" A "', '5', '" U1 "', 'erc721', '1', 1);")
-	    == 0 ? 0 : 1;
+	return owner_set(CH, A, "0", U1, "erc721", "1", 10) == 0 &&
+	    owner_set(CH, A, "10", U1, "erc721", "1", 11) == 0 &&
+	    owner_set(CH, A, "9", U1, "erc721", "1", 11) == 0 &&
+	    owner_set(CH, A, "2", U2, "erc721", "1", 11) == 0 &&
+	    owner_set(CH, B, "7", U1, "erc1155", "5", 12) == 0 &&
+	    owner_set(CH, B, "7", U2, "erc1155", "2", 12) == 0 &&
+	    owner_set(CH, B, "8", U2, "erc1155", "1", 13) == 0 &&
+	    owner_set("other.net", A, "5", U1, "erc721", "1", 1) == 0 ? 0 : 1;
 }
 
 static int
@@ -66,19 +79,24 @@ test_index_readers(void)
 	int64_t n, tokens, owners;
 
 	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_index_nft_page(db, CH, U1, 0, 10, collect, &s), 3);
-	/* By contract, then token id as text. */
+	CU_ASSERT_EQUAL(bp_index_nft_page(db, CH, U1, 0, 10, collect, &s), 4);
+	/* By contract, then token id as a number: 9 before 10. */
 	CU_ASSERT_STRING_EQUAL(s.rows[0], "eb8f/7/erc1155/5");
 	CU_ASSERT_STRING_EQUAL(s.rows[1], "5707/0/erc721/1");
-	CU_ASSERT_STRING_EQUAL(s.rows[2], "5707/10/erc721/1");
+	CU_ASSERT_STRING_EQUAL(s.rows[2], "5707/9/erc721/1");
+	CU_ASSERT_STRING_EQUAL(s.rows[3], "5707/10/erc721/1");
 	memset(&s, 0, sizeof(s));
 	CU_ASSERT_EQUAL(bp_index_nft_page(db, CH, U1, 1, 1, collect, &s), 1);
 	CU_ASSERT_STRING_EQUAL(s.rows[0], "5707/0/erc721/1");
-	CU_ASSERT_EQUAL(bp_index_nft_page(db, CH, U1, 3, 10, collect, &s), 0);
+	CU_ASSERT_EQUAL(bp_index_nft_page(db, CH, U1, 4, 10, collect, &s), 0);
 	memset(&s, 0, sizeof(s));
 	CU_ASSERT_EQUAL(bp_index_each_nft(db, CH, U2, collect, &s), 3);
 	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U1, &n), 0);
+	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U2, &n), 0);
 	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(bp_index_nft_count(db, "other.net", U1, &n), 0);
+	CU_ASSERT_EQUAL(n, 1);
 	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, "0xnobody", &n), 0);
 	CU_ASSERT_EQUAL(n, 0);
 	CU_ASSERT_EQUAL(bp_index_nft_holders(db, CH, B, "7", one, sizeof(one), &n), 0);
@@ -90,14 +108,14 @@ test_index_readers(void)
 	CU_ASSERT_EQUAL(n, 0);
 	CU_ASSERT_STRING_EQUAL(one, "");
 	CU_ASSERT_EQUAL(bp_index_nft_collection(db, CH, A, &tokens, &owners), 0);
-	CU_ASSERT_EQUAL(tokens, 3);
+	CU_ASSERT_EQUAL(tokens, 4);
 	CU_ASSERT_EQUAL(owners, 2);
 	CU_ASSERT_EQUAL(bp_index_nft_collection(db, CH, B, &tokens, &owners), 0);
 	CU_ASSERT_EQUAL(tokens, 2);
 	CU_ASSERT_EQUAL(owners, 2);
 	/* One row per token, resuming after a (contract, token) pair. */
 	memset(&s, 0, sizeof(s));
-	CU_ASSERT_EQUAL(bp_index_nft_tokens_after(db, CH, "", "", 100, collect, &s), 5);
+	CU_ASSERT_EQUAL(bp_index_nft_tokens_after(db, CH, "", "", 100, collect, &s), 6);
 	CU_ASSERT_STRING_EQUAL(s.rows[0], "eb8f/7/erc1155/2");
 	memset(&s, 0, sizeof(s));
 	CU_ASSERT_EQUAL(bp_index_nft_tokens_after(db, CH, B, "8", 2, collect, &s), 2);
@@ -181,6 +199,48 @@ test_caches(void)
 	CU_ASSERT_STRING_EQUAL(ct, "2");
 }
 
+/* The kept counts follow transfers, quantity changes and burns, and match the rows. */
+static void
+test_counts(void)
+{
+	struct bp_store_chain c;
+	int64_t n;
+	const char *who[] = { U1, U2 };
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.key, sizeof(c.key), "%s", CH);
+	/* An ERC-721 transfer: the holders cleared, the new owner set. */
+	CU_ASSERT_EQUAL(bp_store_owners_clear(db, &c, A, "0", "erc721"), 0);
+	CU_ASSERT_EQUAL(owner_set(CH, A, "0", U2, "erc721", "1", 20), 0);
+	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U1, &n), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U2, &n), 0);
+	CU_ASSERT_EQUAL(n, 4);
+	/* A new quantity of an id held: no new row. All of it sent away: one row less. */
+	CU_ASSERT_EQUAL(owner_set(CH, B, "7", U1, "erc1155", "6", 21), 0);
+	CU_ASSERT_EQUAL(owner_set(CH, B, "7", U2, "erc1155", "0", 21), 0);
+	/* A zero quantity of an id not held changes nothing. */
+	CU_ASSERT_EQUAL(owner_set(CH, B, "99", U2, "erc1155", "0", 21), 0);
+	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U1, &n), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U2, &n), 0);
+	CU_ASSERT_EQUAL(n, 3);
+	/* A burn of an ERC-1155 id with two holders clears both. */
+	CU_ASSERT_EQUAL(owner_set(CH, B, "8", U1, "erc1155", "4", 22), 0);
+	CU_ASSERT_EQUAL(bp_store_owners_clear(db, &c, B, "8", "erc1155"), 0);
+	for (i = 0; i < BP_NITEMS(who); i++) {
+		struct seen s;
+
+		memset(&s, 0, sizeof(s));
+		CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, who[i], &n), 0);
+		CU_ASSERT_EQUAL(bp_index_each_nft(db, CH, who[i], collect, &s), n);
+	}
+	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U2, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+}
+
 BP_UNIT_SUITE(nft_cache, setup, teardown,
 	{ "index readers: page, count, holders, collection, tokens after", test_index_readers },
-	{ "caches: store, load, version, names, spam, cursor", test_caches })
+	{ "caches: store, load, version, names, spam, cursor", test_caches },
+	{ "kept counts: transfers, quantities, burns", test_counts })
