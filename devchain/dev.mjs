@@ -28,7 +28,13 @@ export const SAMPLE = Object.freeze({
   erc20_18: { name: 'Blockport Token', symbol: 'BPT', decimals: 18, mint: { 0: 1000000n, 1: 10000n } },
   erc20_6: { name: 'Blockport Dollar', symbol: 'BPUSD', decimals: 6, mint: { 0: 1000000n, 1: 10000n } },
   erc721: { name: 'Blockport Punks', symbol: 'BPP', baseURI: 'http://127.0.0.1/nft/', mintTo1: 2 }, // ids 0 and 1 to account 1
-  erc1155: { uri: 'http://127.0.0.1/erc1155/{id}.json', mintTo1: { 1: 100n, 2: 5n, 3: 1n } }, // id -> amount to account 1
+  // A data: URI, so the demo's NFT metadata shows without a server (docs/nfts.md).
+  erc1155: {
+    uri: 'data:application/json,' + encodeURIComponent(JSON.stringify({
+      name: 'Blockport Item', description: 'A sample ERC-1155 id of the devchain',
+      attributes: [{ trait_type: 'Origin', value: 'devchain' }] })),
+    mintTo1: { 1: 100n, 2: 5n, 3: 1n }, // id -> amount to account 1
+  },
   paymaster: { depositEth: '100', stakeEth: '1', unstakeDelaySec: 86400 },
 })
 
