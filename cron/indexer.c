@@ -44,7 +44,11 @@ struct chain {
 	int			 fails;		/* failed passes in a row */
 	int64_t			 retry_at;	/* monotonic us: skipped until then after a failure */
 	char			 last_err[160];
+	/* The last idle save of the cursor (idle): its heads, and when (monotonic us; 0: none). */
+	int64_t			 idle_head, idle_node_head, idle_saved;
 };
+
+#define IDLE_SAVE_US	INT64_C(10000000)	/* an unchanged idle cursor, saved again */
 
 struct state {
 	struct bp_upstream *up;		/* the process's pool, shared by the chains */
@@ -54,15 +58,27 @@ struct state {
 	char		 wake[4200];	/* DATABASE.heads, touched after a pass that stored blocks */
 };
 
-/* Saves the cursor as it is, with the node's head. BP_WORKER_IDLE, or FAILED with err set. */
+/*
+ * Saves the cursor as it is, with the node's head, when either head moved or IDLE_SAVE_US after
+ * the last idle save: a save every idle pass (5 a second in a 200 ms loop) made every reader of
+ * the database drop its page cache that often. BP_WORKER_IDLE, or FAILED with err set.
+ */
 static int
 idle(struct bp_db *db, struct chain *c, const struct bp_store_cursor *cur, int64_t head,
     char *err, size_t errlen)
 {
+	int64_t now = bp_mono_us();
+
+	if (c->idle_saved != 0 && c->idle_head == cur->head && c->idle_node_head == head &&
+	    now - c->idle_saved < IDLE_SAVE_US)
+		return BP_WORKER_IDLE;
 	if (bp_store_cursor_save(db, &c->st, cur, head, 0) == -1) {
 		snprintf(err, errlen, "database error");
 		return BP_WORKER_FAILED;
 	}
+	c->idle_head = cur->head;
+	c->idle_node_head = head;
+	c->idle_saved = now;
 	return BP_WORKER_IDLE;
 }
 
