@@ -52,26 +52,8 @@ echo "gas: lighttpd, $(nproc) cores, best of $ROUNDS interleaved ${SECS}s runs, 
 names=("bare FastCGI" "GET prices" "POST sponsor (signing)" "node eth_call (senderNonce)")
 urls=("$BASE_URL/bench/bare/x" "$BASE_URL/v1/gas/ethereum/prices" "$BASE_URL/v1/gas/sponsor"
 	"$CHAIN_URL")
-declare -A rps p50s p99s
-printf '%-40s %10s %9s %9s\n' "run" "req/s" "p50(us)" "p99(us)"
-for c in 32 1; do
-	for ((round = 0; round < ROUNDS; round++)); do
-		for i in 0 1 2 3; do
-			extra=()
-			[ "$i" = 2 ] && extra=(-s "$dir/sponsor.lua")
-			[ "$i" = 3 ] && extra=(-s "$dir/call.lua")
-			read -r _ r p50 p99 < <(wrk_run x "${urls[$i]}" "$c" "$SECS" -H "X-API-Key: $key" \
-				"${extra[@]}")
-			if [ "$r" -gt "${rps[$i/$c]:-0}" ]; then
-				rps[$i/$c]=$r; p50s[$i/$c]=$p50; p99s[$i/$c]=$p99
-			fi
-		done
-	done
-	for i in 0 1 2 3; do
-		printf '%-40s %10s %9s %9s\n' "${names[$i]} (c=$c)" "${rps[$i/$c]:-0}" \
-			"${p50s[$i/$c]:-0}" "${p99s[$i/$c]:-0}"
-	done
-done
+scripts=("" "" "$dir/sponsor.lua" "$dir/call.lua")
+best_rows 32 1
 # Only answered sponsorships are recorded: their count shows the runs were not refusals.
 n=$(sqlite3 "$dir/blockport.db" "SELECT count(*) FROM gas_sponsorships")
 echo "sponsorships recorded: $n"

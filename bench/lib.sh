@@ -16,6 +16,35 @@ wrk_run() {
 	echo "$name ${rps:-0} ${p50:-0} ${p99:-0}"
 }
 
+# best_rows CONN...: for each connection count, ROUNDS rounds of one wrk run per row with the
+# rows' runs interleaved (a burst of load from elsewhere hits every row alike), keeping each
+# row's best run, then the table. The rows are the arrays names and urls, and optionally
+# scripts (a wrk script per row, or ""); each run sends X-API-Key: $key for SECS seconds. The
+# figures land in the associative arrays rps, p50s and p99s, keyed "ROW/CONNS".
+best_rows() {
+	local c round i r p50 p99
+	local -a extra
+	declare -gA rps p50s p99s
+	printf '%-40s %10s %9s %9s\n' "run" "req/s" "p50(us)" "p99(us)"
+	for c in "$@"; do
+		for ((round = 0; round < ROUNDS; round++)); do
+			for i in "${!urls[@]}"; do
+				extra=()
+				[ -n "${scripts[$i]:-}" ] && extra=(-s "${scripts[$i]}")
+				read -r _ r p50 p99 < <(wrk_run x "${urls[$i]}" "$c" "$SECS" \
+					-H "X-API-Key: $key" "${extra[@]}")
+				if [ "$r" -gt "${rps[$i/$c]:-0}" ]; then
+					rps[$i/$c]=$r; p50s[$i/$c]=$p50; p99s[$i/$c]=$p99
+				fi
+			done
+		done
+		for i in "${!urls[@]}"; do
+			printf '%-40s %10s %9s %9s\n' "${names[$i]} (c=$c)" "${rps[$i/$c]:-0}" \
+				"${p50s[$i/$c]:-0}" "${p99s[$i/$c]:-0}"
+		done
+	done
+}
+
 # Converts wrk's "103.00us" / "1.20ms" / "2.00s" into microseconds.
 to_us() {
 	awk '{ v = $1; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);

@@ -52,25 +52,8 @@ echo "nfts: lighttpd, $(nproc) cores, best of $ROUNDS interleaved ${SECS}s runs,
 names=("bare FastCGI" "GET owned, page 1 of 50" "GET owned, page 10 of 100"
 	"GET owned, 20 pages of 50 in turn")
 urls=("$BASE_URL/bench/bare/x" "$url" "$url?page=10&limit=100" "$url")
-declare -A rps p50s p99s
-printf '%-40s %10s %9s %9s\n' "run" "req/s" "p50(us)" "p99(us)"
-for c in 32 1; do
-	for ((round = 0; round < ROUNDS; round++)); do
-		for i in 0 1 2 3; do
-			extra=()
-			[ "$i" = 3 ] && extra=(-s "$dir/pages.lua")
-			read -r _ r p50 p99 < <(wrk_run x "${urls[$i]}" "$c" "$SECS" -H "X-API-Key: $key" \
-				"${extra[@]}")
-			if [ "$r" -gt "${rps[$i/$c]:-0}" ]; then
-				rps[$i/$c]=$r; p50s[$i/$c]=$p50; p99s[$i/$c]=$p99
-			fi
-		done
-	done
-	for i in 0 1 2 3; do
-		printf '%-40s %10s %9s %9s\n' "${names[$i]} (c=$c)" "${rps[$i/$c]:-0}" \
-			"${p50s[$i/$c]:-0}" "${p99s[$i/$c]:-0}"
-	done
-done
+scripts=("" "" "" "$dir/pages.lua")
+best_rows 32 1
 echo "GET owned (50) / bare  (c=32): $(ratio "${rps[1/32]}" "${rps[0/32]}")  (goal >= 50%)"
 echo "GET owned (100) / bare (c=32): $(ratio "${rps[2/32]}" "${rps[0/32]}")"
 echo "GET owned, no reuse / bare (c=32): $(ratio "${rps[3/32]}" "${rps[0/32]}")"

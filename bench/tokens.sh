@@ -35,22 +35,7 @@ echo "tokens: lighttpd, $(nproc) cores, best of $ROUNDS interleaved ${SECS}s run
 echo "fill: $fill" | cut -c1-60
 names=("bare FastCGI" "GET balances (100 tokens)" "GET metadata (cached)")
 urls=("$BASE_URL/bench/bare/x" "$list" "$meta")
-declare -A rps p50s p99s
-printf '%-40s %10s %9s %9s\n' "run" "req/s" "p50(us)" "p99(us)"
-for c in 32 1; do
-	for ((round = 0; round < ROUNDS; round++)); do
-		for i in 0 1 2; do
-			read -r _ r p50 p99 < <(wrk_run x "${urls[$i]}" "$c" "$SECS" -H "X-API-Key: $key")
-			if [ "$r" -gt "${rps[$i/$c]:-0}" ]; then
-				rps[$i/$c]=$r; p50s[$i/$c]=$p50; p99s[$i/$c]=$p99
-			fi
-		done
-	done
-	for i in 0 1 2; do
-		printf '%-40s %10s %9s %9s\n' "${names[$i]} (c=$c)" "${rps[$i/$c]:-0}" \
-			"${p50s[$i/$c]:-0}" "${p99s[$i/$c]:-0}"
-	done
-done
+best_rows 32 1
 echo "GET balances / bare (c=32): $(ratio "${rps[1/32]}" "${rps[0/32]}")  (goal >= 30%)"
 echo "GET metadata / bare (c=32): $(ratio "${rps[2/32]}" "${rps[0/32]}")  (goal >= 70%)"
 echo "GET balances / bare (c=1):  $(ratio "${rps[1/1]}" "${rps[0/1]}")"
