@@ -33,6 +33,7 @@
 #include "wake.h"
 #include "webhook_match.h"
 #include "worker.h"
+#include "ws_follow.h"
 
 /* One indexed network. */
 struct chain {
@@ -44,6 +45,7 @@ struct chain {
 	int			 fails;		/* failed passes in a row */
 	int64_t			 retry_at;	/* monotonic us: skipped until then after a failure */
 	char			 last_err[160];
+	char			 feed[4200];	/* DATABASE.heads.CHAIN (ws_follow.h) */
 	/* The last idle save of the cursor (idle): its heads, and when (monotonic us; 0: none). */
 	int64_t			 idle_head, idle_node_head, idle_saved;
 };
@@ -211,6 +213,9 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		any_more |= r == BP_WORKER_MORE;
 		if (n.blocks > 0) {
 			stored = 1;
+			/* Committed: the WebSocket connections read the new heads from the feed. */
+			if (bp_ws_feed_write(w->db, c->st.key, c->feed) == -1)
+				bp_warn("%s: the heads feed %s was not written", c->st.key, c->feed);
 			bp_log(BP_LOG_DEBUG, "%s: %lld blocks, %lld txs, %lld logs, %lld transfers,"
 			    " %lld 4337 events, %lld malformed", c->st.key, (long long)n.blocks,
 			    (long long)n.txs, (long long)n.logs, (long long)n.transfers,
@@ -252,6 +257,8 @@ indexer_init(struct bp_worker_ctx *w)
 			continue;
 		c = &s->chains[s->nchains++];
 		snprintf(c->st.key, sizeof(c->st.key), "%s.%s", net->chain, net->network);
+		if (bp_ws_feed_path(w->cfg->database, c->st.key, c->feed, sizeof(c->feed)) == -1)
+			return -1;
 		c->st.start_block = net->start_block;
 		c->st.confirmations = net->confirmations;
 		c->st.hook = &s->webhooks;

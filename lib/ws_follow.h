@@ -14,6 +14,7 @@
 
 #include "index_read.h"
 
+struct bp_buf;
 struct bp_db;
 
 #define BP_WS_FOLLOW_RING	128	/* delivered hashes kept: the deepest reorg followed */
@@ -43,6 +44,10 @@ struct bp_ws_follow {
 	char		chain[BP_INDEX_CHAIN_MAX];	/* "CHAIN.NETWORK" */
 	int64_t		last;		/* last number delivered (-1: none yet) */
 	int64_t		version;	/* PRAGMA data_version at the last read; -1: none */
+	/* The heads feed as last read (bp_ws_feed_poll): unchanged, it is not read again. */
+	uint64_t	feed_ino;
+	int64_t		feed_mtime_ns;
+	int64_t		feed_size;
 	struct {
 		int64_t	number;
 		char	hash[BP_INDEX_HASH_STR];
@@ -77,5 +82,31 @@ int		 bp_ws_head_json(const struct bp_ws_head *h, char *out, size_t cap);
  * that does not fit.
  */
 const char	*bp_ws_head_result(const struct bp_ws_head *h, char *out, size_t cap);
+
+/*
+ * The heads feed: after each pass that stored blocks the indexer writes the newest
+ * BP_WS_FEED_HEADS heads of a network to DATABASE.heads.CHAIN.NETWORK (replaced whole, by a
+ * rename), one line a head: "NUMBER HASH PARENTHASH RESULT", RESULT the newHeads result
+ * (bp_ws_head_result) on one line. A connection that is woken reads the file instead of SQLite;
+ * whatever the feed cannot continue (a gap, a reorg) goes back to bp_ws_follow_poll.
+ */
+#define BP_WS_FEED_HEADS	8
+#define BP_WS_FEED_MAX		(1024 * 1024)	/* the feed's size cap, bytes */
+
+/* The feed's path for database and chain into out; 0, or -1 when it does not fit. */
+int		 bp_ws_feed_path(const char *database, const char *chain, char *out, size_t cap);
+
+/* Writes chain's feed at path from the index (the indexer, after its commit). 0, or -1. */
+int		 bp_ws_feed_write(struct bp_db *, const char *chain, const char *path);
+
+/*
+ * Reports the feed's heads after f->last through fns->head, as bp_ws_follow_poll would, reading
+ * the file at path into buf (the caller's, reused) when it changed since the last read (a stat:
+ * inode, time and size; the indexer replaces it whole). Returns the number reported; -2 when the feed
+ * cannot continue what f delivered (missing or malformed file, a gap, a delivered head no
+ * longer in it): poll SQLite with bp_ws_follow_poll then; -1 when fns->head asked to stop.
+ */
+int		 bp_ws_feed_poll(struct bp_ws_follow *f, const char *path, struct bp_buf *buf,
+		    const struct bp_ws_follow_fns *fns, void *arg);
 
 #endif

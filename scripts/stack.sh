@@ -260,6 +260,12 @@ start_apache() {	# DIR PORT BUILD
 start_websocketd() {	# DIR PORT BUILD: /v1/ws/ (docs/websocket.md), one ws/subscribe per connection
 	local dir=$1 port=$2 build=$3
 	command -v websocketd > /dev/null && [ -x "$build/ws/subscribe" ] || return 0
+	# Each connection's process holds one inotify instance to be woken by new blocks; past
+	# the kernel's 128 a user, the rest poll every 100 ms. Raised where we may (root).
+	local inst=/proc/sys/fs/inotify/max_user_instances
+	if [ -w "$inst" ] && [ "$(cat "$inst")" -lt 65536 ]; then
+		echo 65536 > "$inst" 2>/dev/null || true
+	fi
 	BLOCKPORT_CONFIG=$dir/blockport.ini setsid websocketd --address 127.0.0.1 --port "$port" \
 		--loglevel error \
 		--passenv PATH,BLOCKPORT_CONFIG,ASAN_OPTIONS,UBSAN_OPTIONS,LSAN_OPTIONS \

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,8 +51,10 @@
 #define OUT_CAP		(4u * 1024 * 1024)	/* unsent bytes before a slow reader is dropped */
 #define IDLE_MS		(300 * 1000)		/* no message and no subscription: close */
 #define POLL_MS		100			/* how often the index is checked for new heads */
-#define WATCH_MS	1000			/* the same when a wake file is watched (inotify) */
+#define WATCH_MS	10000			/* the same when a wake file is watched (inotify) */
 #define SUB_ID_LEN	35			/* "0x" + 32 hex digits + NUL */
+#define WS_NICE		10			/* the connections' niceness (main) */
+#define CHECK_US	INT64_C(10000000)	/* SQLite asked anyway, when the heads feed is used */
 
 /* JSON-RPC error codes of the refusals that have no code of their own in the proxy. */
 #define CODE_UNAUTHORIZED	(-32001)
@@ -91,6 +94,9 @@ struct conn {
 	unsigned		 owed;		/* CUs of the notifications not charged yet */
 	int			 wake_fd;	/* inotify on DATABASE.heads: wakes on a new block; -1 */
 	struct bp_ws_follow	 follow;
+	char			 feed[4200];	/* DATABASE.heads.CHAIN (ws_follow.h); "": none */
+	struct bp_buf		 feedbuf;	/* the feed as last read */
+	int64_t			 next_check;	/* monotonic us: the next SQLite poll regardless */
 	struct bp_buf		 in;		/* bytes of the message being read */
 	struct bp_buf		 out;		/* bytes not yet written to websocketd */
 	struct bp_buf		 msg;		/* one outgoing message being built */
@@ -280,12 +286,30 @@ head_fn(const struct bp_ws_head *h, void *arg)
 }
 
 static void
-follow(struct conn *c)
+follow(struct conn *c, int timed_out)
 {
 	static const struct bp_ws_follow_fns fns = { removed_fn, head_fn };
 
+	int64_t now;
+	int n = -2;
+
 	if (!c->following)
 		return;
+	/*
+	 * The indexer's feed first: one small file read, no SQLite, so a thousand connections
+	 * woken by one block do not each take SQLite's locks (every connection of the database
+	 * holds a lock on its shared memory, and each lock call walks all of them). What the
+	 * feed cannot continue (a gap, a reorg), and every CHECK_US in any case (on a quiet
+	 * wake, not one that a block caused, when all the connections are busy), SQLite answers.
+	 */
+	if (c->feed[0] != '\0')
+		n = bp_ws_feed_poll(&c->follow, c->feed, &c->feedbuf, &fns, c);
+	if (n == -1)
+		return;
+	now = bp_mono_us();
+	if (n != -2 && (!timed_out || now < c->next_check))
+		return;
+	c->next_check = now + CHECK_US;
 	if (bp_ws_follow_poll(&c->follow, c->db, &fns, c) == -1 && !c->closing)
 		bp_warn("%s: reading the chain index failed", c->follow.chain);
 }
@@ -426,8 +450,11 @@ watch_heads(struct conn *c)
 		return;
 	if (bp_wake_path(c->cfg->database, "-wal", path, sizeof(path)) == -1)
 		return;
-	if (c->wake_fd == -1 && (c->wake_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1)
+	if (c->wake_fd == -1 && (c->wake_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
+		bp_warn("no inotify instance (%s; fs.inotify.max_user_instances is a limit per user"
+		    " and each connection takes one): polling every %d ms", strerror(errno), POLL_MS);
 		return;
+	}
 	if (inotify_add_watch(c->wake_fd, path, IN_MODIFY) == -1) {
 		close(c->wake_fd);
 		c->wake_fd = -1;
@@ -760,7 +787,7 @@ run(struct conn *c)
 {
 	struct pollfd pfd[3];
 	int64_t now;
-	int timeout;
+	int timeout, ready;
 
 	c->last_in = bp_mono_us();
 	while (c->closing != 2) {
@@ -773,7 +800,7 @@ run(struct conn *c)
 		pfd[2].fd = c->following || c->pending ? c->wake_fd : -1;
 		pfd[2].events = POLLIN;
 		timeout = !c->following && !c->pending ? 1000 : c->wake_fd >= 0 ? WATCH_MS : POLL_MS;
-		if (poll(pfd, 3, timeout) == -1 && errno != EINTR)
+		if ((ready = poll(pfd, 3, timeout)) == -1 && errno != EINTR)
 			break;
 		if (pfd[2].revents & POLLIN)
 			bp_wake_drain(c->wake_fd);
@@ -783,7 +810,7 @@ run(struct conn *c)
 			break;
 		if ((pfd[0].revents & (POLLIN | POLLHUP)) && read_input(c) == -1)
 			break;
-		follow(c);
+		follow(c, ready == 0);
 		follow_pending(c);
 		charge_notifications(c);
 		now = bp_mono_us();
@@ -841,6 +868,10 @@ open_conn(struct conn *c)
 		return -1;
 	}
 	snprintf(c->chain, sizeof(c->chain), "%s.%s", c->net->chain, c->net->network);
+	if (bp_ws_feed_path(c->cfg->database, c->chain, c->feed, sizeof(c->feed)) == -1)
+		c->feed[0] = '\0';
+	/* Spread over 2 s, so the connections' SQLite checks do not all come at once. */
+	c->next_check = bp_mono_us() + CHECK_US + (int64_t)(getpid() % 2000) * 1000;
 	price_notifications(c);
 	return admit_connection(c, r);
 }
@@ -867,6 +898,7 @@ close_conn(struct conn *c)
 	bp_buf_free(&c->in);
 	bp_buf_free(&c->out);
 	bp_buf_free(&c->msg);
+	bp_buf_free(&c->feedbuf);
 }
 
 int
@@ -877,12 +909,20 @@ main(void)
 
 	bp_log_init("ws");
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Below the web server and websocketd: a block wakes every connection at once, and at the
+	 * same priority the thousand of them would share the CPU with the two processes that
+	 * carry their messages out, so none would arrive before nearly all were written.
+	 */
+	if (setpriority(PRIO_PROCESS, 0, WS_NICE) == -1)
+		bp_warn("setpriority: %s", strerror(errno));
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return 1;
 	c->slot_fd = -1;
 	c->wake_fd = -1;
 	bp_buf_init(&c->out, OUT_CAP);
 	bp_buf_init(&c->msg, BP_RESP_CAP);
+	bp_buf_init(&c->feedbuf, BP_WS_FEED_MAX + 1);
 	fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 	if (open_conn(c) == 0) {
 		run(c);

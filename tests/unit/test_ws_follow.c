@@ -6,7 +6,9 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "buf.h"
 #include "db.h"
 #include "unit.h"
 #include "unit_db.h"
@@ -230,8 +232,92 @@ test_logs_filter(void)
 	}
 }
 
+/* Polls the feed once: its return, and what was seen equal to log. */
+static void
+expect_feed(struct bp_ws_follow *f, const char *path, struct bp_buf *buf, int rc,
+    const char *log)
+{
+	struct seen s;
+
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(bp_ws_feed_poll(f, path, buf, &fns, &s), rc);
+	CU_ASSERT_STRING_EQUAL(s.log, log);
+}
+
+/* The heads feed: what the indexer writes, a connection reads without SQLite. */
+static void
+test_feed(void)
+{
+	struct bp_ws_follow f, late;
+	struct bp_buf buf;
+	struct seen sink;
+	char path[4200], h[32], p[BP_INDEX_HASH_STR], want[96];
+	int64_t top, i;
+	FILE *fp;
+
+	CU_ASSERT_EQUAL_FATAL(bp_ws_feed_path(u.path, CH, path, sizeof(path)), 0);
+	bp_buf_init(&buf, BP_WS_FEED_MAX + 1);
+	unlink(path);
+	CU_ASSERT_EQUAL_FATAL(bp_ws_follow_start(&f, u.db, CH), 0);
+	memset(&sink, 0, sizeof(sink));
+	CU_ASSERT_FATAL(bp_ws_follow_poll(&f, u.db, &fns, &sink) >= 0);	/* earlier tests' rows */
+	top = f.last;
+	/* No feed yet: SQLite it is. */
+	expect_feed(&f, path, &buf, -2, "");
+	/* Two new heads, written to the feed after the commit, as the indexer does. */
+	snprintf(p, sizeof(p), "%s", f.sent[top % BP_WS_FOLLOW_RING].hash);
+	put(top + 1, "f1", p);
+	put(top + 2, "f2", "f1");
+	CU_ASSERT_EQUAL_FATAL(bp_ws_feed_write(writer, CH, path), 0);
+	late = f;	/* a connection that will fall behind */
+	snprintf(want, sizeof(want), "+%lld:f1 +%lld:f2 ", (long long)top + 1, (long long)top + 2);
+	expect_feed(&f, path, &buf, 2, want);
+	CU_ASSERT_EQUAL(f.last, top + 2);
+	/* Read again: nothing new, nothing twice. */
+	expect_feed(&f, path, &buf, 0, "");
+	/* Seven more: the feed keeps the last 8 (from top + 2), so the late one sees a gap. */
+	for (i = 3; i <= 9; i++) {
+		snprintf(h, sizeof(h), "f%lld", (long long)i);
+		snprintf(p, sizeof(p), "f%lld", (long long)i - 1);
+		put(top + i, h, p);
+	}
+	CU_ASSERT_EQUAL_FATAL(bp_ws_feed_write(writer, CH, path), 0);
+	expect_feed(&late, path, &buf, -2, "");
+	CU_ASSERT_EQUAL(late.last, top);
+	memset(&sink, 0, sizeof(sink));
+	CU_ASSERT_EQUAL(bp_ws_follow_poll(&late, u.db, &fns, &sink), 9);
+	memset(&sink, 0, sizeof(sink));
+	CU_ASSERT_EQUAL(bp_ws_feed_poll(&f, path, &buf, &fns, &sink), 7);
+	CU_ASSERT_EQUAL(f.last, top + 9);
+	snprintf(want, sizeof(want), "+%lld:f3 ", (long long)top + 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sink.log, want));
+	snprintf(want, sizeof(want), "+%lld:f9 ", (long long)top + 9);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sink.log, want));
+	/* A reorg of the last head: the feed no longer holds what was sent, SQLite walks back. */
+	drop_from(top + 9);
+	put(top + 9, "g9", "f8");
+	put(top + 10, "g10", "g9");
+	CU_ASSERT_EQUAL_FATAL(bp_ws_feed_write(writer, CH, path), 0);
+	expect_feed(&f, path, &buf, -2, "");
+	snprintf(want, sizeof(want), "-%lld:f9 +%lld:g9 +%lld:g10 ", (long long)top + 9,
+	    (long long)top + 9, (long long)top + 10);
+	expect(&f, 2, want);
+	/* A malformed or cut feed is not trusted. */
+	CU_ASSERT_FATAL((fp = fopen(path, "w")) != NULL);
+	fputs("12 g12 g11 {\"hash\":\"g12\"}\n13 g13", fp);
+	fclose(fp);
+	expect_feed(&f, path, &buf, -2, "");
+	CU_ASSERT_FATAL((fp = fopen(path, "w")) != NULL);
+	fputs("x13 g13 g12 {}\n", fp);
+	fclose(fp);
+	expect_feed(&f, path, &buf, -2, "");
+	unlink(path);
+	bp_buf_free(&buf);
+}
+
 BP_UNIT_SUITE(ws_follow, setup, teardown,
 	{ "heads in order, reorgs walked back", test_follow },
 	{ "a head as a newHeads result", test_head_json },
 	{ "the node's stored header as the result", test_head_header },
-	{ "the logs filter", test_logs_filter })
+	{ "the logs filter", test_logs_filter },
+	{ "the heads feed: continued, gaps and reorgs to SQLite", test_feed })
