@@ -54,7 +54,8 @@
 #define WATCH_MS	10000			/* the same when a wake file is watched (inotify) */
 #define SUB_ID_LEN	35			/* "0x" + 32 hex digits + NUL */
 #define WS_NICE		10			/* the connections' niceness (main) */
-#define CHECK_US	INT64_C(10000000)	/* SQLite asked anyway, when the heads feed is used */
+#define CHECK_US	INT64_C(60000000)	/* SQLite asked anyway, when the heads feed is used */
+#define DB_KEEP_US	INT64_C(5000000)	/* an unused database handle is kept this long */
 
 /* JSON-RPC error codes of the refusals that have no code of their own in the proxy. */
 #define CODE_UNAUTHORIZED	(-32001)
@@ -97,6 +98,7 @@ struct conn {
 	char			 feed[4200];	/* DATABASE.heads.CHAIN (ws_follow.h); "": none */
 	struct bp_buf		 feedbuf;	/* the feed as last read */
 	int64_t			 next_check;	/* monotonic us: the next SQLite poll regardless */
+	int64_t			 db_used;	/* monotonic us: the last use of db (conn_db) */
 	struct bp_buf		 in;		/* bytes of the message being read */
 	struct bp_buf		 out;		/* bytes not yet written to websocketd */
 	struct bp_buf		 msg;		/* one outgoing message being built */
@@ -105,6 +107,44 @@ struct conn {
 };
 
 /* Queues msg (one JSON text) and a newline; exits the loop when the reader is too slow. */
+/* The connection's database handle, opened again if it was released; NULL on an error. */
+static struct bp_db *
+conn_db(struct conn *c)
+{
+	if (c->db == NULL) {
+		if ((c->db = bp_db_open(c->cfg->database, 0)) == NULL)
+			return NULL;
+		c->adm.db = c->db;
+		c->req->db = c->db;
+		/* PRAGMA data_version belongs to a handle: read again from the last head sent. */
+		c->follow.version = -1;
+	}
+	c->db_used = bp_mono_us();
+	return c->db;
+}
+
+/*
+ * Closes the handle when no subscription reads SQLite at every block (logs and pending ones do)
+ * and it has not been used for DB_KEEP_US. Every open handle holds a lock on the database's
+ * shared memory for its life, and every SQLite lock call on the machine walks all of them: a
+ * thousand idle connections made each request of the FastCGI programs slower.
+ */
+static void
+release_db(struct conn *c, int64_t now)
+{
+	size_t i;
+
+	if (c->db == NULL || c->pending || now - c->db_used < DB_KEEP_US)
+		return;
+	for (i = 0; i < c->nsubs; i++)
+		if (c->subs[i].kind == SUB_LOGS)
+			return;
+	bp_db_close(c->db);
+	c->db = NULL;
+	c->adm.db = NULL;
+	c->req->db = NULL;
+}
+
 static void
 send_line(struct conn *c, const char *msg, size_t len)
 {
@@ -265,8 +305,8 @@ head_fn(const struct bp_ws_head *h, void *arg)
 	for (i = 0; i < c->nsubs; i++) {
 		if (c->subs[i].kind == SUB_LOGS) {
 			c->cur = &c->subs[i];
-			n = bp_ws_logs_block(c->subs[i].logs, c->db, c->follow.chain, h->number,
-			    h->hash, emit_msg, c);
+			n = conn_db(c) == NULL ? -1 : bp_ws_logs_block(c->subs[i].logs, c->db,
+			    c->follow.chain, h->number, h->hash, emit_msg, c);
 			if (n == -1 && !c->closing)
 				bp_warn("block %lld: reading its logs failed", (long long)h->number);
 			if (n > 0)
@@ -300,7 +340,8 @@ follow(struct conn *c, int timed_out)
 	 * woken by one block do not each take SQLite's locks (every connection of the database
 	 * holds a lock on its shared memory, and each lock call walks all of them). What the
 	 * feed cannot continue (a gap, a reorg), and every CHECK_US in any case (on a quiet
-	 * wake, not one that a block caused, when all the connections are busy), SQLite answers.
+	 * wake, not one that a block caused, when all the connections are busy; a feed left
+	 * stale by an indexer that stopped between its commit and the feed), SQLite answers.
 	 */
 	if (c->feed[0] != '\0')
 		n = bp_ws_feed_poll(&c->follow, c->feed, &c->feedbuf, &fns, c);
@@ -310,7 +351,8 @@ follow(struct conn *c, int timed_out)
 	if (n != -2 && (!timed_out || now < c->next_check))
 		return;
 	c->next_check = now + CHECK_US;
-	if (bp_ws_follow_poll(&c->follow, c->db, &fns, c) == -1 && !c->closing)
+	if ((conn_db(c) == NULL || bp_ws_follow_poll(&c->follow, c->db, &fns, c) == -1) &&
+	    !c->closing)
 		bp_warn("%s: reading the chain index failed", c->follow.chain);
 }
 
@@ -378,7 +420,8 @@ follow_pending(struct conn *c)
 	if (!c->pending)
 		return;
 	do {
-		n = bp_pending_read(c->db, c->chain, &c->pending_seq, pending_fn, c);
+		n = conn_db(c) == NULL ? -1 :
+		    bp_pending_read(c->db, c->chain, &c->pending_seq, pending_fn, c);
 		if (n > 0)
 			c->owed += c->cu[SUB_PENDING];	/* one eth_getFilterChanges a read */
 	} while (n == BP_PENDING_READ && !c->closing);
@@ -467,7 +510,7 @@ start_following(struct conn *c)
 {
 	if (c->following)
 		return 0;
-	if (bp_ws_follow_start(&c->follow, c->db, c->chain) == -1)
+	if (conn_db(c) == NULL || bp_ws_follow_start(&c->follow, c->db, c->chain) == -1)
 		return -1;
 	c->following = 1;
 	if (c->wake_fd == -1)
@@ -483,7 +526,7 @@ start_pending(struct conn *c)
 
 	if (c->pending)
 		return 0;
-	if (bp_pending_last(c->db, c->chain, &c->pending_seq) == -1)
+	if (conn_db(c) == NULL || bp_pending_last(c->db, c->chain, &c->pending_seq) == -1)
 		return -1;
 	c->pending = 1;
 	if (bp_wake_path(c->cfg->database, BP_WAKE_PENDING, path, sizeof(path)) == 0)
@@ -690,6 +733,11 @@ message(struct conn *c, char *body, size_t len)
 		sub = it.method_len == 13 && memcmp(it.method, "eth_subscribe", 13) == 0;
 		unsub = it.method_len == 15 && memcmp(it.method, "eth_unsubscribe", 15) == 0;
 	}
+	if (conn_db(c) == NULL) {
+		send_refusal(c, body + it.id.off, parsed && !b.batch ? it.id.len : 0,
+		    rpc_code_of(500), 500, "internal_error", "the database is unavailable");
+		return;
+	}
 	/* Every message is a request: the key again (revocation) and requests per second. */
 	if (bp_admit(&c->adm, c->key, c->addr, 0, 0, &ad) != 0) {
 		send_admission(c, body + it.id.off, parsed && !b.batch ? it.id.len : 0, &ad);
@@ -821,6 +869,7 @@ run(struct conn *c)
 		}
 		if (c->out.len > 0 && write_output(c) == -1)
 			break;
+		release_db(c, now);
 	}
 	/* Whatever is left goes out blocking: the last error message, say. */
 	if (c->closing != 2 && c->out.len > 0) {
@@ -842,6 +891,7 @@ open_conn(struct conn *c)
 		return -1;
 	}
 	bp_buf_init(&c->in, (size_t)c->cfg->max_body);
+	c->db_used = bp_mono_us();
 	if ((c->db = bp_db_open(c->cfg->database, 0)) == NULL ||
 	    (c->lim = bp_limits_open(c->cfg->limits_file)) == NULL ||
 	    bp_admit_init(&c->adm, c->cfg, c->db, c->lim) == -1 ||

@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createPublicClient, webSocket } from 'viem';
@@ -433,6 +433,43 @@ test('100 connects and disconnects leave no process behind', async () => {
     await Promise.all(conns.map((c) => c.close()));
   }
   await waitFor(() => children().length <= before, 'the per-connection processes to exit');
+});
+
+// Whether process pid has the stack's database (or its WAL or shared memory) open.
+function holdsDatabase(pid) {
+  const db = join(env.dir, 'blockport.db');
+  return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+    try { return [db, `${db}-wal`, `${db}-shm`].includes(readlinkSync(`/proc/${pid}/fd/${fd}`)); } catch { return false; }
+  });
+}
+
+test('an idle heads subscriber lets go of the database; heads still come; a message takes it again', async () => {
+  const before = new Set(children());
+  const c = await open();
+  const sub = await c.call('eth_subscribe', ['newHeads']);
+  const [pid] = await waitFor(() => {
+    const mine = children().filter((p) => !before.has(p));
+    return mine.length === 1 ? mine : null;
+  }, 'the connection\'s process');
+  // Used at the subscription: held. Unused for 5 s with heads only: released.
+  await waitFor(() => !holdsDatabase(pid), 'the database handle to be released', 12000);
+  // Heads come from the indexer's feed meanwhile, still linked, without the handle.
+  await chainRpc('evm_mine');
+  const h1 = (await c.next(heads(sub.result), 15000)).params.result;
+  await chainRpc('evm_mine');
+  const h2 = (await c.next(heads(sub.result), 15000)).params.result;
+  assert.equal(BigInt(h2.number), BigInt(h1.number) + 1n);
+  assert.equal(h2.parentHash, h1.hash);
+  assert.equal(holdsDatabase(pid), false);
+  // A message admits the key again, from the database opened again.
+  const bn = await c.call('eth_blockNumber');
+  assert.equal(BigInt(bn.result), BigInt(await chainRpc('eth_blockNumber')));
+  // A logs subscription reads the index at every block: the handle stays.
+  const logs = await c.call('eth_subscribe', ['logs', { address: TOKEN }]);
+  assert.match(logs.result, /^0x[0-9a-f]{32}$/);
+  await sleep(6000);
+  assert.equal(holdsDatabase(pid), true);
+  await c.close();
 });
 
 test('a slow reader is disconnected rather than buffered without bound', async () => {
