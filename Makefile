@@ -38,7 +38,7 @@ LDFLAGS += -fsanitize=thread
 endif
 LDLIBS  = -lfcgi -lcjson -lsqlite3 -lcurl -lssl -lcrypto -linih -lsecp256k1 -lm
 
-LIB_SRC   := $(wildcard lib/*.c lib/evm/*.c)
+LIB_SRC   := $(wildcard lib/*/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 FCGI_SRC  := $(wildcard fcgi/*.c)
 FCGI_BIN  := $(FCGI_SRC:fcgi/%.c=$(BUILD)/fcgi/%.fcgi)
@@ -55,7 +55,7 @@ TOOLS_SRC := $(wildcard tests/tools/*.c)
 TOOLS_BIN := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%.fcgi)
-HDRS      := $(wildcard lib/*.h lib/evm/*.h tests/unit/*.h)
+HDRS      := $(wildcard lib/*/*.h tests/unit/*.h)
 
 # Object files are never deleted as intermediates: not after a build, not on Ctrl-C.
 .SECONDARY:

@@ -11,16 +11,16 @@
 
 #include <openssl/crypto.h>
 
-#include "auth.h"
-#include "config.h"
-#include "db.h"
-#include "head_mark.h"
-#include "index_read.h"
-#include "limits.h"
-#include "log.h"
-#include "upstream.h"
-#include "util.h"
 #include "admin_webhook.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/limits.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "index/index_read.h"
+#include "net/upstream.h"
+#include "rpc/head_mark.h"
 
 struct ctx {
 	struct bp_config	*cfg;

@@ -9,14 +9,14 @@
 #include <time.h>
 
 #include "admin_webhook.h"
-#include "buf.h"
-#include "config.h"
-#include "db.h"
-#include "hex.h"
-#include "util.h"
-#include "webhook.h"
-#include "webhook_queue.h"
-#include "webhook_send.h"
+#include "core/buf.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/hex.h"
+#include "core/util.h"
+#include "webhook/webhook.h"
+#include "webhook/webhook_queue.h"
+#include "webhook/webhook_send.h"
 
 #define DELIVERIES_DEFAULT	50
 

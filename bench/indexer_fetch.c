@@ -15,11 +15,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "config.h"
-#include "hex.h"
-#include "jsonrpc.h"
-#include "upstream.h"
-#include "util.h"
+#include "core/config.h"
+#include "core/hex.h"
+#include "core/util.h"
+#include "net/upstream.h"
+#include "rpc/jsonrpc.h"
 
 static cJSON *
 block_params(int64_t n, int full)

@@ -18,7 +18,7 @@
 #include <curl/curl.h>
 #include <fcgiapp.h>
 
-#include "config.h"
+#include "core/config.h"
 
 struct out {
 	char	*p;

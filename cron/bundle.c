@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundler_submit.h"
-#include "config.h"
-#include "log.h"
-#include "upstream.h"
-#include "worker.h"
+#include "bundler/bundler_submit.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/worker.h"
+#include "net/upstream.h"
 
 struct state {
 	struct bp_upstream	*up;

@@ -17,17 +17,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "core/worker.h"
 #include "evm/chain.h"
-#include "log.h"
-#include "mail.h"
-#include "upstream.h"
-#include "util.h"
-#include "webhook.h"
-#include "webhook_queue.h"
-#include "webhook_send.h"
-#include "webhook_token.h"
-#include "worker.h"
+#include "net/mail.h"
+#include "net/upstream.h"
+#include "webhook/webhook.h"
+#include "webhook/webhook_queue.h"
+#include "webhook/webhook_send.h"
+#include "webhook/webhook_token.h"
 
 #define PRUNE_EVERY	60	/* seconds */
 #define TOKENS_MAX	1000	/* events completed per pass */

@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config.h"
-#include "gas.h"
-#include "log.h"
-#include "upstream.h"
-#include "worker.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/worker.h"
+#include "gas/gas.h"
+#include "net/upstream.h"
 
 static int
 gas_init(struct bp_worker_ctx *w)

@@ -20,20 +20,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "core/wake.h"
+#include "core/worker.h"
 #include "evm/address.h"
 #include "evm/blocks.h"
-#include "index_fetch.h"
-#include "index_prune.h"
-#include "index_reorg.h"
-#include "index_store.h"
-#include "log.h"
-#include "upstream.h"
-#include "util.h"
-#include "wake.h"
-#include "webhook_match.h"
-#include "worker.h"
-#include "ws_follow.h"
+#include "index/index_fetch.h"
+#include "index/index_prune.h"
+#include "index/index_reorg.h"
+#include "index/index_store.h"
+#include "net/upstream.h"
+#include "webhook/webhook_match.h"
+#include "ws/ws_follow.h"
 
 /* One indexed network. */
 struct chain {

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config.h"
-#include "log.h"
-#include "nft.h"
-#include "worker.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/worker.h"
+#include "nft/nft.h"
 
 #define SCAN_PER_PASS	500	/* indexed tokens looked at per network and pass */
 #define FETCH_PER_PASS	16	/* documents fetched per network and pass */

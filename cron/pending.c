@@ -15,14 +15,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "config.h"
-#include "log.h"
-#include "rpc_client.h"
-#include "upstream.h"
-#include "util.h"
-#include "wake.h"
-#include "worker.h"
-#include "ws_pending.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "core/wake.h"
+#include "core/worker.h"
+#include "net/upstream.h"
+#include "rpc/rpc_client.h"
+#include "ws/ws_pending.h"
 
 #define MAX_HASHES	4096	/* hashes taken from one answer */
 

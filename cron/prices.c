@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "config.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/worker.h"
 #include "evm/address.h"
 #include "evm/chain.h"
-#include "log.h"
-#include "price.h"
-#include "upstream.h"
-#include "worker.h"
+#include "net/upstream.h"
+#include "token/price.h"
 
 struct prices_state {
 	struct bp_upstream	*up;

@@ -8,16 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth.h"
-#include "bundler.h"
-#include "bundler_estimate.h"
-#include "bundler_paymaster.h"
-#include "bundler_rpc.h"
-#include "config.h"
-#include "fcgi.h"
-#include "paymaster.h"
-#include "upstream.h"
-#include "util.h"
+#include "bundler/bundler.h"
+#include "bundler/bundler_estimate.h"
+#include "bundler/bundler_paymaster.h"
+#include "bundler/bundler_rpc.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/fcgi.h"
+#include "core/util.h"
+#include "gas/paymaster.h"
+#include "net/upstream.h"
 
 static int	bundler_post(struct bp_req *);
 static int	app_init(const struct bp_config *, struct bp_db *);

@@ -9,15 +9,15 @@
 
 #include <cjson/cJSON.h>
 
-#include "config.h"
-#include "db.h"
-#include "fcgi.h"
-#include "gas.h"
-#include "paymaster.h"
-#include "policy.h"
-#include "sponsor.h"
-#include "upstream.h"
-#include "util.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/fcgi.h"
+#include "core/util.h"
+#include "gas/gas.h"
+#include "gas/paymaster.h"
+#include "gas/policy.h"
+#include "gas/sponsor.h"
+#include "net/upstream.h"
 
 static int	gas_prices(struct bp_req *);
 static int	policy_create(struct bp_req *);

@@ -6,12 +6,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
+#include "core/fcgi.h"
+#include "core/util.h"
 #include "evm/address.h"
 #include "evm/u256.h"
-#include "fcgi.h"
-#include "nft.h"
-#include "util.h"
+#include "nft/nft.h"
 
 static int	nft_metadata(struct bp_req *);
 static int	nft_collection(struct bp_req *);

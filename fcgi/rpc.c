@@ -9,11 +9,11 @@
  */
 #include <stddef.h>
 
-#include "config.h"
-#include "fcgi.h"
-#include "rpc_methods.h"
-#include "rpc_proxy.h"
-#include "util.h"
+#include "core/config.h"
+#include "core/fcgi.h"
+#include "core/util.h"
+#include "rpc/rpc_methods.h"
+#include "rpc/rpc_proxy.h"
 
 static int	rpc_post(struct bp_req *);
 static void	*rpc_thread_init(const struct bp_config *, struct bp_db *);

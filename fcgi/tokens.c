@@ -8,14 +8,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "core/config.h"
+#include "core/fcgi.h"
+#include "core/util.h"
 #include "evm/address.h"
-#include "fcgi.h"
-#include "price.h"
-#include "token.h"
-#include "token_balance.h"
-#include "token_list.h"
-#include "util.h"
+#include "token/price.h"
+#include "token/token.h"
+#include "token/token_balance.h"
+#include "token/token_list.h"
 
 static int	balances(struct bp_req *);
 static int	metadata(struct bp_req *);

@@ -3,7 +3,7 @@
  * anything outside /v1) is authenticated and counted like any request, then answered 404
  * not_found in the uniform body (SPEC.md sections 7 and 9).
  */
-#include "fcgi.h"
+#include "core/fcgi.h"
 
 /* No routes: every request that passes authentication and the limits is a 404. */
 static const struct bp_app app = { "v1", NULL, 0, NULL, NULL };

@@ -9,12 +9,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "hex.h"
+#include "core/buf.h"
+#include "core/fcgi.h"
+#include "core/hex.h"
+#include "core/util.h"
 #include "evm/simple_account.h"
-#include "fcgi.h"
-#include "util.h"
-#include "wallets.h"
+#include "wallet/wallets.h"
 
 static int	wallet_create(struct bp_req *);
 static int	wallet_get(struct bp_req *);

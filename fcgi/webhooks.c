@@ -8,11 +8,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "config.h"
-#include "db.h"
-#include "fcgi.h"
-#include "util.h"
-#include "webhook.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/fcgi.h"
+#include "core/util.h"
+#include "webhook/webhook.h"
 
 static int	webhook_create(struct bp_req *);
 static int	webhook_list(struct bp_req *);

@@ -2,7 +2,7 @@
 # make lint: the banned-function list (curl's), and no raw sqlite3_*/curl_* calls outside lib/.
 set -u
 rc=0
-src=$(ls lib/*.c lib/evm/*.c fcgi/*.c cron/*.c ws/*.c admin/*.c 2>/dev/null)
+src=$(ls lib/*/*.c fcgi/*.c cron/*.c ws/*.c admin/*.c 2>/dev/null)
 banned='\b(sprintf|vsprintf|strcpy|strcat|strncpy|strtok|atoi|atol|atoll|sscanf|gets)[[:space:]]*\('
 if grep -nE "$banned" $src; then
 	echo "lint: banned function above (use snprintf, memcpy, bp_strlcpy, bp_parse_int64)"

@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admit.h"
-#include "config.h"
-#include "db.h"
-#include "http.h"
-#include "limits.h"
-#include "log.h"
-#include "rpc_methods.h"
-#include "rpc_proxy.h"
+#include "core/admit.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/http.h"
+#include "core/limits.h"
+#include "core/log.h"
+#include "rpc/rpc_methods.h"
+#include "rpc/rpc_proxy.h"
 
 extern char **environ;
 

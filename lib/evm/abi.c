@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evm/abi.h"
-#include "evm/keccak.h"
-#include "evm/u256.h"
+#include "abi.h"
+#include "keccak.h"
+#include "u256.h"
 
 #define WORD	32
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evm/u256.h"
+#include "u256.h"
 
 #define BP_ABI_SELECTOR_LEN	4
 /* Nesting limit of tuples and arrays in the encoder. */

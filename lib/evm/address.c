@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "evm/address.h"
-#include "hex.h"
-#include "evm/keccak.h"
+#include "address.h"
+#include "core/hex.h"
+#include "keccak.h"
 
 /* Writes the checksummed digits (no prefix, no NUL) for lower-case digits lower[0..40). */
 static void

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "evm/address.h"
-#include "evm/blocks.h"
-#include "hex.h"
-#include "jsonrpc.h"
-#include "log.h"
-#include "util.h"
+#include "address.h"
+#include "blocks.h"
+#include "core/hex.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "rpc/jsonrpc.h"
 
 /* ---- the JSON a node answers ---- */
 

@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "evm/u256.h"
+#include "u256.h"
 
 struct bp_upstream;
 struct bp_network;

@@ -8,12 +8,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "evm/abi.h"
-#include "evm/address.h"
-#include "evm/chain.h"
-#include "hex.h"
-#include "jsonrpc.h"
-#include "util.h"
+#include "abi.h"
+#include "address.h"
+#include "chain.h"
+#include "core/hex.h"
+#include "core/util.h"
+#include "rpc/jsonrpc.h"
 
 /* Multicall3's aggregate3((address,bool,bytes)[]) selector. */
 static const uint8_t sel_aggregate3[4] = { 0x82, 0xad, 0x56, 0xcb };

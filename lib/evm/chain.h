@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "evm/u256.h"
+#include "core/config.h"
+#include "u256.h"
 
 struct bp_upstream;
 struct bp_chain;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "evm/keccak.h"
+#include "keccak.h"
 
 #define RATE	136
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evm/rlp.h"
-#include "evm/u256.h"
+#include "rlp.h"
+#include "u256.h"
 
 struct bp_rlp_enc {
 	uint8_t	*p;

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evm/u256.h"
+#include "u256.h"
 
 /* Nesting limit of lists in the encoder. */
 #define BP_RLP_MAX_DEPTH	32

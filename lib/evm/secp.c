@@ -12,8 +12,8 @@
 #include <secp256k1.h>
 #include <secp256k1_recovery.h>
 
-#include "evm/keccak.h"
-#include "evm/secp.h"
+#include "keccak.h"
+#include "secp.h"
 
 /*
  * One context per process, created on first use under ctx_lock; the calls that use it take it

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "evm/keccak.h"
-#include "evm/u256.h"
-#include "evm/simple_account.h"
+#include "keccak.h"
+#include "simple_account.h"
+#include "u256.h"
 
 /*
  * Selectors and topics, written out: they are hashed on every request otherwise. Each is the

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evm/keccak.h"
-#include "evm/rlp.h"
-#include "evm/secp.h"
-#include "evm/tx.h"
-#include "evm/u256.h"
+#include "keccak.h"
+#include "rlp.h"
+#include "secp.h"
+#include "tx.h"
+#include "u256.h"
 
 #define TX_TYPE_1559	0x02
 

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evm/u256.h"
+#include "u256.h"
 
 /* Largest encoded transaction accepted, as geth's txpool (4 * 32 KiB). */
 #define BP_TX_MAX_SIZE	(128 * 1024)

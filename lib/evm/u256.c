@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hex.h"
-#include "evm/u256.h"
+#include "core/hex.h"
+#include "u256.h"
 
 /* unsigned __int128 is a GCC/Clang extension; __extension__ keeps -pedantic quiet. */
 __extension__ typedef unsigned __int128 u128;

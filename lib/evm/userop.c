@@ -2,11 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evm/abi.h"
-#include "evm/address.h"
-#include "hex.h"
-#include "evm/keccak.h"
-#include "evm/userop.h"
+#include "abi.h"
+#include "address.h"
+#include "core/hex.h"
+#include "keccak.h"
+#include "userop.h"
 
 static const char *const num_names[BP_USEROP_NUM__MAX] = {
 	"nonce",		/* BP_USEROP_NONCE */

@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "evm/u256.h"
+#include "u256.h"
 
 /* The most bytes a client's initCode, callData, paymasterAndData or signature may hold. */
 #define BP_USEROP_BYTES_MAX	(48 * 1024)

@@ -23,12 +23,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "bundler.h"
-#include "bundler_estimate.h"
+#include "bundler/bundler.h"
+#include "bundler/bundler_estimate.h"
+#include "bundler/userop_validate.h"
+#include "core/buf.h"
 #include "evm/abi.h"
 #include "evm/userop.h"
-#include "userop_validate.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

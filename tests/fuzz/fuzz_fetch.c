@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fetch.h"
+#include "net/fetch.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/hex.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/u256.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -26,9 +26,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "fcgi.h"
-#include "http.h"
-#include "util.h"
+#include "core/fcgi.h"
+#include "core/http.h"
+#include "core/util.h"
 
 #define TARGET_REPEAT_MAX	8192
 

@@ -51,12 +51,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/hex.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/u256.h"
-#include "index_event.h"
-#include "index_fetch.h"
+#include "index/index_event.h"
+#include "index/index_fetch.h"
 
 #define HASH_STR	BP_BLOCKS_HASH_STR
 #define ADDR_STR	BP_BLOCKS_ADDR_STR

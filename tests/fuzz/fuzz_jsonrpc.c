@@ -24,7 +24,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "jsonrpc.h"
+#include "rpc/jsonrpc.h"
 
 #define CAP		16
 #define NODE		(&bp_rpc_node_table)

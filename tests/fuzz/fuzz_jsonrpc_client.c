@@ -34,7 +34,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "jsonrpc.h"
+#include "rpc/jsonrpc.h"
 
 #define MAX_CALLS	16
 

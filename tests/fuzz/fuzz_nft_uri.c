@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "nft_doc.h"
-#include "nft_uri.h"
+#include "nft/nft_doc.h"
+#include "nft/nft_uri.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc_cache.h"
+#include "rpc/rpc_cache.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "price.h"
-#include "spam.h"
-#include "token.h"
-#include "token_list.h"
+#include "token/price.h"
+#include "token/spam.h"
+#include "token/token.h"
+#include "token/token_list.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

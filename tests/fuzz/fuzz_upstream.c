@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "upstream.h"
+#include "net/upstream.h"
 
 #define REDACT_MAX	300	/* the largest buffer tried; run.sh's inputs can be longer */
 

@@ -33,8 +33,8 @@
 #include <cjson/cJSON.h>
 
 #include "evm/userop.h"
-#include "gas.h"
-#include "policy.h"
+#include "gas/gas.h"
+#include "gas/policy.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

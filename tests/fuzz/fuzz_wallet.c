@@ -40,13 +40,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/hex.h"
+#include "core/http.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/keccak.h"
-#include "evm/u256.h"
-#include "http.h"
 #include "evm/simple_account.h"
+#include "evm/u256.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -18,8 +18,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "config.h"
-#include "webhook.h"
+#include "core/config.h"
+#include "webhook/webhook.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

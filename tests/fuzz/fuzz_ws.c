@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
-#include "index_logs.h"
-#include "index_store.h"
-#include "ws_logs.h"
+#include "core/db.h"
+#include "index/index_logs.h"
+#include "index/index_store.h"
+#include "ws/ws_logs.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

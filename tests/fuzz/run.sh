@@ -23,7 +23,7 @@ mkdir -p "$out/lib"
 
 # The library once, instrumented for coverage but without libFuzzer's main.
 echo "== build lib (fuzzer-no-link)"
-srcs=(lib/*.c lib/evm/*.c build/schema_sql.c)
+srcs=(lib/*/*.c build/schema_sql.c)
 objs=()
 for s in "${srcs[@]}"; do
 	objs+=("$out/lib/$(echo "$s" | tr / _).o")

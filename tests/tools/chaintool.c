@@ -19,13 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
+#include "core/hex.h"
+#include "core/log.h"
 #include "evm/address.h"
 #include "evm/chain.h"
-#include "hex.h"
 #include "evm/u256.h"
-#include "log.h"
-#include "upstream.h"
+#include "net/upstream.h"
 
 #define MAX_CALLS	32
 #define DATA_MAX	4096

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/keccak.h"
 #include "evm/secp.h"
 #include "evm/tx.h"

@@ -18,7 +18,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "log.h"
+#include "core/log.h"
 #include "unit.h"
 
 #define MAX_SUITES 128

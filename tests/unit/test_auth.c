@@ -8,13 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "admit.h"
-#include "auth.h"
-#include "config.h"
-#include "db.h"
-#include "limits.h"
+#include "core/admit.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/limits.h"
+#include "core/util.h"
 #include "unit.h"
-#include "util.h"
 
 static char dir[] = "/tmp/bp-unit-auth.XXXXXX";
 static char ini[sizeof(dir) + 32];

@@ -7,9 +7,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
+#include "core/buf.h"
+#include "core/util.h"
 #include "unit.h"
-#include "util.h"
 
 static void
 test_cap(void)

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundler_estimate.h"
-#include "bundler_pool.h"
-#include "db.h"
+#include "bundler/bundler_estimate.h"
+#include "bundler/bundler_pool.h"
+#include "bundler/userop_validate.h"
+#include "core/db.h"
+#include "core/util.h"
 #include "evm/abi.h"
-#include "userop_validate.h"
 #include "unit.h"
 #include "unit_db.h"
-#include "util.h"
 
 static struct bp_unit_db u;
 

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "price.h"
+#include "core/config.h"
+#include "core/util.h"
+#include "token/price.h"
 #include "unit.h"
-#include "util.h"
 
 static char dir[] = "/tmp/bp-unit-config.XXXXXX";
 static char path[sizeof(dir) + 32];

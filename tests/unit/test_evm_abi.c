@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "evm/abi.h"
-#include "hex.h"
 #include "evm/u256.h"
 #include "unit.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "evm/chain.h"
-#include "hex.h"
 #include "evm/u256.h"
 #include "unit.h"
 

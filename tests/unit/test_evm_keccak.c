@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hex.h"
+#include "core/hex.h"
 #include "evm/keccak.h"
 #include "unit.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hex.h"
+#include "core/hex.h"
 #include "evm/rlp.h"
 #include "evm/u256.h"
 #include "unit.h"

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/keccak.h"
 #include "evm/secp.h"
 #include "evm/u256.h"

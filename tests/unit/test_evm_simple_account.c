@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/keccak.h"
-#include "unit.h"
 #include "evm/simple_account.h"
+#include "unit.h"
 
 #define FACTORY	"0x9406cc6185a346906296840746125a0e44976454"
 #define IMPL	"0x8abb13360b87be5eeb1b98647a016add927a136c"

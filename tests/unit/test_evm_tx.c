@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/keccak.h"
 #include "evm/rlp.h"
 #include "evm/secp.h"

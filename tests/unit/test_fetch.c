@@ -28,9 +28,9 @@
 
 #include <curl/curl.h>
 
-#include "fetch.h"
+#include "core/util.h"
+#include "net/fetch.h"
 #include "unit.h"
-#include "util.h"
 
 #define BIG	(2 * 1024 * 1024)
 

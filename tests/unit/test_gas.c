@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gas.h"
-#include "price.h"
+#include "core/util.h"
+#include "gas/gas.h"
+#include "token/price.h"
 #include "unit.h"
-#include "util.h"
 
 static cJSON *
 parse(const char *s)

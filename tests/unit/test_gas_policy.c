@@ -8,13 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "core/db.h"
+#include "core/util.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "policy.h"
-#include "price.h"
+#include "gas/policy.h"
+#include "token/price.h"
 #include "unit.h"
-#include "util.h"
 
 #define TOKEN	"0x5FbDB2315678afecb367f032d93F642f64180aa3"
 

@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
+#include "core/util.h"
 #include "evm/abi.h"
 #include "evm/address.h"
-#include "hex.h"
 #include "evm/secp.h"
 #include "evm/userop.h"
-#include "paymaster.h"
+#include "gas/paymaster.h"
 #include "unit.h"
-#include "util.h"
 
 #define EP	"0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789"
 #define PM	"0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "health.h"
+#include "net/health.h"
 #include "unit.h"
 
 #define URL	"http://127.0.0.1:1/"

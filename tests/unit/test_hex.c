@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hex.h"
+#include "core/hex.h"
 #include "unit.h"
 
 /* A literal and its length, so rows may hold NUL bytes. */

@@ -10,10 +10,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "fcgi.h"
-#include "http.h"
+#include "core/fcgi.h"
+#include "core/http.h"
+#include "core/util.h"
 #include "unit.h"
-#include "util.h"
 
 /* A request on the heap, as bp_fcgi_main keeps it; the struct is large. */
 static struct bp_req *

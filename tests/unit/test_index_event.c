@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hex.h"
 #include "evm/abi.h"
-#include "hex.h"
 #include "evm/u256.h"
-#include "index_event.h"
+#include "index/index_event.h"
 #include "unit.h"
 
 #define T_TRANSFER	"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"

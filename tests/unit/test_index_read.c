@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
-#include "index_read.h"
+#include "core/db.h"
+#include "index/index_read.h"
 #include "unit.h"
 #include "unit_db.h"
 

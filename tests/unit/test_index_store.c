@@ -12,13 +12,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "db.h"
-#include "index_fetch.h"
-#include "index_logs.h"
-#include "index_read.h"
-#include "index_reorg.h"
-#include "index_store.h"
+#include "core/buf.h"
+#include "core/db.h"
+#include "index/index_fetch.h"
+#include "index/index_logs.h"
+#include "index/index_read.h"
+#include "index/index_reorg.h"
+#include "index/index_store.h"
 #include "unit.h"
 #include "unit_db.h"
 

@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "limits.h"
+#include "core/limits.h"
+#include "core/util.h"
 #include "unit.h"
-#include "util.h"
 
 static char dir[] = "/tmp/bp-unit-limits.XXXXXX";
 static char path[sizeof(dir) + 32];

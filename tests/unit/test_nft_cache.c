@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
-#include "index_read.h"
-#include "index_store.h"
-#include "nft_priv.h"
+#include "core/db.h"
+#include "core/util.h"
+#include "index/index_read.h"
+#include "index/index_store.h"
+#include "nft/nft_priv.h"
 #include "unit.h"
 #include "unit_db.h"
-#include "util.h"
 
 #define CH	"ethereum.devnet"
 #define A	"0x5fc8d32690cc91d4c39d9d3abcbd16989f875707"

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nft_doc.h"
+#include "core/util.h"
+#include "nft/nft_doc.h"
 #include "unit.h"
-#include "util.h"
 
 static void
 test_fields(void)

@@ -4,8 +4,8 @@
  */
 #include <string.h>
 
-#include "nft_uri.h"
-#include "util.h"
+#include "core/util.h"
+#include "nft/nft_uri.h"
 #include "unit.h"
 
 struct row {

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "db.h"
-#include "head_mark.h"
-#include "rpc_cache.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/util.h"
+#include "rpc/head_mark.h"
+#include "rpc/rpc_cache.h"
 #include "unit.h"
 #include "unit_db.h"
-#include "util.h"
 
 const void	*bp_rpc_cache_methods_for_test(size_t *n, size_t *stride);
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc_client.h"
+#include "core/util.h"
+#include "rpc/rpc_client.h"
 #include "unit.h"
-#include "util.h"
 
 /* A body with NULs in it: its text and its whole length. */
 #define WITH_NUL(s)	s, sizeof(s) - 1

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc_envelope.h"
-#include "rpc_methods.h"
+#include "core/util.h"
+#include "rpc/rpc_envelope.h"
+#include "rpc/rpc_methods.h"
 #include "unit.h"
-#include "util.h"
 
 #define CAP	8
 #define NODE	(&bp_rpc_node_table)	/* the node proxy's method table */

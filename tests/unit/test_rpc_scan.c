@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rpc_scan.h"
+#include "core/util.h"
+#include "rpc/rpc_scan.h"
 #include "unit.h"
-#include "util.h"
 
 static void
 test_answer_scanners(void)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db.h"
-#include "spam.h"
+#include "core/db.h"
+#include "token/spam.h"
 #include "unit.h"
 #include "unit_db.h"
 

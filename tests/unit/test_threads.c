@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/util.h"
 #include "evm/secp.h"
-#include "log.h"
+#include "net/upstream.h"
 #include "unit.h"
-#include "upstream.h"
-#include "util.h"
 
 #define NTHREADS	8
 #define ROUNDS		200

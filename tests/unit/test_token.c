@@ -9,15 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "db.h"
-#include "price.h"
-#include "token.h"
-#include "token_balance.h"
-#include "token_list.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/util.h"
+#include "token/price.h"
+#include "token/token.h"
+#include "token/token_balance.h"
+#include "token/token_list.h"
 #include "unit.h"
 #include "unit_db.h"
-#include "util.h"
 
 #define TOK	"0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48"
 #define FEED	"0x6b175474e89094c44da98b954eedeac495271d0f"

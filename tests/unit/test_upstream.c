@@ -23,12 +23,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "config.h"
-#include "jsonrpc.h"
-#include "log.h"
-#include "upstream.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "net/upstream.h"
+#include "rpc/jsonrpc.h"
 #include "unit.h"
-#include "util.h"
 
 #define BIG	(2 * 1024 * 1024)
 

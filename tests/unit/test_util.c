@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hex.h"
+#include "core/hex.h"
+#include "core/util.h"
 #include "unit.h"
-#include "util.h"
 
 struct irow {
 	const char	*s;

@@ -14,13 +14,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "db.h"
-#include "index_read.h"
-#include "log.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "index/index_read.h"
 #include "unit.h"
-#include "util.h"
-#include "wallets.h"
+#include "wallet/wallets.h"
 
 #define OWNER	"0x70997970C51812dc3A010C7d01b50e0d17dc79C8"	/* EIP-55 */
 #define FACTORY	"0x9406cc6185a346906296840746125a0e44976454"

@@ -11,17 +11,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "db.h"
-#include "hex.h"
-#include "index_event.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/hex.h"
+#include "core/util.h"
+#include "index/index_event.h"
 #include "unit.h"
 #include "unit_db.h"
-#include "util.h"
-#include "webhook.h"
-#include "webhook_match.h"
-#include "webhook_queue.h"
-#include "webhook_sign.h"
+#include "webhook/webhook.h"
+#include "webhook/webhook_match.h"
+#include "webhook/webhook_queue.h"
+#include "webhook/webhook_sign.h"
 
 #define A1	"0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 #define H1	"0xabababababababababababababababababababababababababababababababab"

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "db.h"
+#include "core/buf.h"
+#include "core/db.h"
 #include "unit.h"
 #include "unit_db.h"
-#include "ws_follow.h"
-#include "ws_logs.h"
+#include "ws/ws_follow.h"
+#include "ws/ws_logs.h"
 
 #define CH	"ethereum.devnet"
 

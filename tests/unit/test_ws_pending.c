@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db.h"
+#include "core/db.h"
 #include "unit.h"
 #include "unit_db.h"
-#include "ws_pending.h"
+#include "ws/ws_pending.h"
 
 #define CH	"ethereum.devnet"
 #define H1	"0x1111111111111111111111111111111111111111111111111111111111111111"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db.h"
+#include "core/db.h"
 #include "unit_db.h"
 
 int

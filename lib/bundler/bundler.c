@@ -1,0 +1,421 @@
+/*
+ * The bundler's methods: chain id, entry points, send, lookups and receipts (bundler.h).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bundler.h"
+#include "bundler_pool.h"
+#include "core/hex.h"
+#include "core/http.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "evm/abi.h"
+#include "evm/address.h"
+#include "index/index_read.h"
+#include "rpc/rpc_client.h"
+#include "userop_validate.h"
+
+#define EV_USER_OP	"UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)"
+#define EV_REVERT	"UserOperationRevertReason(bytes32,address,uint256,bytes)"
+#define EV_BEFORE	"BeforeExecution()"
+
+void
+bp_bundler_chain_key(const struct bp_network *net, char *out, size_t len)
+{
+	snprintf(out, len, "%s.%s", net->chain, net->network);
+}
+
+int
+bp_bundler_chain_id(struct bp_bundler_call *c)
+{
+	return bp_buf_printf(c->result, "\"0x%llx\"", (unsigned long long)c->net->chain_id) == -1 ?
+	    bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory") : 0;
+}
+
+int
+bp_bundler_entry_points(struct bp_bundler_call *c)
+{
+	uint8_t ep[20];
+	char cs[BP_ADDR_STRLEN];
+
+	if (c->net->entry_point[0] == '\0')
+		return bp_buf_adds(c->result, "[]") == -1 ? -1 : 0;
+	if (bp_addr_parse(c->net->entry_point, strlen(c->net->entry_point), 0, ep) == -1)
+		return bp_bundler_fail(c, BP_UOV_INTERNAL, "bad entry_point in the config");
+	bp_addr_format_checksum(ep, cs, sizeof(cs));
+	return bp_buf_printf(c->result, "[\"%s\"]", cs) == -1 ? -1 : 0;
+}
+
+int
+bp_bundler_op_param(struct bp_bundler_call *c, struct bp_userop *op, uint8_t ep[20])
+{
+	uint8_t want[20];
+	const char *s, *field;
+	char why[200];
+
+	memset(op, 0, sizeof(*op));
+	if (cJSON_GetArraySize(c->params) < 2)
+		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "params must be [userOperation, "
+		    "entryPoint]");
+	if ((s = bp_bundler_param_str(c, 1, "entryPoint")) == NULL)
+		return -1;
+	if (bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, ep) == -1)
+		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "entryPoint must be an address");
+	if (c->net->entry_point[0] == '\0' || bp_addr_parse(c->net->entry_point,
+	    strlen(c->net->entry_point), 0, want) == -1 || memcmp(want, ep, 20) != 0)
+		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "unsupported entry point %.42s "
+		    "(eth_supportedEntryPoints lists the supported ones)", s);
+	if (bp_userop_from_json(cJSON_GetArrayItem(c->params, 0), op, &field, why,
+	    sizeof(why)) == -1)
+		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "userOperation.%s: %s",
+		    field ? field : "", why);
+	return 0;
+}
+
+/* Appends "NAME":"0x..." (bytes) to b. */
+static int
+put_bytes(struct bp_buf *b, const char *name, const uint8_t *p, size_t n)
+{
+	char *hex;
+	int rc;
+
+	if ((hex = malloc(2 * n + 3)) == NULL)
+		return -1;
+	bp_hex_encode(p, n, hex, 2 * n + 3);
+	rc = bp_buf_printf(b, ",\"%s\":\"%s\"", name, hex);
+	free(hex);
+	return rc;
+}
+
+int
+bp_bundler_op_json(const struct bp_userop *op, struct bp_buf *b)
+{
+	char addr[BP_ADDR_STRLEN], q[BP_U256_HEX_MAX];
+	size_t i;
+
+	bp_addr_format_checksum(op->sender, addr, sizeof(addr));
+	if (bp_buf_printf(b, "{\"sender\":\"%s\"", addr) == -1)
+		return -1;
+	for (i = 0; i < BP_USEROP_NUM__MAX; i++) {
+		bp_u256_to_quantity(&op->num[i], q, sizeof(q));
+		if (bp_buf_printf(b, ",\"%s\":\"%s\"", bp_userop_num_name(i), q) == -1)
+			return -1;
+	}
+	for (i = 0; i < BP_USEROP_BYTES__MAX; i++)
+		if (put_bytes(b, bp_userop_bytes_name(i), op->bytes[i], op->len[i]) == -1)
+			return -1;
+	return bp_buf_adds(b, "}");
+}
+
+static void
+word_hex(const struct bp_u256 *v, char out[BP_POOL_WORD_STR])
+{
+	uint8_t be[32];
+
+	bp_u256_to_be32(v, be);
+	bp_hex_encode_digits(be, 32, out, BP_POOL_WORD_STR);
+}
+
+/* The pool row of op, whose hash is hash; op_json points into json (borrowed). */
+static void
+pool_row(const struct bp_bundler_call *c, const struct bp_userop *op, const uint8_t ep[20],
+    const char *hash, const struct bp_uov_result *res, char *json, struct bp_pool_op *row)
+{
+	memset(row, 0, sizeof(*row));
+	bp_bundler_chain_key(c->net, row->chain, sizeof(row->chain));
+	bp_strlcpy(row->hash, hash, sizeof(row->hash));
+	bp_addr_format_lower(ep, row->entry_point, sizeof(row->entry_point));
+	bp_addr_format_lower(op->sender, row->sender, sizeof(row->sender));
+	word_hex(&op->num[BP_USEROP_NONCE], row->nonce);
+	word_hex(&op->num[BP_USEROP_MAX_FEE_PER_GAS], row->max_fee);
+	word_hex(&op->num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], row->max_priority);
+	row->gas = (int64_t)(bp_uov_total_gas(op) > INT64_MAX ? INT64_MAX : bp_uov_total_gas(op));
+	row->staked = !bp_u256_is_zero(&res->sender_stake) && res->sender_unstake_delay > 0;
+	if (op->len[BP_USEROP_PAYMASTER_AND_DATA] >= 20)
+		bp_addr_format_lower(op->bytes[BP_USEROP_PAYMASTER_AND_DATA], row->paymaster,
+		    sizeof(row->paymaster));
+	row->paymaster_staked = !bp_u256_is_zero(&res->paymaster_stake);
+	row->op_json = json;
+}
+
+int
+bp_bundler_send(struct bp_bundler_call *c)
+{
+	struct bp_uov_result res;
+	struct bp_userop op;
+	struct bp_pool_op row;
+	struct bp_u256 base_fee;
+	struct bp_buf json;
+	uint64_t gas_limit;
+	uint8_t ep[20], hash[32];
+	char hex[BP_POOL_HASH_STR];
+	int rc = -1;
+
+	bp_buf_init(&json, 1024 * 1024);
+	if (bp_bundler_op_param(c, &op, ep) == -1)
+		goto out;
+	if (bp_uov_block_fees(c->up, c->net, &base_fee, &gas_limit, &c->err) == -1 ||
+	    bp_uov_check_fields(&op, &base_fee, &c->err) == -1)
+		goto out;
+	if (bp_uov_total_gas(&op) > gas_limit) {
+		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "the gas limits add up to more than the "
+		    "block gas limit");
+		goto out;
+	}
+	if (bp_uov_simulate(c->up, c->net, ep, &op, &res, &c->err) == -1)
+		goto out;
+	bp_userop_hash(&op, ep, (uint64_t)c->net->chain_id, hash);
+	bp_hex_encode(hash, 32, hex, sizeof(hex));
+	if (bp_bundler_op_json(&op, &json) == -1 || bp_buf_add(&json, "", 1) == -1) {
+		bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
+		goto out;
+	}
+	pool_row(c, &op, ep, hex, &res, json.data, &row);
+	switch (bp_pool_add(c->r->db, &row, BP_BUNDLER_SENDER_CAP, BP_BUNDLER_PAYMASTER_CAP)) {
+	case BP_POOL_ADDED:
+		rc = bp_buf_printf(c->result, "\"%s\"", hex);
+		break;
+	case BP_POOL_KNOWN:
+		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "already known: %s is in the pool", hex);
+		break;
+	case BP_POOL_UNDERPRICED:
+		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "replacement underpriced: an op with this "
+		    "sender and nonce is pending; raise maxFeePerGas and maxPriorityFeePerGas by at "
+		    "least %d%% to replace it", BP_POOL_REPLACE_BUMP);
+		break;
+	case BP_POOL_IN_BUNDLE:
+		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "an op with this sender and nonce is in a "
+		    "bundle already and cannot be replaced");
+		break;
+	case BP_POOL_SENDER_CAP:
+		bp_bundler_fail(c, BP_UOV_STAKE_TOO_LOW, "the sender is unstaked and has %d ops in "
+		    "the pool already; wait for them to land, or stake", BP_BUNDLER_SENDER_CAP);
+		break;
+	case BP_POOL_PAYMASTER_CAP:
+		bp_bundler_fail(c, BP_UOV_THROTTLED, "the paymaster %s is unstaked and has %d ops "
+		    "in the pool already: throttled", row.paymaster, BP_BUNDLER_PAYMASTER_CAP);
+		break;
+	default:
+		bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+		break;
+	}
+out:
+	bp_userop_free(&op);
+	bp_buf_free(&json);
+	return rc;
+}
+
+/* params[0] as a 32-byte hash, lower-case into hex. 0, or -1 with -32602. */
+static int
+hash_param(struct bp_bundler_call *c, char hex[BP_POOL_HASH_STR])
+{
+	const char *s = bp_bundler_param_str(c, 0, "userOpHash");
+	uint8_t h[32];
+
+	if (s == NULL)
+		return -1;
+	if (bp_hex_decode_fixed(s, strlen(s), h, 32) == -1)
+		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "userOpHash must be 0x and 64 "
+		    "hex digits");
+	bp_hex_encode(h, 32, hex, BP_POOL_HASH_STR);
+	return 0;
+}
+
+int
+bp_bundler_get_op(struct bp_bundler_call *c)
+{
+	struct bp_pool_op row;
+	char hex[BP_POOL_HASH_STR], chain[BP_POOL_CHAIN_MAX], ep[BP_ADDR_STRLEN];
+	uint8_t a[20];
+	int found, rc;
+
+	if (hash_param(c, hex) == -1)
+		return -1;
+	bp_bundler_chain_key(c->net, chain, sizeof(chain));
+	if ((found = bp_pool_get(c->r->db, chain, hex, &row)) == -1)
+		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+	if (found == 0 || strcmp(row.status, "dropped") == 0 || strcmp(row.status, "failed") == 0) {
+		bp_pool_op_free(&row);
+		return bp_buf_adds(c->result, "null");
+	}
+	/* Mined but not yet settled by the submitter: the indexer may know it already. */
+	if (strcmp(row.status, "included") != 0 && bp_index_user_op_tx(c->r->db, chain, hex,
+	    row.tx_hash, sizeof(row.tx_hash), &row.block_number) == 1 &&
+	    bp_index_block_hash(c->r->db, chain, row.block_number, row.block_hash,
+	    sizeof(row.block_hash)) == 1)
+		bp_strlcpy(row.status, "included", sizeof(row.status));
+	bp_addr_parse(row.entry_point, strlen(row.entry_point), 0, a);
+	bp_addr_format_checksum(a, ep, sizeof(ep));
+	rc = bp_buf_printf(c->result, "{\"userOperation\":%s,\"entryPoint\":\"%s\",", row.op_json,
+	    ep);
+	if (rc == 0 && strcmp(row.status, "included") == 0)
+		rc = bp_buf_printf(c->result, "\"blockNumber\":\"0x%llx\",\"blockHash\":\"%s\","
+		    "\"transactionHash\":\"%s\"}", (unsigned long long)row.block_number,
+		    row.block_hash, row.tx_hash);
+	else if (rc == 0)
+		rc = bp_buf_adds(c->result, "\"blockNumber\":null,\"blockHash\":null,"
+		    "\"transactionHash\":null}");
+	bp_pool_op_free(&row);
+	return rc == -1 ? bp_bundler_fail(c, BP_UOV_INTERNAL, "response too large") : 0;
+}
+
+/* 1 when log is the event topic0 of the entry point ep (and, with h, for op hash h). */
+static int
+log_is(const cJSON *log, const char *ep, const char *topic0, const char *h)
+{
+	const cJSON *addr = cJSON_GetObjectItemCaseSensitive(log, "address");
+	const cJSON *topics = cJSON_GetObjectItemCaseSensitive(log, "topics");
+	const cJSON *t0 = cJSON_GetArrayItem(topics, 0), *t1 = cJSON_GetArrayItem(topics, 1);
+
+	if (!cJSON_IsString(addr) || strcasecmp(addr->valuestring, ep) != 0 ||
+	    !cJSON_IsString(t0) || strcasecmp(t0->valuestring, topic0) != 0)
+		return 0;
+	return h == NULL || (cJSON_IsString(t1) && strcasecmp(t1->valuestring, h) == 0);
+}
+
+/* Word i of the hex data string d as a QUANTITY into out; "" when it does not read. */
+static void
+data_word(const char *d, size_t i, char *out, size_t len)
+{
+	struct bp_u256 v;
+	char word[2 + 64 + 1] = "0x";
+	uint8_t be[32];
+
+	out[0] = '\0';
+	if (strlen(d) < 2 + 64 * (i + 1))
+		return;
+	memcpy(word + 2, d + 2 + 64 * i, 64);
+	word[66] = '\0';
+	if (bp_hex_decode_fixed(word, 66, be, 32) == -1)
+		return;
+	bp_u256_from_be32(&v, be);
+	bp_u256_to_quantity(&v, out, len);
+}
+
+/* Builds the receipt of op hash h from the transaction receipt rcpt; NULL when not in it. */
+static cJSON *
+op_receipt(cJSON *rcpt, const char *ep, const char *h)
+{
+	char t_op[BP_POOL_HASH_STR], t_rev[BP_POOL_HASH_STR], t_before[BP_POOL_HASH_STR];
+	char nonce[80], cost[80], used[80], succ[80], addr[BP_ADDR_STRLEN];
+	cJSON *logs = cJSON_GetObjectItemCaseSensitive(rcpt, "logs"), *l, *out = NULL, *mine;
+	const cJSON *ev = NULL, *data, *topics;
+	const char *reason = "";
+	uint8_t t[32];
+	int start = 0, i = 0, evi = -1, k;
+
+	bp_abi_event_topic(EV_USER_OP, t);
+	bp_hex_encode(t, 32, t_op, sizeof(t_op));
+	bp_abi_event_topic(EV_REVERT, t);
+	bp_hex_encode(t, 32, t_rev, sizeof(t_rev));
+	bp_abi_event_topic(EV_BEFORE, t);
+	bp_hex_encode(t, 32, t_before, sizeof(t_before));
+	cJSON_ArrayForEach(l, logs) {
+		if (log_is(l, ep, t_op, h)) {
+			ev = l;
+			evi = i;
+			break;
+		}
+		if (log_is(l, ep, t_op, NULL) || log_is(l, ep, t_before, NULL))
+			start = i + 1;
+		i++;
+	}
+	if (ev == NULL || (data = cJSON_GetObjectItemCaseSensitive(ev, "data")) == NULL ||
+	    !cJSON_IsString(data))
+		return NULL;
+	topics = cJSON_GetObjectItemCaseSensitive(ev, "topics");
+	data_word(data->valuestring, 0, nonce, sizeof(nonce));
+	data_word(data->valuestring, 1, succ, sizeof(succ));
+	data_word(data->valuestring, 2, cost, sizeof(cost));
+	data_word(data->valuestring, 3, used, sizeof(used));
+	if ((out = cJSON_CreateObject()) == NULL || (mine = cJSON_CreateArray()) == NULL) {
+		cJSON_Delete(out);
+		return NULL;
+	}
+	for (k = start; k < evi; k++) {
+		l = cJSON_GetArrayItem(logs, k);
+		if (log_is(l, ep, t_rev, h)) {
+			const cJSON *d = cJSON_GetObjectItemCaseSensitive(l, "data");
+
+			reason = cJSON_IsString(d) ? d->valuestring : "";
+			continue;
+		}
+		cJSON_AddItemToArray(mine, cJSON_Duplicate(l, 1));
+	}
+	cJSON_AddStringToObject(out, "userOpHash", h);
+	cJSON_AddStringToObject(out, "entryPoint", ep);
+	for (k = 2; k <= 3; k++) {
+		const cJSON *tk = cJSON_GetArrayItem(topics, k);
+
+		snprintf(addr, sizeof(addr), "0x%s", cJSON_IsString(tk) &&
+		    strlen(tk->valuestring) == 66 ? tk->valuestring + 26 : "");
+		cJSON_AddStringToObject(out, k == 2 ? "sender" : "paymaster", addr);
+	}
+	cJSON_AddStringToObject(out, "nonce", nonce);
+	cJSON_AddStringToObject(out, "actualGasCost", cost);
+	cJSON_AddStringToObject(out, "actualGasUsed", used);
+	cJSON_AddBoolToObject(out, "success", strcmp(succ, "0x1") == 0);
+	cJSON_AddStringToObject(out, "reason", reason);
+	cJSON_AddItemToObject(out, "logs", mine);
+	cJSON_AddItemToObject(out, "receipt", cJSON_Duplicate(rcpt, 1));
+	return out;
+}
+
+int
+bp_bundler_receipt(struct bp_bundler_call *c)
+{
+	struct bp_jsonrpc_error jerr;
+	struct bp_pool_op row;
+	char hex[BP_POOL_HASH_STR], chain[BP_POOL_CHAIN_MAX], tx[BP_POOL_HASH_STR];
+	char ep[BP_ADDR_STRLEN];
+	cJSON *params, *rcpt = NULL, *out = NULL;
+	char *text;
+	int64_t block;
+	int found, rc = -1;
+
+	if (hash_param(c, hex) == -1)
+		return -1;
+	bp_bundler_chain_key(c->net, chain, sizeof(chain));
+	bp_strlcpy(ep, c->net->entry_point, sizeof(ep));
+	tx[0] = '\0';
+	/*
+	 * The pool's row first: the submitter keeps it current (a bundle whose block left the
+	 * chain puts it back to pending). Then the indexer's: it knows any bundler's ops.
+	 */
+	if ((found = bp_pool_get(c->r->db, chain, hex, &row)) == -1)
+		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+	if (found == 1 && strcmp(row.status, "included") == 0)
+		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
+	bp_pool_op_free(&row);
+	if (tx[0] == '\0' &&
+	    bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx), &block) == -1)
+		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+	if (tx[0] == '\0')
+		return bp_buf_adds(c->result, "null");
+	if ((params = cJSON_CreateArray()) == NULL ||
+	    !cJSON_AddItemToArray(params, cJSON_CreateString(tx))) {
+		cJSON_Delete(params);
+		return bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
+	}
+	rcpt = bp_jsonrpc_call(c->up, c->net, "eth_getTransactionReceipt", params, &jerr);
+	cJSON_Delete(params);
+	if (rcpt == NULL)
+		return bp_bundler_fail(c, BP_UOV_INTERNAL, "the node did not answer: %s",
+		    jerr.message);
+	if (!cJSON_IsObject(rcpt) || (out = op_receipt(rcpt, ep, hex)) == NULL)
+		rc = bp_buf_adds(c->result, "null");
+	else if ((text = cJSON_PrintUnformatted(out)) == NULL)
+		rc = bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
+	else {
+		rc = bp_buf_adds(c->result, text);
+		free(text);
+	}
+	cJSON_Delete(out);
+	cJSON_Delete(rcpt);
+	return rc;
+}

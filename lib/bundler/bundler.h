@@ -1,0 +1,40 @@
+/*
+ * The ERC-4337 bundler's methods (ERC-7769, EntryPoint v0.6; docs/bundler.md): each takes one
+ * struct bp_bundler_call (lib/bundler_rpc.h) and writes its result or its error there.
+ * Validation is lib/userop_validate.c's, the mempool lib/bundler_pool.c's, estimation
+ * lib/bundler_estimate.c's, ERC-7677 lib/bundler_paymaster.c's; the submitter is cron/bundle.c.
+ */
+#ifndef BP_BUNDLER_H
+#define BP_BUNDLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bundler_rpc.h"
+#include "core/buf.h"
+#include "evm/userop.h"
+
+/* Ops an unstaked sender may have pending or submitted at once. */
+#define BP_BUNDLER_SENDER_CAP	4
+/* Ops an unstaked paymaster may have pending or submitted at once (ERC-7562's 10). */
+#define BP_BUNDLER_PAYMASTER_CAP	10
+
+int	bp_bundler_chain_id(struct bp_bundler_call *);
+int	bp_bundler_entry_points(struct bp_bundler_call *);
+int	bp_bundler_send(struct bp_bundler_call *);
+int	bp_bundler_get_op(struct bp_bundler_call *);
+int	bp_bundler_receipt(struct bp_bundler_call *);
+
+/*
+ * Reads params[0] (a UserOperation) into op and checks params[1] is the network's entry point
+ * (written to ep). 0, or -1 with -32602 in c->err. The caller frees op (bp_userop_free).
+ */
+int	bp_bundler_op_param(struct bp_bundler_call *c, struct bp_userop *op, uint8_t ep[20]);
+
+/* Appends op as the JSON object of ERC-7769 (v0.6 members, hex) to b; 0 or -1. */
+int	bp_bundler_op_json(const struct bp_userop *op, struct bp_buf *b);
+
+/* "CHAIN.NETWORK" of net into out (room for len). */
+void	bp_bundler_chain_key(const struct bp_network *net, char *out, size_t len);
+
+#endif

@@ -1,0 +1,739 @@
+/*
+ * The bundle submitter (bundler_submit.h).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+#include <cjson/cJSON.h>
+
+#include "bundler_pool.h"
+#include "bundler_submit.h"
+#include "core/hex.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "evm/abi.h"
+#include "evm/address.h"
+#include "evm/tx.h"
+#include "evm/u256.h"
+#include "evm/userop.h"
+#include "gas/paymaster.h"
+#include "rpc/rpc_client.h"
+#include "userop_validate.h"
+
+#define SIG_HANDLE_OPS "handleOps((address,uint256,bytes,bytes,uint256,uint256,uint256,uint256," \
+	"uint256,bytes,bytes)[],address)"
+#define SIG_FAILED_OP	"FailedOp(uint256,string)"
+#define EV_USER_OP	"UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)"
+#define CANDIDATES_MAX	256
+
+int
+bp_submit_init(struct bp_submitter *s, const struct bp_network *net)
+{
+	const struct bp_network *n = net;
+
+	memset(s, 0, sizeof(*s));
+	s->net = net;
+	if (n->kind != BP_CHAIN_EVM || n->bundler_key[0] == '\0' || n->entry_point[0] == '\0')
+		return 1;
+	if (bp_addr_parse(n->entry_point, strlen(n->entry_point), 0, s->ep) == -1)
+		return -1;
+	if (bp_paymaster_key_load(n->bundler_key, s->key, s->addr) == -1)
+		return -1;
+	memcpy(s->beneficiary, s->addr, 20);
+	if (n->bundler_beneficiary[0] != '\0' && bp_addr_parse(n->bundler_beneficiary,
+	    strlen(n->bundler_beneficiary), 0, s->beneficiary) == -1)
+		return -1;
+	return 0;
+}
+
+void
+bp_submit_fini(struct bp_submitter *s)
+{
+	OPENSSL_cleanse(s->key, sizeof(s->key));
+}
+
+/* ---- chain reads ---- */
+
+/* Calls method with the params JSON text; the result (a JSON null included) or NULL. */
+static cJSON *
+call(struct bp_upstream *up, const struct bp_network *net, const char *method,
+    const char *params)
+{
+	struct bp_jsonrpc_error e;
+	cJSON *p, *res;
+
+	if ((p = cJSON_Parse(params)) == NULL)
+		return NULL;
+	res = bp_jsonrpc_call(up, net, method, p, &e);
+	cJSON_Delete(p);
+	if (res == NULL)
+		bp_warn("bundle: %s.%s: %s: %s", net->chain, net->network, method, e.message);
+	return res;
+}
+
+static int
+quantity(const cJSON *j, uint64_t *out)
+{
+	return cJSON_IsString(j) &&
+	    bp_hex_quantity_lenient(j->valuestring, strlen(j->valuestring), out) == 0 ? 0 : -1;
+}
+
+static int
+tx_count(struct bp_upstream *up, const struct bp_submitter *s, const char *tag, uint64_t *out)
+{
+	char addr[BP_ADDR_STRLEN], params[96];
+	cJSON *r;
+	int rc;
+
+	bp_addr_format_lower(s->addr, addr, sizeof(addr));
+	snprintf(params, sizeof(params), "[\"%s\",\"%s\"]", addr, tag);
+	if ((r = call(up, s->net, "eth_getTransactionCount", params)) == NULL)
+		return -1;
+	rc = quantity(r, out);
+	cJSON_Delete(r);
+	return rc;
+}
+
+/* The receipt of hash: an object, a JSON null while not mined, or NULL when no answer. */
+static cJSON *
+receipt(struct bp_upstream *up, const struct bp_network *net, const char *hash)
+{
+	char params[96];
+
+	snprintf(params, sizeof(params), "[\"%s\"]", hash);
+	return call(up, net, "eth_getTransactionReceipt", params);
+}
+
+/* ---- ops ---- */
+
+/* One op of a bundle: its row's keys and the parsed op. */
+struct cand {
+	char		hash[BP_POOL_HASH_STR];
+	char		sender[BP_POOL_ADDR_STR];
+	char		nonce[BP_POOL_WORD_STR];
+	int64_t		gas;
+	char		*json;
+	struct bp_userop op;
+	int		parsed;
+};
+
+struct cands {
+	struct cand	*c;
+	size_t		 n;
+};
+
+static void
+cands_free(struct cands *cs)
+{
+	size_t i;
+
+	for (i = 0; i < cs->n; i++) {
+		free(cs->c[i].json);
+		bp_userop_free(&cs->c[i].op);
+	}
+	free(cs->c);
+	cs->c = NULL;
+	cs->n = 0;
+}
+
+/* Collects pending ops; one a sender, its lowest nonce (ops come highest fee first). */
+static int
+collect(const struct bp_pool_op *op, void *arg)
+{
+	struct cands *cs = arg;
+	struct cand *c;
+	size_t i;
+
+	for (i = 0; i < cs->n; i++)
+		if (strcmp(cs->c[i].sender, op->sender) == 0) {
+			c = &cs->c[i];
+			if (strcmp(op->nonce, c->nonce) < 0) {
+				char *j = strdup(op->op_json);
+
+				if (j == NULL)
+					return 1;
+				free(c->json);
+				c->json = j;
+				bp_strlcpy(c->hash, op->hash, sizeof(c->hash));
+				bp_strlcpy(c->nonce, op->nonce, sizeof(c->nonce));
+				c->gas = op->gas;
+			}
+			return 0;
+		}
+	if (cs->n == CANDIDATES_MAX)
+		return 1;
+	c = &cs->c[cs->n];
+	memset(c, 0, sizeof(*c));
+	if ((c->json = strdup(op->op_json)) == NULL)
+		return 1;
+	bp_strlcpy(c->hash, op->hash, sizeof(c->hash));
+	bp_strlcpy(c->sender, op->sender, sizeof(c->sender));
+	bp_strlcpy(c->nonce, op->nonce, sizeof(c->nonce));
+	c->gas = op->gas;
+	cs->n++;
+	return 0;
+}
+
+/* Parses c's JSON into c->op; 0 or -1. */
+static int
+parse_cand(struct cand *c)
+{
+	const char *field;
+	char why[160];
+	cJSON *j;
+	int rc;
+
+	if (c->parsed)
+		return 0;
+	if ((j = cJSON_Parse(c->json)) == NULL)
+		return -1;
+	rc = bp_userop_from_json(j, &c->op, &field, why, sizeof(why));
+	cJSON_Delete(j);
+	c->parsed = rc == 0;
+	return rc;
+}
+
+static void
+put_word(uint8_t *w, uint64_t v)
+{
+	int i;
+
+	memset(w, 0, 32);
+	for (i = 0; i < 8; i++)
+		w[31 - i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The calldata of handleOps(ops, beneficiary); NULL when out of memory. */
+static uint8_t *
+handle_ops(const struct cand *cs, size_t n, const uint8_t beneficiary[20], size_t *len)
+{
+	uint8_t **enc, *out = NULL, *p;
+	size_t *elen, packed, total = 0, i, off;
+
+	enc = calloc(n ? n : 1, sizeof(*enc));
+	elen = calloc(n ? n : 1, sizeof(*elen));
+	if (enc == NULL || elen == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if ((enc[i] = bp_userop_abi(&cs[i].op, (size_t)-1, &elen[i], &packed)) == NULL)
+			goto out;
+		total += elen[i];
+	}
+	*len = 4 + 64 + 32 + 32 * n + total;
+	if ((out = calloc(1, *len)) == NULL)
+		goto out;
+	bp_abi_selector(SIG_HANDLE_OPS, out);
+	put_word(out + 4, 0x40);
+	memset(out + 4 + 32, 0, 12);
+	memcpy(out + 4 + 32 + 12, beneficiary, 20);
+	put_word(out + 4 + 64, n);
+	p = out + 4 + 96;
+	off = 32 * n;
+	for (i = 0; i < n; i++) {
+		put_word(p + 32 * i, off);
+		memcpy(p + off, enc[i], elen[i]);
+		off += elen[i];
+	}
+out:
+	for (i = 0; enc != NULL && i < n; i++)
+		free(enc[i]);
+	free(enc);
+	free(elen);
+	return out;
+}
+
+/* The op index and reason of a FailedOp revert; 0 or -1. */
+static int
+failed_op(const uint8_t *data, size_t len, uint64_t *index, char *reason, size_t cap)
+{
+	uint8_t sel[4];
+
+	bp_abi_selector(SIG_FAILED_OP, sel);
+	if (data == NULL || len < 4 || memcmp(data, sel, 4) != 0 ||
+	    bp_abi_read_u64(data + 4, len - 4, 0, index) == -1 ||
+	    bp_abi_read_string(data + 4, len - 4, 1, reason, cap) == -1)
+		return -1;
+	return 0;
+}
+
+/* ---- watching what was sent ---- */
+
+struct watch {
+	struct bp_db		*db;
+	struct bp_upstream	*up;
+	struct bp_submitter	*s;
+	int			 failed;
+	int			 settled;
+	int			 open;
+	/* For bp_pool_bundle_ops: the ops of the bundle at hand. */
+	struct bp_pool_outcome	 out[BP_SUBMIT_OPS_MAX];
+	size_t			 nout;
+	const cJSON		*logs;
+};
+
+/* 1 when log is ep's UserOperationEvent for op hash h; success into *ok. */
+static int
+op_event(const cJSON *log, const char *ep, const char *topic0, const char *h, int *ok)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(log, "address");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(log, "topics");
+	const cJSON *t0 = cJSON_GetArrayItem(t, 0), *t1 = cJSON_GetArrayItem(t, 1);
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(log, "data");
+
+	if (!cJSON_IsString(a) || strcasecmp(a->valuestring, ep) != 0 || !cJSON_IsString(t0) ||
+	    strcasecmp(t0->valuestring, topic0) != 0 || !cJSON_IsString(t1) ||
+	    strcasecmp(t1->valuestring, h) != 0)
+		return 0;
+	/* data: nonce, success, actualGasCost, actualGasUsed; success is word 1's last digit. */
+	*ok = cJSON_IsString(d) && strlen(d->valuestring) >= 2 + 128 &&
+	    d->valuestring[2 + 127] == '1';
+	return 1;
+}
+
+static int
+outcome(const char *hash, void *arg)
+{
+	struct watch *w = arg;
+	struct bp_pool_outcome *o;
+	char ep[BP_ADDR_STRLEN], t0[BP_POOL_HASH_STR];
+	uint8_t t[32];
+	const cJSON *l;
+
+	if (w->nout == BP_SUBMIT_OPS_MAX)
+		return 1;
+	o = &w->out[w->nout++];
+	memset(o, 0, sizeof(*o));
+	bp_strlcpy(o->hash, hash, sizeof(o->hash));
+	bp_addr_format_lower(w->s->ep, ep, sizeof(ep));
+	bp_abi_event_topic(EV_USER_OP, t);
+	bp_hex_encode(t, 32, t0, sizeof(t0));
+	cJSON_ArrayForEach(l, w->logs)
+		if (op_event(l, ep, t0, hash, &o->success)) {
+			o->found = 1;
+			break;
+		}
+	return 0;
+}
+
+/* Marks b included from its receipt r. 0 or -1. */
+static int
+settle(struct watch *w, const struct bp_pool_bundle *b, const cJSON *r, const char *hash)
+{
+	const cJSON *bn = cJSON_GetObjectItemCaseSensitive(r, "blockNumber");
+	const cJSON *bh = cJSON_GetObjectItemCaseSensitive(r, "blockHash");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "status");
+	uint64_t number;
+
+	if (quantity(bn, &number) == -1 || !cJSON_IsString(bh))
+		return -1;
+	w->nout = 0;
+	w->logs = cJSON_GetObjectItemCaseSensitive(r, "logs");
+	if (bp_pool_bundle_ops(w->db, b->id, outcome, w) == -1)
+		return -1;
+	w->settled++;
+	return bp_pool_bundle_included(w->db, b->id, hash, (int64_t)number, bh->valuestring, w->out,
+	    w->nout, cJSON_IsString(st) && strcmp(st->valuestring, "0x0") == 0 ?
+	    "the bundle transaction reverted" : "no UserOperationEvent for it in the bundle");
+}
+
+/* ---- building and sending ---- */
+
+/* Collects the ops of a bundle (for a re-send) by hash. */
+static int
+bundle_op(const char *hash, void *arg)
+{
+	struct watch *w = arg;
+
+	if (w->nout == BP_SUBMIT_OPS_MAX)
+		return 1;
+	bp_strlcpy(w->out[w->nout++].hash, hash, sizeof(w->out[0].hash));
+	return 0;
+}
+
+/* Signs the handleOps data as a type 2 transaction with nonce and fees. 0 or -1. */
+static int
+sign(const struct bp_submitter *s, const uint8_t *data, size_t len, uint64_t nonce,
+    uint64_t gas_limit, const struct bp_u256 *fee, const struct bp_u256 *tip,
+    struct bp_pool_bundle *b)
+{
+	struct bp_tx1559 tx;
+	uint8_t *raw = NULL, h[32];
+	size_t rawlen;
+
+	memset(&tx, 0, sizeof(tx));
+	tx.chain_id = (uint64_t)s->net->chain_id;
+	tx.nonce = nonce;
+	tx.max_fee_per_gas = *fee;
+	tx.max_priority_fee_per_gas = *tip;
+	tx.gas_limit = gas_limit;
+	tx.has_to = 1;
+	memcpy(tx.to, s->ep, 20);
+	tx.data = data;
+	tx.data_len = len;
+	if (bp_tx_sign(&tx, s->key, &raw, &rawlen, h) == -1)
+		return -1;
+	free(b->raw_tx);
+	if ((b->raw_tx = malloc(2 * rawlen + 3)) == NULL) {
+		free(raw);
+		return -1;
+	}
+	bp_hex_encode(raw, rawlen, b->raw_tx, 2 * rawlen + 3);
+	free(raw);
+	bp_hex_encode(h, 32, b->tx_hash, sizeof(b->tx_hash));
+	bp_u256_to_dec(fee, b->max_fee, sizeof(b->max_fee));
+	bp_u256_to_dec(tip, b->max_priority, sizeof(b->max_priority));
+	b->nonce = (int64_t)nonce;
+	b->gas_limit = (int64_t)gas_limit;
+	return 0;
+}
+
+static void
+send_raw(struct bp_upstream *up, const struct bp_network *net, const char *raw)
+{
+	size_t n = strlen(raw) + 8;
+	char *params;
+	cJSON *r;
+
+	if ((params = malloc(n)) == NULL)
+		return;
+	snprintf(params, n, "[\"%s\"]", raw);
+	r = call(up, net, "eth_sendRawTransaction", params);
+	cJSON_Delete(r);
+	free(params);
+}
+
+/* Re-sends b with both fees raised by BP_SUBMIT_FEE_BUMP percent. 0 or -1. */
+static int
+bump(struct watch *w, struct bp_pool_bundle *b)
+{
+	struct cand cs[BP_SUBMIT_OPS_MAX];
+	struct bp_pool_op row;
+	struct bp_u256 fee, tip;
+	uint8_t *data = NULL;
+	size_t i, n = 0, len;
+	uint64_t rem;
+	int rc = -1;
+
+	memset(cs, 0, sizeof(cs));
+	w->nout = 0;
+	if (bp_pool_bundle_ops(w->db, b->id, bundle_op, w) == -1)
+		return -1;
+	for (i = 0; i < w->nout; i++) {
+		if (bp_pool_get(w->db, b->chain, w->out[i].hash, &row) != 1)
+			goto out;
+		cs[n].json = row.op_json;
+		row.op_json = NULL;
+		n++;
+		if (parse_cand(&cs[n - 1]) == -1)
+			goto out;
+	}
+	if (bp_u256_from_dec(&fee, b->max_fee, strlen(b->max_fee)) == -1 ||
+	    bp_u256_from_dec(&tip, b->max_priority, strlen(b->max_priority)) == -1 ||
+	    bp_u256_mul_u64(&fee, &fee, 100 + BP_SUBMIT_FEE_BUMP) == -1 ||
+	    bp_u256_mul_u64(&tip, &tip, 100 + BP_SUBMIT_FEE_BUMP) == -1)
+		goto out;
+	bp_u256_div_u64(&fee, &fee, 100, &rem);
+	bp_u256_div_u64(&tip, &tip, 100, &rem);
+	if ((data = handle_ops(cs, n, w->s->beneficiary, &len)) == NULL ||
+	    sign(w->s, data, len, (uint64_t)b->nonce, (uint64_t)b->gas_limit, &fee, &tip, b) == -1)
+		goto out;
+	/* Recorded before it is sent: a crash after this finds the new version. */
+	if (bp_pool_bundle_bump(w->db, b->id, b->tx_hash, b->raw_tx, b->max_fee,
+	    b->max_priority) == -1)
+		goto out;
+	bp_info("bundle: %s: bundle %lld re-sent with fees +%d%% as %s", b->chain,
+	    (long long)b->id, BP_SUBMIT_FEE_BUMP, b->tx_hash);
+	send_raw(w->up, w->s->net, b->raw_tx);
+	rc = 0;
+out:
+	free(data);
+	for (i = 0; i < n; i++) {
+		free(cs[i].json);
+		bp_userop_free(&cs[i].op);
+	}
+	return rc;
+}
+
+/* What became of a bundle that was sent (bp_pool_each_bundle callback). */
+static int
+watch_one(struct bp_pool_bundle *b, void *arg)
+{
+	struct watch *w = arg;
+	char hashes[sizeof(b->old_tx_hashes) + BP_POOL_HASH_STR + 2], *h, *save = NULL;
+	uint64_t latest;
+	cJSON *r, *tx;
+	char params[96];
+
+	/*
+	 * The chain's nonce first, then the receipts: a bundle mined between the two reads is
+	 * then seen mined, never taken for one whose nonce another transaction used.
+	 */
+	if (tx_count(w->up, w->s, "latest", &latest) == -1) {
+		w->failed = 1;
+		return 1;
+	}
+	snprintf(hashes, sizeof(hashes), "%s%s%s", b->tx_hash, b->old_tx_hashes[0] ? "," : "",
+	    b->old_tx_hashes);
+	for (h = strtok_r(hashes, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save)) {
+		if ((r = receipt(w->up, w->s->net, h)) == NULL) {
+			w->failed = 1;
+			return 1;
+		}
+		if (cJSON_IsObject(r)) {
+			if (settle(w, b, r, h) == -1)
+				w->failed = 1;
+			cJSON_Delete(r);
+			return 0;
+		}
+		cJSON_Delete(r);
+	}
+	/*
+	 * No receipt. The chain's nonce decides, never the row's (evm_revert moves it back); a
+	 * transaction the node shows in a block is mined and its receipt is on its way (anvil
+	 * moves the nonce before it serves the receipt): wait for it.
+	 */
+	snprintf(params, sizeof(params), "[\"%s\"]", b->tx_hash);
+	if ((tx = call(w->up, w->s->net, "eth_getTransactionByHash", params)) == NULL) {
+		w->failed = 1;
+		return 1;
+	}
+	if (cJSON_IsObject(tx) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(tx,
+	    "blockNumber"))) {
+		cJSON_Delete(tx);
+		w->open++;
+		return 0;
+	}
+	if (latest > (uint64_t)b->nonce) {
+		cJSON_Delete(tx);
+		bp_warn("bundle: %s: nonce %lld of bundle %lld was taken by another transaction; "
+		    "its ops go back to the pool", b->chain, (long long)b->nonce, (long long)b->id);
+		w->settled++;
+		return bp_pool_bundle_release(w->db, b->id, "dropped") == -1 ? (w->failed = 1) : 0;
+	}
+	if (!cJSON_IsObject(tx)) {
+		bp_warn("bundle: %s: bundle %lld (%s) vanished from the node; its ops go back to "
+		    "the pool", b->chain, (long long)b->id, b->tx_hash);
+		w->settled++;
+		if (bp_pool_bundle_release(w->db, b->id, "dropped") == -1)
+			w->failed = 1;
+	} else if (time(NULL) - b->sent_at >= BP_SUBMIT_STUCK_SECONDS) {
+		if (bump(w, b) == -1)
+			w->failed = 1;
+		w->open++;
+	} else
+		w->open++;
+	cJSON_Delete(tx);
+	return 0;
+}
+
+/* An included bundle of the last blocks: orphaned when its receipt is gone or moved. */
+static int
+reorg_one(struct bp_pool_bundle *b, void *arg)
+{
+	struct watch *w = arg;
+	const cJSON *bh;
+	cJSON *r;
+
+	if ((r = receipt(w->up, w->s->net, b->tx_hash)) == NULL) {
+		w->failed = 1;
+		return 1;
+	}
+	bh = cJSON_GetObjectItemCaseSensitive(r, "blockHash");
+	if (!cJSON_IsObject(r) || !cJSON_IsString(bh) ||
+	    strcasecmp(bh->valuestring, b->block_hash) != 0) {
+		bp_warn("bundle: %s: block %lld of bundle %lld left the chain; its ops go back to "
+		    "the pool", b->chain, (long long)b->block_number, (long long)b->id);
+		w->settled++;
+		if (bp_pool_bundle_release(w->db, b->id, "orphaned") == -1)
+			w->failed = 1;
+	}
+	cJSON_Delete(r);
+	return 0;
+}
+
+/* The gas limit of the handleOps transaction: eth_estimateGas + 20%, or the ops' sum. */
+static uint64_t
+gas_limit_of(struct bp_upstream *up, const struct bp_submitter *s, const uint8_t *data,
+    size_t len, const struct cand *cs, size_t n)
+{
+	char from[BP_ADDR_STRLEN], to[BP_ADDR_STRLEN], *hex, *params;
+	uint64_t g = 0, sum = 60000;
+	size_t i;
+	cJSON *r = NULL;
+
+	for (i = 0; i < n; i++)
+		sum += (uint64_t)cs[i].gas + 2 * 100000;
+	if ((hex = malloc(2 * len + 3)) == NULL || (params = malloc(2 * len + 256)) == NULL) {
+		free(hex);
+		return sum;
+	}
+	bp_hex_encode(data, len, hex, 2 * len + 3);
+	bp_addr_format_lower(s->addr, from, sizeof(from));
+	bp_addr_format_lower(s->ep, to, sizeof(to));
+	snprintf(params, 2 * len + 256, "[{\"from\":\"%s\",\"to\":\"%s\",\"data\":\"%s\"}]", from,
+	    to, hex);
+	r = call(up, s->net, "eth_estimateGas", params);
+	free(hex);
+	free(params);
+	if (r != NULL && quantity(r, &g) == 0)
+		sum = g + g / 5;
+	cJSON_Delete(r);
+	return sum;
+}
+
+/* Builds, records and sends a bundle of the pending ops. 1 sent, 0 nothing to send, -1. */
+static int
+build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const char *chain,
+    size_t *nsent, size_t *ndropped)
+{
+	struct cands cs = { NULL, 0 };
+	struct bp_pool_bundle b;
+	struct bp_u256 base_fee, fee, tip;
+	struct bp_uov_error err;
+	char (*hashes)[BP_POOL_HASH_STR] = NULL, reason[256], why[300];
+	uint8_t *data = NULL, *ret = NULL;
+	size_t i, n = 0, len, retlen;
+	uint64_t block_gas, gas = 0, nonce, gas_limit, idx;
+	int rc = -1, r;
+
+	memset(&b, 0, sizeof(b));
+	memset(&err, 0, sizeof(err));
+	if ((cs.c = calloc(CANDIDATES_MAX, sizeof(*cs.c))) == NULL)
+		return -1;
+	if (bp_pool_each_pending(db, chain, CANDIDATES_MAX, collect, &cs) == -1)
+		goto out;
+	if (cs.n == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (bp_uov_block_fees(up, s->net, &base_fee, &block_gas, &err) == -1)
+		goto out;
+	/* As many as fit nine tenths of the block (a verification's worst case is 3x its limit). */
+	for (i = 0; i < cs.n && n < BP_SUBMIT_OPS_MAX; i++) {
+		if (gas + (uint64_t)cs.c[i].gas > block_gas / 10 * 9)
+			continue;
+		if (parse_cand(&cs.c[i]) == -1) {
+			bp_pool_drop(db, chain, cs.c[i].hash, "the stored op does not parse");
+			continue;
+		}
+		gas += (uint64_t)cs.c[i].gas;
+		if (i != n) {
+			struct cand t = cs.c[n];
+
+			cs.c[n] = cs.c[i];
+			cs.c[i] = t;
+		}
+		n++;
+	}
+	/* Re-check with eth_call of handleOps; an op that fails is dropped with its reason. */
+	while (n > 0) {
+		free(data);
+		free(ret);
+		ret = NULL;
+		if ((data = handle_ops(cs.c, n, s->beneficiary, &len)) == NULL)
+			goto out;
+		/* At "pending": the next block's timestamp, which validity windows are held to. */
+		r = bp_uov_eth_call(up, s->net, s->ep, data, len, "pending", NULL, &ret, &retlen,
+		    &err);
+		if (r == -1)
+			goto out;
+		if (r == 0)
+			break;
+		if (failed_op(ret, retlen, &idx, reason, sizeof(reason)) == -1 || idx >= n) {
+			/* Not one op's fault that we can name: drop the last (lowest fee) and retry. */
+			idx = n - 1;
+			bp_strlcpy(reason, "handleOps reverted", sizeof(reason));
+		}
+		snprintf(why, sizeof(why), "re-check before bundling failed: %s", reason);
+		bp_pool_drop(db, chain, cs.c[idx].hash, why);
+		(*ndropped)++;
+		if (idx != n - 1) {
+			struct cand t = cs.c[idx];
+
+			memmove(&cs.c[idx], &cs.c[idx + 1], (n - 1 - idx) * sizeof(cs.c[0]));
+			cs.c[n - 1] = t;
+		}
+		n--;
+	}
+	if (n == 0) {
+		rc = 0;
+		goto out;
+	}
+	/* The transaction pays the least any op of it offers, so every op covers its own gas. */
+	fee = cs.c[0].op.num[BP_USEROP_MAX_FEE_PER_GAS];
+	tip = cs.c[0].op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS];
+	for (i = 1; i < n; i++) {
+		if (bp_u256_cmp(&cs.c[i].op.num[BP_USEROP_MAX_FEE_PER_GAS], &fee) < 0)
+			fee = cs.c[i].op.num[BP_USEROP_MAX_FEE_PER_GAS];
+		if (bp_u256_cmp(&cs.c[i].op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], &tip) < 0)
+			tip = cs.c[i].op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS];
+	}
+	if (bp_u256_cmp(&tip, &fee) > 0)
+		tip = fee;
+	gas_limit = gas_limit_of(up, s, data, len, cs.c, n);
+	if (gas_limit > block_gas)
+		gas_limit = block_gas;
+	if (tx_count(up, s, "pending", &nonce) == -1)
+		goto out;
+	if ((hashes = calloc(n, sizeof(*hashes))) == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		memcpy(hashes[i], cs.c[i].hash, sizeof(hashes[i]));
+	bp_strlcpy(b.chain, chain, sizeof(b.chain));
+	bp_addr_format_lower(s->addr, b.bundler, sizeof(b.bundler));
+	if (sign(s, data, len, nonce, gas_limit, &fee, &tip, &b) == -1)
+		goto out;
+	/* Recorded with its nonce and bytes BEFORE it is sent (crash safety). */
+	if (bp_pool_bundle_record(db, &b, hashes, n) == -1) {
+		rc = 0;		/* an op moved meanwhile: the next pass builds again */
+		goto out;
+	}
+	send_raw(up, s->net, b.raw_tx);
+	*nsent = n;
+	rc = 1;
+out:
+	bp_uov_error_free(&err);
+	bp_pool_bundle_free(&b);
+	free(hashes);
+	free(data);
+	free(ret);
+	cands_free(&cs);
+	return rc;
+}
+
+int
+bp_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, char *msg,
+    size_t msglen)
+{
+	struct watch w;
+	char chain[BP_POOL_CHAIN_MAX];
+	size_t sent = 0, dropped = 0;
+	uint64_t head;
+	cJSON *r;
+	int built = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.db = db;
+	w.up = up;
+	w.s = s;
+	snprintf(chain, sizeof(chain), "%s.%s", s->net->chain, s->net->network);
+	if (bp_pool_each_bundle(db, chain, 0, 0, watch_one, &w) == -1)
+		w.failed = 1;
+	if ((r = call(up, s->net, "eth_blockNumber", "[]")) != NULL && quantity(r, &head) == 0 &&
+	    bp_pool_each_bundle(db, chain, 1, head > BP_SUBMIT_REORG_DEPTH ?
+	    (int64_t)(head - BP_SUBMIT_REORG_DEPTH) : 0, reorg_one, &w) == -1)
+		w.failed = 1;
+	cJSON_Delete(r);
+	if (!w.failed && w.open == 0 && (built = build(db, up, s, chain, &sent, &dropped)) == -1)
+		w.failed = 1;
+	snprintf(msg, msglen, "%s: %d settled, %d in flight, %zu ops sent, %zu dropped", chain,
+	    w.settled, w.open, sent, dropped);
+	if (w.failed)
+		return -1;
+	return built == 1 || w.settled > 0 ? 1 : 0;
+}

@@ -1,0 +1,105 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/db.h"
+#include "core/hex.h"
+#include "evm/address.h"
+#include "evm/userop.h"
+#include "sponsor.h"
+#include "token/price.h"
+
+/* Sets out's refusal and returns its status. */
+static int
+refuse(struct bp_sponsor_result *out, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int
+refuse(struct bp_sponsor_result *out, int status, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out->message, sizeof(out->message), fmt, ap);
+	va_end(ap);
+	out->code = code;
+	return out->status = status;
+}
+
+int
+bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg,
+    const struct bp_network *net, const uint8_t key[32], const struct bp_policy *p,
+    const cJSON *j, struct bp_sponsor_result *out)
+{
+	struct bp_userop_call calls[BP_USEROP_CALLS_MAX];
+	struct bp_userop op;
+	struct bp_price price;
+	struct bp_u256 wei;
+	const char *field;
+	char why[sizeof(out->message)];
+	int64_t now = (int64_t)time(NULL);
+	int ncalls, refused;
+
+	memset(out, 0, sizeof(*out));
+	if (bp_userop_from_json(j, &op, &field, why, sizeof(why)) == -1)
+		return refuse(out, 400, "invalid_request", "user_operation.%s: %s", field, why);
+	if (bp_userop_max_cost(&op, &wei) == -1) {
+		refuse(out, 400, "invalid_request", "user_operation: the gas limits times "
+		    "maxFeePerGas are too large to be sponsored");
+		goto out;
+	}
+	out->have_usd = bp_price_native(cfg, net->chain, &price) == 0 &&
+	    bp_price_usd(&wei, &price, &out->usd) == 0;
+	ncalls = bp_userop_calls(op.bytes[BP_USEROP_CALL_DATA], op.len[BP_USEROP_CALL_DATA], calls,
+	    BP_USEROP_CALLS_MAX);
+	if (bp_policy_check(&p->rules, calls, ncalls, out->have_usd ? &out->usd : NULL, why,
+	    sizeof(why)) != -1) {
+		refuse(out, 403, "forbidden", "%s", why);
+		goto out;
+	}
+	/* validAfter a minute back: a node whose clock is a little behind still accepts it. */
+	if (bp_paymaster_grant(up, net, key, &op, (uint64_t)(now + cfg->paymaster_validity),
+	    (uint64_t)(now - 60), &out->grant) == -1) {
+		refuse(out, 500, "internal_error", "the %s %s node did not answer; retry later",
+		    net->chain, net->network);
+		goto out;
+	}
+	refused = bp_policy_record(db, p, net->network, op.sender, out->grant.op_hash,
+	    out->have_usd ? &out->usd : NULL, why, sizeof(why));
+	if (refused == BP_RULE__MAX)
+		refuse(out, 500, "internal_error", "database error");
+	else if (refused >= 0)
+		refuse(out, 403, "forbidden", "%s", why);
+	else
+		out->status = 200;
+out:
+	bp_userop_free(&op);
+	return out->status;
+}
+
+int
+bp_sponsor_json(const struct bp_sponsor_result *s, struct bp_buf *b)
+{
+	const struct bp_paymaster_grant *g = &s->grant;
+	char pm[BP_ADDR_STR_MAX], data[2 * BP_PAYMASTER_PND_LEN + 3], u[BP_U256_UNITS_MAX + 2];
+	char pnd[2 * BP_PAYMASTER_PND_LEN + 3], h[67];
+
+	bp_addr_format_checksum(g->pnd, pm, sizeof(pm));
+	bp_hex_encode(g->pnd + 20, BP_PAYMASTER_DATA_LEN, data, sizeof(data));
+	bp_hex_encode(g->pnd, BP_PAYMASTER_PND_LEN, pnd, sizeof(pnd));
+	bp_hex_encode(g->op_hash, 32, h, sizeof(h));
+	memcpy(u, "null", 5);
+	if (s->have_usd) {
+		u[0] = '"';
+		bp_u256_format_units(&s->usd, BP_PRICE_USD_DECIMALS, u + 1, BP_U256_UNITS_MAX);
+		memcpy(u + strlen(u), "\"", 2);
+	}
+	return bp_buf_printf(b, "{\"paymaster\":\"%s\",\"paymasterData\":\"%s\","
+	    "\"paymasterVerificationGasLimit\":\"0x%x\",\"paymasterPostOpGasLimit\":\"0x%x\","
+	    "\"sponsored_gas_usd\":%s,\"paymasterAndData\":\"%s\",\"valid_until\":%llu,"
+	    "\"valid_after\":%llu,\"user_op_hash\":\"%s\"}", pm, data,
+	    BP_PAYMASTER_VERIFICATION_GAS, BP_PAYMASTER_POSTOP_GAS, u, pnd,
+	    (unsigned long long)g->valid_until, (unsigned long long)g->valid_after, h) == -1 ?
+	    -1 : 0;
+}

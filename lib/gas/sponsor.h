@@ -1,0 +1,45 @@
+/*
+ * One sponsorship, end to end after the policy and network are known (docs/gas.md, Sponsorship
+ * flow): parse the UserOperation, price its worst case, decode its calls, check the rules, sign
+ * with the VerifyingPaymaster key, count and record atomically. fcgi/gas.c's POST
+ * /v1/gas/sponsor and the bundler's ERC-7677 pm_getPaymasterData share it.
+ */
+#ifndef BP_SPONSOR_H
+#define BP_SPONSOR_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/buf.h"
+#include "core/config.h"
+#include "evm/u256.h"
+#include "paymaster.h"
+#include "policy.h"
+
+struct bp_db;
+struct bp_upstream;
+
+/* What a sponsorship came to. */
+struct bp_sponsor_result {
+	int				 status;	/* 200, or the HTTP status of the refusal */
+	const char			*code;		/* the error code when not 200 */
+	char				 message[512];	/* why, naming the field or the rule */
+	struct bp_paymaster_grant	 grant;
+	int				 have_usd;	/* 0: no [prices CHAIN] native */
+	struct bp_u256			 usd;		/* worst case, 10^-36 USD */
+};
+
+/*
+ * Sponsors the UserOperation j (untrusted JSON) under the active policy p on net, signing with
+ * key, the signature valid for validity seconds. Returns out->status: 200, 400 (a bad field),
+ * 403 (a rule refused), 500 (the node did not answer, a database error).
+ */
+int	bp_sponsor(struct bp_db *, struct bp_upstream *, const struct bp_config *,
+	    const struct bp_network *net, const uint8_t key[32], const struct bp_policy *p,
+	    const cJSON *j, struct bp_sponsor_result *out);
+
+/* Appends the answer of a sponsorship that succeeded to b; 0, or -1 when b is full. */
+int	bp_sponsor_json(const struct bp_sponsor_result *, struct bp_buf *b);
+
+#endif

@@ -1,0 +1,439 @@
+/*
+ * The chain index's readers: the read side of the indexer's tables for the features built on
+ * them (index_read.h). The writers are index_store.c, index_reorg.c and index_prune.c.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/db.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "index_read.h"
+
+/* ---- the indexer's tables ---- */
+
+/*
+ * The statement for sql with the strings keys[0..nkeys) bound to its parameters 1..nkeys. It
+ * belongs to the db module's cache (the caller resets it); NULL after bp_db_stmt logged why.
+ */
+static struct bp_stmt *
+query(struct bp_db *db, const char *sql, const char *const keys[], size_t nkeys)
+{
+	struct bp_stmt *st;
+	size_t i;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return NULL;
+	for (i = 0; i < nkeys; i++)
+		bp_stmt_text(st, (int)i + 1, keys[i]);
+	return st;
+}
+
+/*
+ * A query for at most one row: steps the statement of query() once. On a row, fill(st, out)
+ * copies the columns out and returns 0, or -1 when they do not fit. Returns 1 for a row, 0 for
+ * none, -1 on a database error (logged by the db module) or when fill failed.
+ */
+static int
+lookup(struct bp_db *db, const char *sql, const char *const keys[], size_t nkeys,
+    int (*fill)(struct bp_stmt *, void *), void *out)
+{
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = query(db, sql, keys, nkeys)) == NULL)
+		return -1;
+	switch (bp_stmt_step(st)) {
+	case BP_DB_ROW:
+		rc = fill(st, out) == 0 ? 1 : -1;
+		break;
+	case BP_DB_DONE:
+		rc = 0;
+		break;
+	default:
+		break;
+	}
+	bp_stmt_reset(st);
+	return rc;
+}
+
+/* A text column copied into a caller's buffer, for lookup. */
+struct text_out {
+	char	*s;
+	size_t	 size;
+};
+
+/* Column 0 into the text_out at arg; 0, or -1 when it does not fit. */
+static int
+fill_text(struct bp_stmt *st, void *arg)
+{
+	struct text_out *t = arg;
+
+	return bp_strlcpy(t->s, bp_col_text(st, 0), t->size);
+}
+
+/* A cursor row into the bp_index_head at arg, for lookup. */
+static int
+fill_head(struct bp_stmt *st, void *arg)
+{
+	struct bp_index_head *out = arg;
+
+	out->head = bp_col_int(st, 0);
+	out->confirmed = bp_col_int(st, 1);
+	out->chain_head = bp_col_int(st, 2);
+	out->checked_at = bp_col_int(st, 3);
+	out->reorgs = bp_col_int(st, 4);
+	bp_strlcpy(out->head_hash, bp_col_text(st, 5), sizeof(out->head_hash));
+	return 0;
+}
+
+int
+bp_index_get_head(struct bp_db *db, const char *chain, struct bp_index_head *out)
+{
+	static const char sql[] = "SELECT head, confirmed, chain_head, checked_at, reorgs,"
+	    " head_hash FROM index_cursors WHERE chain = ?";
+	const char *keys[] = { chain };
+	int rc;
+
+	if ((rc = lookup(db, sql, keys, BP_NITEMS(keys), fill_head, out)) == 0) {
+		memset(out, 0, sizeof(*out));
+		out->head = out->confirmed = out->chain_head = -1;
+	}
+	return rc;
+}
+
+int
+bp_index_nft_owner(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, char *owner, size_t ownerlen)
+{
+	static const char sql[] = "SELECT owner FROM index_nft_owners WHERE chain = ?"
+	    " AND contract = ? AND token_id = ? AND standard = 'erc721'";
+	const char *keys[] = { chain, contract, token_id };
+	struct text_out t = { owner, ownerlen };
+
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_text, &t);
+}
+
+int
+bp_index_nft_balance(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, const char *owner, char *out, size_t outlen)
+{
+	static const char sql[] = "SELECT quantity FROM index_nft_owners WHERE chain = ?"
+	    " AND contract = ? AND token_id = ? AND owner = ?";
+	const char *keys[] = { chain, contract, token_id, owner };
+	struct text_out t = { out, outlen };
+
+	switch (lookup(db, sql, keys, BP_NITEMS(keys), fill_text, &t)) {
+	case 1:
+		return 0;
+	case 0:
+		return bp_strlcpy(out, "0", outlen);
+	default:
+		return -1;
+	}
+}
+
+/*
+ * Steps st (contract, token_id, standard, quantity, block_number rows), calling fn for each
+ * until it returns non-zero, and resets st. Returns the number of calls, or -1 on an error.
+ */
+static int
+each_nft_row(struct bp_stmt *st, int (*fn)(const struct bp_index_nft *, void *), void *arg)
+{
+	struct bp_index_nft n;
+	enum bp_db_step r;
+	int count = 0;
+
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
+		n.contract = bp_col_text(st, 0);
+		n.token_id = bp_col_text(st, 1);
+		n.standard = bp_col_text(st, 2);
+		n.quantity = bp_col_text(st, 3);
+		n.block_number = bp_col_int(st, 4);
+		count++;
+		if (fn(&n, arg) != 0)
+			break;
+	}
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : count;
+}
+
+int
+bp_index_each_nft(struct bp_db *db, const char *chain, const char *owner,
+    int (*fn)(const struct bp_index_nft *, void *), void *arg)
+{
+	return bp_index_nft_page(db, chain, owner, 0, INT64_MAX, fn, arg);
+}
+
+int
+bp_index_each_erc20(struct bp_db *db, const char *chain, const char *owner,
+    int (*fn)(const char *, int64_t, void *), void *arg)
+{
+	static const char sql[] = "SELECT contract, first_block FROM index_erc20_holdings"
+	    " WHERE chain = ? AND owner = ? ORDER BY contract";
+	const char *keys[] = { chain, owner };
+	struct bp_stmt *st;
+	enum bp_db_step r;
+	int count = 0;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
+		count++;
+		if (fn(bp_col_text(st, 0), bp_col_int(st, 1), arg) != 0)
+			break;
+	}
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : count;
+}
+
+/* An AccountDeployed row into the bp_index_deployment at arg, for lookup. */
+static int
+fill_deployment(struct bp_stmt *st, void *arg)
+{
+	struct bp_index_deployment *out = arg;
+
+	bp_strlcpy(out->factory, bp_col_text(st, 0), sizeof(out->factory));
+	bp_strlcpy(out->paymaster, bp_col_text(st, 1), sizeof(out->paymaster));
+	bp_strlcpy(out->user_op_hash, bp_col_text(st, 2), sizeof(out->user_op_hash));
+	bp_strlcpy(out->tx_hash, bp_col_text(st, 3), sizeof(out->tx_hash));
+	out->block_number = bp_col_int(st, 4);
+	return 0;
+}
+
+int
+bp_index_account_deployed(struct bp_db *db, const char *chain, const char *sender,
+    struct bp_index_deployment *out)
+{
+	/*
+	 * No ORDER BY: with one, SQLite walks every deployment of the chain by block and sorts in a
+	 * temporary b-tree; the (chain, sender) index finds the few rows, and column 5 (log_index)
+	 * only picks the first of them here.
+	 */
+	static const char sql[] = "SELECT factory, paymaster, user_op_hash, tx_hash,"
+	    " block_number, log_index FROM index_account_deployments WHERE chain = ? AND sender = ?";
+	const char *keys[] = { chain, sender };
+	struct bp_index_deployment cur;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int64_t best_log = 0;
+	int found = 0;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		fill_deployment(st, &cur);
+		if (!found || cur.block_number < out->block_number ||
+		    (cur.block_number == out->block_number && bp_col_int(st, 5) < best_log)) {
+			*out = cur;
+			best_log = bp_col_int(st, 5);
+		}
+		found = 1;
+	}
+	bp_stmt_reset(st);
+	return step == BP_DB_ERROR ? -1 : found;
+}
+
+/* A transaction row into the bp_index_tx at arg, for lookup. */
+static int
+fill_tx(struct bp_stmt *st, void *arg)
+{
+	struct bp_index_tx *out = arg;
+
+	out->block_number = bp_col_int(st, 0);
+	out->tx_index = bp_col_int(st, 1);
+	bp_strlcpy(out->from, bp_col_text(st, 2), sizeof(out->from));
+	bp_strlcpy(out->to, bp_col_text(st, 3), sizeof(out->to));
+	bp_strlcpy(out->value, bp_col_text(st, 4), sizeof(out->value));
+	out->status = bp_col_is_null(st, 5) ? -1 : (int)bp_col_int(st, 5);
+	bp_strlcpy(out->contract_created, bp_col_text(st, 6), sizeof(out->contract_created));
+	return 0;
+}
+
+int
+bp_index_get_tx(struct bp_db *db, const char *chain, const char *hash, struct bp_index_tx *out)
+{
+	static const char sql[] = "SELECT block_number, tx_index, from_addr, to_addr, value,"
+	    " status, contract_created FROM index_transactions WHERE chain = ? AND hash = ?";
+	const char *keys[] = { chain, hash };
+
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_tx, out);
+}
+
+/* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
+
+/* Column 0 as an int64 into the int64_t at arg, for lookup. */
+static int
+fill_int(struct bp_stmt *st, void *arg)
+{
+	*(int64_t *)arg = bp_col_int(st, 0);
+	return 0;
+}
+
+int
+bp_index_block_time(struct bp_db *db, const char *chain, int64_t number, int64_t *ts)
+{
+	/* The number is bound as text: the column's INTEGER affinity makes it a number again. */
+	static const char sql[] = "SELECT timestamp FROM index_blocks WHERE chain = ? AND number = ?";
+	char num[24];
+	const char *keys[] = { chain, num };
+
+	snprintf(num, sizeof(num), "%lld", (long long)number);
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_int, ts);
+}
+
+int
+bp_index_block_hash(struct bp_db *db, const char *chain, int64_t number, char *out,
+    size_t outlen)
+{
+	static const char sql[] = "SELECT hash FROM index_blocks WHERE chain = ? AND number = ?";
+	struct text_out t = { out, outlen };
+	char num[24];
+	const char *keys[] = { chain, num };
+
+	snprintf(num, sizeof(num), "%lld", (long long)number);
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_text, &t);
+}
+
+/* ---- End of the wallet resource's readers. */
+
+/* ---- Readers for the NFT resource (lib/nft.c); self-contained, may move as a block. */
+
+/* Column 0 and 1 as int64s into the int64_t[2] at arg, for lookup. */
+static int
+fill_int2(struct bp_stmt *st, void *arg)
+{
+	((int64_t *)arg)[0] = bp_col_int(st, 0);
+	((int64_t *)arg)[1] = bp_col_int(st, 1);
+	return 0;
+}
+
+int
+bp_index_nft_page(struct bp_db *db, const char *chain, const char *owner, int64_t offset,
+    int64_t limit, int (*fn)(const struct bp_index_nft *, void *), void *arg)
+{
+	/*
+	 * Read from index_nft_owners_owned alone (schema/012): it holds every column asked for,
+	 * in the list's order, so nothing is sorted and no table row is read. block_number is not
+	 * in it and comes back 0.
+	 */
+	static const char sql[] = "SELECT contract, token_id, standard, quantity, 0"
+	    " FROM index_nft_owners WHERE chain = ? AND owner = ?"
+	    " ORDER BY contract, length(token_id), token_id LIMIT ? OFFSET ?";
+	const char *keys[] = { chain, owner };
+	struct bp_stmt *st;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 3, limit);
+	bp_stmt_int(st, 4, offset);
+	return each_nft_row(st, fn, arg);
+}
+
+int
+bp_index_nft_count(struct bp_db *db, const char *chain, const char *owner, int64_t *count)
+{
+	/* Kept by the store (schema/012); an owner the index never saw has no row. */
+	static const char sql[] = "SELECT tokens, 0 FROM index_nft_counts"
+	    " WHERE chain = ? AND owner = ?";
+	const char *keys[] = { chain, owner };
+	int64_t v[2];
+	int r;
+
+	if ((r = lookup(db, sql, keys, BP_NITEMS(keys), fill_int2, v)) == -1)
+		return -1;
+	*count = r == 1 ? v[0] : 0;
+	return 0;
+}
+
+int
+bp_index_nft_holders(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, char *one, size_t onelen, int64_t *count)
+{
+	static const char sql[] = "SELECT owner FROM index_nft_owners WHERE chain = ?"
+	    " AND contract = ? AND token_id = ? LIMIT 2";
+	const char *keys[] = { chain, contract, token_id };
+	struct bp_stmt *st;
+	enum bp_db_step r;
+	int rc = 0;
+
+	*count = 0;
+	if (onelen > 0)
+		one[0] = '\0';
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW)
+		if (++*count == 1 && bp_strlcpy(one, bp_col_text(st, 0), onelen) == -1)
+			rc = -1;
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : rc;
+}
+
+int
+bp_index_nft_collection(struct bp_db *db, const char *chain, const char *contract,
+    int64_t *tokens, int64_t *owners)
+{
+	static const char sql[] = "SELECT count(DISTINCT token_id), count(DISTINCT owner)"
+	    " FROM index_nft_owners WHERE chain = ? AND contract = ?";
+	const char *keys[] = { chain, contract };
+	int64_t v[2];
+
+	if (lookup(db, sql, keys, BP_NITEMS(keys), fill_int2, v) != 1)
+		return -1;
+	*tokens = v[0];
+	*owners = v[1];
+	return 0;
+}
+
+int
+bp_index_nft_tokens_after(struct bp_db *db, const char *chain, const char *contract,
+    const char *token_id, int64_t limit, int (*fn)(const struct bp_index_nft *, void *),
+    void *arg)
+{
+	/* One row per token (the first holder's): the primary key's order, no sort. */
+	static const char sql[] = "SELECT contract, token_id, min(standard), min(quantity),"
+	    " max(block_number) FROM index_nft_owners WHERE chain = ? AND (contract, token_id) >"
+	    " (?, ?) GROUP BY contract, token_id ORDER BY contract, token_id LIMIT ?";
+	const char *keys[] = { chain, contract, token_id };
+	struct bp_stmt *st;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 4, limit);
+	return each_nft_row(st, fn, arg);
+}
+
+/* ---- End of the NFT resource's readers. */
+/* ---- Readers for the bundler (lib/bundler.c); self-contained, may move as a block. */
+
+/* tx_hash and block_number of an index_user_ops row, for lookup. */
+struct user_op_out {
+	char	*tx;
+	size_t	 len;
+	int64_t	*block;
+};
+
+static int
+fill_user_op(struct bp_stmt *st, void *arg)
+{
+	struct user_op_out *o = arg;
+
+	*o->block = bp_col_int(st, 1);
+	return bp_strlcpy(o->tx, bp_col_text(st, 0), o->len);
+}
+
+int
+bp_index_user_op_tx(struct bp_db *db, const char *chain, const char *user_op_hash, char *tx_hash,
+    size_t len, int64_t *block)
+{
+	static const char sql[] = "SELECT tx_hash, block_number FROM index_user_ops"
+	    " WHERE chain = ? AND user_op_hash = ? ORDER BY block_number DESC LIMIT 1";
+	struct user_op_out o = { tx_hash, len, block };
+	const char *keys[] = { chain, user_op_hash };
+
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_user_op, &o);
+}
+
+/* ---- End of the bundler's readers. */

@@ -1,0 +1,658 @@
+/*
+ * Webhooks, the resource: validation of /v1/webhooks bodies and the webhooks table
+ * (docs/webhooks.md).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+
+#include "core/db.h"
+#include "core/hex.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "evm/address.h"
+#include "net/fetch.h"
+#include "webhook.h"
+
+static const char *const type_names[BP_WEBHOOK_TYPE__MAX] = {
+	"address_activity",	/* BP_WEBHOOK_ADDRESS_ACTIVITY */
+	"token_transfer",	/* BP_WEBHOOK_TOKEN_TRANSFER */
+	"nft_transfer",		/* BP_WEBHOOK_NFT_TRANSFER */
+	"mined_transaction",	/* BP_WEBHOOK_MINED_TRANSACTION */
+	"log",			/* BP_WEBHOOK_LOG */
+};
+
+static const char *const status_names[BP_WEBHOOK_STATUS__MAX] = {
+	"active",	/* BP_WEBHOOK_ACTIVE */
+	"paused",	/* BP_WEBHOOK_PAUSED */
+	"disabled",	/* BP_WEBHOOK_DISABLED */
+};
+
+#define TOPICS_MAX	4
+
+const char *
+bp_webhook_type_name(enum bp_webhook_type t)
+{
+	return t < BP_WEBHOOK_TYPE__MAX ? type_names[t] : "?";
+}
+
+int
+bp_webhook_type_parse(const char *s, enum bp_webhook_type *out)
+{
+	size_t i;
+
+	for (i = 0; i < BP_WEBHOOK_TYPE__MAX; i++)
+		if (strcmp(s, type_names[i]) == 0) {
+			*out = (enum bp_webhook_type)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+bp_webhook_status_name(enum bp_webhook_status s)
+{
+	return s < BP_WEBHOOK_STATUS__MAX ? status_names[s] : "?";
+}
+
+int
+bp_webhook_status_parse(const char *s, enum bp_webhook_status *out)
+{
+	size_t i;
+
+	for (i = 0; i < BP_WEBHOOK_STATUS__MAX; i++)
+		if (strcmp(s, status_names[i]) == 0) {
+			*out = (enum bp_webhook_status)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* ---- config ---- */
+
+/* A 0x hex string of n bytes, any case, written lower-case into out (2n + 3 bytes). */
+static int
+hex_item(const cJSON *j, size_t n, char *out)
+{
+	uint8_t b[32];
+
+	if (!cJSON_IsString(j) || n > sizeof(b) ||
+	    bp_hex_decode_fixed(j->valuestring, strlen(j->valuestring), b, n) == -1)
+		return -1;
+	return bp_hex_encode(b, n, out, 2 * n + 3);
+}
+
+/*
+ * Appends "name":[items] to canon from the array j of n-byte hex strings (20: addresses, 32:
+ * hashes), 1 to BP_WEBHOOK_ITEMS_MAX of them. 0, or -1 with why.
+ */
+static int
+hex_list(const cJSON *j, const char *name, size_t n, struct bp_buf *canon, char *why,
+    size_t cap)
+{
+	const cJSON *it;
+	char s[67];
+	int i = 0;
+
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) < 1 ||
+	    cJSON_GetArraySize(j) > BP_WEBHOOK_ITEMS_MAX) {
+		snprintf(why, cap, "config.%s must be an array of 1 to %d %s", name,
+		    BP_WEBHOOK_ITEMS_MAX, n == 20 ? "addresses" : "hashes");
+		return -1;
+	}
+	if (bp_buf_printf(canon, "\"%s\":[", name) == -1)
+		goto big;
+	cJSON_ArrayForEach(it, j) {
+		if (hex_item(it, n, s) == -1) {
+			snprintf(why, cap, "config.%s[%d] must be a 0x %s of %zu hex digits", name,
+			    i, n == 20 ? "address" : "hash", 2 * n);
+			return -1;
+		}
+		if (bp_buf_printf(canon, "%s\"%s\"", i++ > 0 ? "," : "", s) == -1)
+			goto big;
+	}
+	if (bp_buf_adds(canon, "]") == -1)
+		goto big;
+	return 0;
+big:
+	snprintf(why, cap, "config is too large");
+	return -1;
+}
+
+/* The log filter's topics: up to 4 positions, each null, a hash or an array of hashes. */
+static int
+topics_list(const cJSON *j, struct bp_buf *canon, char *why, size_t cap)
+{
+	const cJSON *pos, *it;
+	char s[67];
+	int i = 0, k;
+
+	if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) > TOPICS_MAX) {
+		snprintf(why, cap, "config.topics must be an array of at most 4 positions");
+		return -1;
+	}
+	if (bp_buf_adds(canon, "\"topics\":[") == -1)
+		goto big;
+	cJSON_ArrayForEach(pos, j) {
+		if (i > 0 && bp_buf_adds(canon, ",") == -1)
+			goto big;
+		if (cJSON_IsNull(pos)) {
+			if (bp_buf_adds(canon, "null") == -1)
+				goto big;
+		} else if (cJSON_IsString(pos)) {
+			if (hex_item(pos, 32, s) == -1)
+				goto bad;
+			if (bp_buf_printf(canon, "\"%s\"", s) == -1)
+				goto big;
+		} else if (cJSON_IsArray(pos) && cJSON_GetArraySize(pos) >= 1 &&
+		    cJSON_GetArraySize(pos) <= BP_WEBHOOK_ITEMS_MAX) {
+			k = 0;
+			if (bp_buf_adds(canon, "[") == -1)
+				goto big;
+			cJSON_ArrayForEach(it, pos) {
+				if (hex_item(it, 32, s) == -1)
+					goto bad;
+				if (bp_buf_printf(canon, "%s\"%s\"", k++ > 0 ? "," : "", s) == -1)
+					goto big;
+			}
+			if (bp_buf_adds(canon, "]") == -1)
+				goto big;
+		} else
+			goto bad;
+		i++;
+	}
+	return bp_buf_adds(canon, "]") == -1 ? (snprintf(why, cap, "config is too large"), -1) : 0;
+bad:
+	snprintf(why, cap, "config.topics[%d] must be null, a 0x hash of 64 hex digits or an array"
+	    " of them", i);
+	return -1;
+big:
+	snprintf(why, cap, "config is too large");
+	return -1;
+}
+
+/* Whether every member of config is one of the names (NULL-terminated); else why. */
+static int
+known_keys(const cJSON *config, const char *const *names, char *why, size_t cap)
+{
+	const cJSON *m;
+	size_t i;
+
+	cJSON_ArrayForEach(m, config) {
+		for (i = 0; names[i] != NULL; i++)
+			if (m->string != NULL && strcmp(m->string, names[i]) == 0)
+				break;
+		if (names[i] == NULL) {
+			snprintf(why, cap, "config.%.40s is not a key of this event_type",
+			    m->string != NULL ? m->string : "?");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+bp_webhook_config_parse(enum bp_webhook_type t, const cJSON *config, struct bp_buf *canon,
+    char *why, size_t cap)
+{
+	static const char *const k_activity[] = { "addresses", NULL };
+	static const char *const k_transfer[] = { "addresses", "contracts", NULL };
+	static const char *const k_mined[] = { "tx_hashes", NULL };
+	static const char *const k_log[] = { "address", "topics", NULL };
+	const cJSON *a, *b;
+
+	bp_buf_reset(canon);
+	if (!cJSON_IsObject(config)) {
+		snprintf(why, cap, "config must be an object");
+		return -1;
+	}
+	if (bp_buf_adds(canon, "{") == -1)
+		return -1;
+	switch (t) {
+	case BP_WEBHOOK_ADDRESS_ACTIVITY:
+		if (known_keys(config, k_activity, why, cap) == -1)
+			return -1;
+		if ((a = cJSON_GetObjectItemCaseSensitive(config, "addresses")) == NULL) {
+			snprintf(why, cap, "config.addresses is required for address_activity");
+			return -1;
+		}
+		if (hex_list(a, "addresses", 20, canon, why, cap) == -1)
+			return -1;
+		break;
+	case BP_WEBHOOK_TOKEN_TRANSFER:
+	case BP_WEBHOOK_NFT_TRANSFER:
+		if (known_keys(config, k_transfer, why, cap) == -1)
+			return -1;
+		a = cJSON_GetObjectItemCaseSensitive(config, "addresses");
+		b = cJSON_GetObjectItemCaseSensitive(config, "contracts");
+		if (a == NULL && b == NULL) {
+			snprintf(why, cap, "config.addresses: give addresses, contracts or both for %s",
+			    type_names[t]);
+			return -1;
+		}
+		if (a != NULL && hex_list(a, "addresses", 20, canon, why, cap) == -1)
+			return -1;
+		if (a != NULL && b != NULL && bp_buf_adds(canon, ",") == -1)
+			return -1;
+		if (b != NULL && hex_list(b, "contracts", 20, canon, why, cap) == -1)
+			return -1;
+		break;
+	case BP_WEBHOOK_MINED_TRANSACTION:
+		if (known_keys(config, k_mined, why, cap) == -1)
+			return -1;
+		if ((a = cJSON_GetObjectItemCaseSensitive(config, "tx_hashes")) == NULL) {
+			snprintf(why, cap, "config.tx_hashes is required for mined_transaction");
+			return -1;
+		}
+		if (hex_list(a, "tx_hashes", 32, canon, why, cap) == -1)
+			return -1;
+		break;
+	case BP_WEBHOOK_LOG:
+		if (known_keys(config, k_log, why, cap) == -1)
+			return -1;
+		a = cJSON_GetObjectItemCaseSensitive(config, "address");
+		b = cJSON_GetObjectItemCaseSensitive(config, "topics");
+		if (a == NULL && b == NULL) {
+			snprintf(why, cap, "config.address: give address, topics or both for log");
+			return -1;
+		}
+		if (a != NULL && cJSON_IsString(a)) {
+			char s[BP_ADDR_STR_MAX];
+
+			if (hex_item(a, 20, s) == -1) {
+				snprintf(why, cap, "config.address must be a 0x address or an array of"
+				    " them");
+				return -1;
+			}
+			if (bp_buf_printf(canon, "\"address\":[\"%s\"]", s) == -1)
+				return -1;
+		} else if (a != NULL && hex_list(a, "address", 20, canon, why, cap) == -1)
+			return -1;
+		if (a != NULL && b != NULL && bp_buf_adds(canon, ",") == -1)
+			return -1;
+		if (b != NULL && topics_list(b, canon, why, cap) == -1)
+			return -1;
+		break;
+	default:
+		snprintf(why, cap, "event_type: unknown");
+		return -1;
+	}
+	if (bp_buf_adds(canon, "}") == -1) {
+		snprintf(why, cap, "config is too large");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- request bodies ---- */
+
+/* The string member name: NULL when absent and optional; 0, or -1 with why. */
+static int
+input_str(const cJSON *body, const char *name, int required, const char **out, char *why,
+    size_t cap)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(body, name);
+
+	*out = NULL;
+	if (j == NULL) {
+		if (required)
+			snprintf(why, cap, "%s is required", name);
+		return required ? -1 : 0;
+	}
+	if (!cJSON_IsString(j) || j->valuestring[0] == '\0') {
+		snprintf(why, cap, "%s must be a non-empty string", name);
+		return -1;
+	}
+	*out = j->valuestring;
+	return 0;
+}
+
+/* The receiver's url: https, at most 2,048 bytes, a host that is allowed. */
+static int
+check_url(const struct bp_config *cfg, const char *url, char *why, size_t cap)
+{
+	char w[200];
+
+	if (strlen(url) > BP_WEBHOOK_URL_MAX) {
+		snprintf(why, cap, "url must be at most %d bytes", BP_WEBHOOK_URL_MAX);
+		return -1;
+	}
+	if (strncmp(url, "https://", 8) != 0) {
+		snprintf(why, cap, "url must be an https:// URL");
+		return -1;
+	}
+	if (strchr("/?#:", url[8]) != NULL) {	/* "https:///x": no host (url[8] may be NUL) */
+		snprintf(why, cap, "url has no host");
+		return -1;
+	}
+	if (bp_fetch_check_url(url, cfg->allow_private_urls != 0, true, w, sizeof(w)) == -1) {
+		snprintf(why, cap, "url: %s", w);
+		return -1;
+	}
+	return 0;
+}
+
+int
+bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int testkey,
+    enum bp_webhook_type current_type, struct bp_webhook_input *in, char *why, size_t cap)
+{
+	const cJSON *config = cJSON_GetObjectItemCaseSensitive(body, "config");
+	const char *type = NULL, *status = NULL, *network = NULL;
+
+	memset(in, 0, sizeof(*in));
+	bp_buf_init(&in->canon, BP_WEBHOOK_CONFIG_MAX);
+	if (input_str(body, "url", create, &in->url, why, cap) == -1 ||
+	    (create && input_str(body, "chain", 1, &in->chain, why, cap) == -1) ||
+	    (create && input_str(body, "network", 0, &network, why, cap) == -1) ||
+	    (create && input_str(body, "event_type", 1, &type, why, cap) == -1) ||
+	    (!create && input_str(body, "status", 0, &status, why, cap) == -1))
+		return -1;
+	if (!create) {
+		static const char *const fixed[] = { "chain", "network", "event_type" };
+		size_t i;
+
+		for (i = 0; i < BP_NITEMS(fixed); i++)
+			if (cJSON_GetObjectItemCaseSensitive(body, fixed[i]) != NULL) {
+				snprintf(why, cap, "%s cannot be changed; create a new webhook",
+				    fixed[i]);
+				return -1;
+			}
+	}
+	if (in->url != NULL && check_url(cfg, in->url, why, cap) == -1)
+		return -1;
+	if (create) {
+		in->net = bp_config_rest_network(cfg, in->chain, testkey, network);
+		if (in->net == NULL || in->net->kind != BP_CHAIN_EVM) {
+			snprintf(why, cap, "chain: no EVM chain \"%.32s\" for this key", in->chain);
+			return -1;
+		}
+		if (bp_webhook_type_parse(type, &in->type) == -1) {
+			snprintf(why, cap, "event_type must be address_activity, token_transfer,"
+			    " nft_transfer, mined_transaction or log");
+			return -1;
+		}
+		in->has_type = 1;
+		current_type = in->type;
+		if (config == NULL) {
+			snprintf(why, cap, "config is required for %s", type_names[in->type]);
+			return -1;
+		}
+	}
+	if (status != NULL) {
+		if (bp_webhook_status_parse(status, &in->status) == -1 ||
+		    in->status == BP_WEBHOOK_DISABLED) {
+			snprintf(why, cap, "status must be active or paused");
+			return -1;
+		}
+		in->has_status = 1;
+	}
+	if (config != NULL) {
+		if (bp_webhook_config_parse(current_type, config, &in->canon, why, cap) == -1)
+			return -1;
+		in->has_config = 1;
+	}
+	if (!create && in->url == NULL && !in->has_status && !in->has_config) {
+		snprintf(why, cap, "url: give at least one of url, status, config");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the table ---- */
+
+#define WEBHOOK_COLS "id, account_id, url, chain, network, event_type, config, secret, status," \
+	" created_at, updated_at"
+
+void
+bp_webhook_clear(struct bp_webhook *w)
+{
+	if (w == NULL)
+		return;
+	free(w->config);
+	w->config = NULL;
+}
+
+/* Fills w from a row of WEBHOOK_COLS. 0, or -1 out of memory. */
+static int
+webhook_row(struct bp_stmt *st, struct bp_webhook *w)
+{
+	memset(w, 0, sizeof(*w));
+	bp_strlcpy(w->id, bp_col_text(st, 0), sizeof(w->id));
+	w->account_id = bp_col_int(st, 1);
+	bp_strlcpy(w->url, bp_col_text(st, 2), sizeof(w->url));
+	bp_strlcpy(w->chain, bp_col_text(st, 3), sizeof(w->chain));
+	bp_strlcpy(w->network, bp_col_text(st, 4), sizeof(w->network));
+	if (bp_webhook_type_parse(bp_col_text(st, 5), &w->type) == -1)
+		w->type = BP_WEBHOOK_LOG;
+	bp_strlcpy(w->secret, bp_col_text(st, 7), sizeof(w->secret));
+	if (bp_webhook_status_parse(bp_col_text(st, 8), &w->status) == -1)
+		w->status = BP_WEBHOOK_DISABLED;
+	w->created_at = bp_col_int(st, 9);
+	w->updated_at = bp_col_int(st, 10);
+	return (w->config = strdup(bp_col_text(st, 6))) == NULL ? -1 : 0;
+}
+
+int
+bp_webhook_get(struct bp_db *db, int64_t account_id, const char *id, struct bp_webhook *out)
+{
+	static const char sql[] = "SELECT " WEBHOOK_COLS " FROM webhooks WHERE id = ?"
+	    " AND (?2 < 0 OR account_id = ?2)";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, id);
+	bp_stmt_int(st, 2, account_id);
+	step = bp_stmt_step(st);
+	if (step == BP_DB_ROW)
+		rc = webhook_row(st, out) == -1 ? -1 : 1;
+	else if (step == BP_DB_DONE)
+		rc = 0;
+	bp_stmt_reset(st);
+	return rc;
+}
+
+/* The number of the account's webhooks; -1 on error. */
+static int64_t
+webhook_count(struct bp_db *db, int64_t account_id)
+{
+	static const char sql[] = "SELECT count(*) FROM webhooks WHERE account_id = ?";
+	struct bp_stmt *st;
+	int64_t n = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, account_id);
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		n = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return n;
+}
+
+int
+bp_webhook_create(struct bp_db *db, int64_t account_id, int64_t cap,
+    const struct bp_webhook_input *in, struct bp_webhook *out)
+{
+	static const char sql[] = "INSERT INTO webhooks (" WEBHOOK_COLS ") VALUES"
+	    " (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)";
+	struct bp_stmt *st;
+	uint8_t rnd[12], key[32];
+	char id[BP_WEBHOOK_ID_MAX], secret[BP_WEBHOOK_SECRET_MAX], network[BP_WEBHOOK_NETKEY_MAX];
+	int64_t now = (int64_t)time(NULL), n;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (bp_random(rnd, sizeof(rnd)) == -1 || bp_random(key, sizeof(key)) == -1)
+		return -1;
+	memcpy(id, "wh_", 3);
+	bp_hex_encode_digits(rnd, sizeof(rnd), id + 3, sizeof(id) - 3);
+	memcpy(secret, "whsec_", 6);
+	bp_hex_encode_digits(key, sizeof(key), secret + 6, sizeof(secret) - 6);
+	OPENSSL_cleanse(key, sizeof(key));
+	snprintf(network, sizeof(network), "%s.%s", in->net->chain, in->net->network);
+	/* The count and the insert in one transaction, so two requests cannot pass the cap. */
+	if (bp_db_begin(db) == -1)
+		return -1;
+	if ((n = webhook_count(db, account_id)) < 0)
+		goto fail;
+	if (cap > 0 && n >= cap) {
+		bp_db_rollback(db);
+		return 0;
+	}
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		goto fail;
+	bp_stmt_text(st, 1, id);
+	bp_stmt_int(st, 2, account_id);
+	bp_stmt_text(st, 3, in->url);
+	bp_stmt_text(st, 4, in->chain);
+	bp_stmt_text(st, 5, network);
+	bp_stmt_text(st, 6, type_names[in->type]);
+	bp_stmt_text(st, 7, in->canon.data);
+	bp_stmt_text(st, 8, secret);
+	bp_stmt_int(st, 9, now);
+	bp_stmt_int(st, 10, now);
+	rc = bp_stmt_step(st) == BP_DB_DONE ? 1 : -1;
+	bp_stmt_reset(st);
+	if (rc != 1 || bp_db_commit(db) == -1)
+		goto fail;
+	return bp_webhook_get(db, account_id, id, out);
+fail:
+	bp_db_rollback(db);
+	return -1;
+}
+
+int
+bp_webhook_update(struct bp_db *db, int64_t account_id, const char *id, const char *url,
+    const char *config, const enum bp_webhook_status *status, struct bp_webhook *out)
+{
+	/* A disabled webhook stays disabled: only the operator lifts it. */
+	static const char sql[] = "UPDATE webhooks SET url = coalesce(?, url),"
+	    " config = coalesce(?, config), status = CASE WHEN status = 'disabled' THEN status"
+	    " ELSE coalesce(?, status) END, updated_at = ? WHERE id = ? AND account_id = ?";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, url);
+	bp_stmt_text(st, 2, config);
+	bp_stmt_text(st, 3, status != NULL ? status_names[*status] : NULL);
+	bp_stmt_int(st, 4, (int64_t)time(NULL));
+	bp_stmt_text(st, 5, id);
+	bp_stmt_int(st, 6, account_id);
+	if (bp_stmt_step(st) == BP_DB_DONE)
+		rc = bp_db_changes(db) > 0;
+	bp_stmt_reset(st);
+	if (rc != 1)
+		return rc;
+	if ((rc = bp_webhook_get(db, account_id, id, out)) == 1 && status != NULL &&
+	    out->status == BP_WEBHOOK_DISABLED && *status != BP_WEBHOOK_DISABLED)
+		rc = 2;
+	return rc;
+}
+
+int
+bp_webhook_set_status(struct bp_db *db, const char *id, enum bp_webhook_status s)
+{
+	static const char sql[] = "UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, status_names[s]);
+	bp_stmt_int(st, 2, (int64_t)time(NULL));
+	bp_stmt_text(st, 3, id);
+	if (bp_stmt_step(st) == BP_DB_DONE)
+		rc = bp_db_changes(db) > 0;
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
+bp_webhook_delete(struct bp_db *db, int64_t account_id, const char *id)
+{
+	/* Its events go with it (ON DELETE CASCADE): pending deliveries are dropped. */
+	static const char sql[] = "DELETE FROM webhooks WHERE id = ? AND account_id = ?";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, id);
+	bp_stmt_int(st, 2, account_id);
+	if (bp_stmt_step(st) == BP_DB_DONE)
+		rc = bp_db_changes(db) > 0;
+	bp_stmt_reset(st);
+	return rc;
+}
+
+static int
+put_time(struct bp_buf *b, const char *name, int64_t t)
+{
+	char s[32];
+
+	bp_time_iso((time_t)t, s, sizeof(s));
+	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, s);
+}
+
+/* The list item: id, url, chain, event_type, status, created_at. */
+static int
+item_json(const struct bp_webhook *w, struct bp_buf *b)
+{
+	return bp_buf_printf(b, "{\"id\":\"%s\",\"url\":\"", w->id) == -1 ||
+	    bp_buf_json_str(b, w->url) == -1 ||
+	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"event_type\":\"%s\",\"status\":\"%s\"",
+	    w->chain, type_names[w->type], status_names[w->status]) == -1 ||
+	    put_time(b, "created_at", w->created_at) == -1 || bp_buf_adds(b, "}") == -1 ? -1 : 0;
+}
+
+int
+bp_webhook_json(const struct bp_webhook *w, int full, struct bp_buf *b)
+{
+	int fail;
+
+	fail = bp_buf_printf(b, "{\"id\":\"%s\",\"url\":\"", w->id) == -1 ||
+	    bp_buf_json_str(b, w->url) == -1 ||
+	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"event_type\":\"%s\",\"status\":\"%s\"",
+	    w->chain, type_names[w->type], status_names[w->status]) == -1;
+	if (full)
+		fail = fail || bp_buf_printf(b, ",\"network\":\"%s\",\"config\":%s,"
+		    "\"signing_secret\":\"%s\"", strchr(w->network, '.') + 1,
+		    w->config != NULL ? w->config : "{}", w->secret) == -1 ||
+		    put_time(b, "created_at", w->created_at) == -1;
+	fail = fail || put_time(b, "updated_at", w->updated_at) == -1;
+	return fail || bp_buf_adds(b, "}") == -1 ? -1 : 0;
+}
+
+/* A row of WEBHOOK_COLS as a list item, for bp_db_list_page. */
+static int
+list_item(struct bp_stmt *st, struct bp_buf *b)
+{
+	struct bp_webhook w;
+	int fail = webhook_row(st, &w) == -1 || item_json(&w, b) == -1;
+
+	bp_webhook_clear(&w);
+	return fail ? -1 : 0;
+}
+
+int
+bp_webhook_list(struct bp_db *db, int64_t account_id, const enum bp_webhook_status *status,
+    int64_t page, int64_t limit, struct bp_buf *b)
+{
+	static const char sql_count[] = "SELECT count(*) FROM webhooks WHERE account_id = ?"
+	    " AND (?2 IS NULL OR status = ?2)";
+	static const char sql_page[] = "SELECT " WEBHOOK_COLS " FROM webhooks"
+	    " WHERE account_id = ? AND (?2 IS NULL OR status = ?2)"
+	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+
+	return bp_db_list_page(db, sql_count, sql_page, account_id,
+	    status != NULL ? status_names[*status] : NULL, page, limit, "webhooks", list_item, b);
+}

@@ -1,0 +1,621 @@
+/*
+ * Webhook matching in the indexer's store transaction (webhook_match.h, docs/webhooks.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/buf.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/hex.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "evm/address.h"
+#include "evm/u256.h"
+#include "webhook.h"
+#include "webhook_match.h"
+
+#define EVT_ID_MAX	29		/* "evt_" + 24 hex digits + NUL */
+#define BODY_MAX	(1024 * 1024)	/* an event's envelope; a bigger log is not sent */
+#define SOURCE_MAX	160
+#define TOPICS		4
+
+/* A list of addresses (20 bytes) or hashes (32 bytes) from a webhook's config. */
+struct list {
+	uint8_t		*v;
+	size_t		 n, w;
+};
+
+/* One webhook of the block's network, its config parsed. */
+struct filter {
+	char			 id[BP_WEBHOOK_ID_MAX];
+	char			 chain[BP_NAME_MAX];
+	enum bp_webhook_type	 type;
+	struct list		 addrs, contracts, hashes;
+	struct list		 topics[TOPICS];	/* n == 0: any topic at that position */
+	size_t			 ntopics;
+};
+
+/* A transaction of the block, as the store wrote it. */
+struct tx {
+	char		hash[BP_BLOCKS_HASH_STR];
+	int64_t		index;
+	uint8_t		from[20], to[20];
+	int		has_to;
+	char		value[80];
+	int		status;		/* 1, 0, or -1 unknown */
+	int64_t		gas_used;	/* -1 unknown */
+};
+
+/* What a block's matching works with. */
+struct match {
+	struct bp_db			*db;
+	const char			*network;
+	const struct bp_store_block	*blk;
+	struct filter			*f;
+	size_t				 nf;
+	struct tx			*tx;
+	size_t				 ntx;
+	struct bp_buf			 data, body;
+	char				 now[32];
+};
+
+void
+bp_webhook_match_hook(const struct bp_config *cfg, struct bp_store_hook *out)
+{
+	out->block = bp_webhook_match_block;
+	out->rollback = bp_webhook_match_rollback;
+	out->arg = (void *)(uintptr_t)cfg;
+}
+
+/* ---- configs ---- */
+
+static int
+list_parse(const cJSON *j, size_t w, struct list *l)
+{
+	const cJSON *it;
+
+	l->w = w;
+	l->n = 0;
+	if (j == NULL)
+		return 0;
+	if (cJSON_IsString(j)) {
+		if ((l->v = malloc(w)) == NULL ||
+		    bp_hex_decode_fixed(j->valuestring, strlen(j->valuestring), l->v, w) == -1)
+			return -1;
+		l->n = 1;
+		return 0;
+	}
+	if (!cJSON_IsArray(j) || (l->v = malloc(w * ((size_t)cJSON_GetArraySize(j) + 1))) == NULL)
+		return -1;
+	cJSON_ArrayForEach(it, j) {
+		if (!cJSON_IsString(it) || bp_hex_decode_fixed(it->valuestring,
+		    strlen(it->valuestring), l->v + l->n * w, w) == -1)
+			return -1;
+		l->n++;
+	}
+	return 0;
+}
+
+static int
+list_has(const struct list *l, const uint8_t *v)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (memcmp(l->v + i * l->w, v, l->w) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+filter_free(struct filter *f)
+{
+	size_t i;
+
+	free(f->addrs.v);
+	free(f->contracts.v);
+	free(f->hashes.v);
+	for (i = 0; i < TOPICS; i++)
+		free(f->topics[i].v);
+}
+
+/* The stored (canonical) config of f's type. 0, or -1 when it does not read. */
+static int
+filter_parse(struct filter *f, const char *config)
+{
+	cJSON *j = cJSON_Parse(config), *t, *pos;
+	int rc = -1;
+
+	if (j == NULL)
+		return -1;
+	if (list_parse(cJSON_GetObjectItemCaseSensitive(j, "addresses"), 20, &f->addrs) == -1 ||
+	    list_parse(cJSON_GetObjectItemCaseSensitive(j, "contracts"), 20, &f->contracts) == -1 ||
+	    list_parse(cJSON_GetObjectItemCaseSensitive(j, "tx_hashes"), 32, &f->hashes) == -1)
+		goto out;
+	if (f->type == BP_WEBHOOK_LOG) {
+		if (list_parse(cJSON_GetObjectItemCaseSensitive(j, "address"), 20, &f->addrs) == -1)
+			goto out;
+		t = cJSON_GetObjectItemCaseSensitive(j, "topics");
+		cJSON_ArrayForEach(pos, t) {
+			if (f->ntopics == TOPICS)
+				goto out;
+			if (!cJSON_IsNull(pos) && list_parse(pos, 32, &f->topics[f->ntopics]) == -1)
+				goto out;
+			f->ntopics++;
+		}
+	}
+	rc = 0;
+out:
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* The network's webhooks that record events (all but disabled). 0 or -1. */
+static int
+load_filters(struct match *m)
+{
+	static const char sql[] = "SELECT id, event_type, config, chain FROM webhooks"
+	    " WHERE network = ? AND status <> 'disabled' ORDER BY id";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	struct filter *f;
+	size_t cap = 0;
+
+	if ((st = bp_db_stmt(m->db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, m->network);
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		if (m->nf == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((f = realloc(m->f, cap * sizeof(*f))) == NULL)
+				break;
+			m->f = f;
+		}
+		f = &m->f[m->nf];
+		memset(f, 0, sizeof(*f));
+		bp_strlcpy(f->id, bp_col_text(st, 0), sizeof(f->id));
+		bp_strlcpy(f->chain, bp_col_text(st, 3), sizeof(f->chain));
+		if (bp_webhook_type_parse(bp_col_text(st, 1), &f->type) == -1 ||
+		    filter_parse(f, bp_col_text(st, 2)) == -1) {
+			bp_warn("webhook %s: its stored config does not read; skipped", f->id);
+			filter_free(f);
+			continue;
+		}
+		m->nf++;
+	}
+	bp_stmt_reset(st);
+	return step == BP_DB_DONE ? 0 : -1;
+}
+
+/* The block's transactions as stored. 0 or -1. */
+static int
+load_txs(struct match *m)
+{
+	static const char sql[] = "SELECT hash, tx_index, from_addr, to_addr, value, status,"
+	    " gas_used FROM index_transactions WHERE chain = ? AND block_number = ?"
+	    " ORDER BY tx_index";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	struct tx *t;
+	size_t cap = 0;
+	const char *to;
+
+	if ((st = bp_db_stmt(m->db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, m->network);
+	bp_stmt_int(st, 2, m->blk->number);
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		if (m->ntx == cap) {
+			cap = cap ? cap * 2 : 64;
+			if ((t = realloc(m->tx, cap * sizeof(*t))) == NULL)
+				break;
+			m->tx = t;
+		}
+		t = &m->tx[m->ntx];
+		memset(t, 0, sizeof(*t));
+		bp_strlcpy(t->hash, bp_col_text(st, 0), sizeof(t->hash));
+		t->index = bp_col_int(st, 1);
+		to = bp_col_text(st, 3);
+		if (bp_addr_parse(bp_col_text(st, 2), strlen(bp_col_text(st, 2)), 0, t->from) == -1)
+			continue;
+		t->has_to = !bp_col_is_null(st, 3) && bp_addr_parse(to, strlen(to), 0, t->to) == 0;
+		bp_strlcpy(t->value, bp_col_text(st, 4), sizeof(t->value));
+		t->status = bp_col_is_null(st, 5) ? -1 : (int)bp_col_int(st, 5);
+		t->gas_used = bp_col_is_null(st, 6) ? -1 : bp_col_int(st, 6);
+		m->ntx++;
+	}
+	bp_stmt_reset(st);
+	return step == BP_DB_DONE ? 0 : -1;
+}
+
+static const struct tx *
+tx_find(const struct match *m, const char *hash)
+{
+	size_t i;
+
+	for (i = 0; i < m->ntx; i++)
+		if (strcmp(m->tx[i].hash, hash) == 0)
+			return &m->tx[i];
+	return NULL;
+}
+
+/* ---- the data of an event ---- */
+
+/* ,"name":"0xChecksummed" (or null when addr is NULL). */
+static int
+put_addr(struct bp_buf *b, const char *name, const uint8_t *addr)
+{
+	char s[BP_ADDR_STR_MAX];
+
+	if (addr == NULL)
+		return bp_buf_printf(b, ",\"%s\":null", name);
+	bp_addr_format_checksum(addr, s, sizeof(s));
+	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, s);
+}
+
+static int
+put_u256(struct bp_buf *b, const char *name, const struct bp_u256 *v, int quoted)
+{
+	char s[80];
+
+	if (bp_u256_to_dec(v, s, sizeof(s)) == -1)
+		return -1;
+	return bp_buf_printf(b, quoted ? ",\"%s\":\"%s\"" : ",\"%s\":%s", name, s);
+}
+
+/* Starts data: {"chain":..,"block_number":..,"tx_hash":..}. */
+static int
+data_start(struct match *m, const struct filter *f, const char *tx_hash)
+{
+	bp_buf_reset(&m->data);
+	return bp_buf_printf(&m->data, "{\"chain\":\"%s\",\"block_number\":%lld,"
+	    "\"tx_hash\":\"%s\"", f->chain, (long long)m->blk->number, tx_hash);
+}
+
+/*
+ * Records the event of f named by source with m->data (closed here) as its data; token, when
+ * not NULL, is a contract whose symbol and decimals the worker fills in before the first
+ * attempt. A (webhook, source) recorded before is left alone. 0 or -1.
+ */
+static int
+emit(struct match *m, const struct filter *f, const char *source, const char *token)
+{
+	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
+	    " block_number, block_hash, source, body, state, next_at, created_at, token)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
+	    " ON CONFLICT (webhook_id, source) DO NOTHING";
+	struct bp_stmt *st;
+	uint8_t rnd[12];
+	char id[EVT_ID_MAX];
+	int64_t now = (int64_t)time(NULL);
+
+	if (bp_buf_adds(&m->data, "}") == -1) {
+		bp_warn("webhook %s: the data of %s is too large; not recorded", f->id, source);
+		return 0;
+	}
+	if (bp_random(rnd, sizeof(rnd)) == -1)
+		return -1;
+	memcpy(id, "evt_", 4);
+	bp_hex_encode_digits(rnd, sizeof(rnd), id + 4, sizeof(id) - 4);
+	bp_buf_reset(&m->body);
+	if (bp_buf_printf(&m->body, "{\"id\":\"%s\",\"event_type\":\"%s\",\"webhook_id\":\"%s\","
+	    "\"created_at\":\"%s\",\"data\":", id, bp_webhook_type_name(f->type), f->id,
+	    m->now) == -1 || bp_buf_add(&m->body, m->data.data, m->data.len) == -1 ||
+	    bp_buf_adds(&m->body, "}") == -1) {
+		bp_warn("webhook %s: the event of %s is too large; not recorded", f->id, source);
+		return 0;
+	}
+	if ((st = bp_db_stmt(m->db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, id);
+	bp_stmt_text(st, 2, f->id);
+	bp_stmt_text(st, 3, m->network);
+	bp_stmt_int(st, 4, m->blk->number);
+	bp_stmt_text(st, 5, m->blk->hash);
+	bp_stmt_text(st, 6, source);
+	bp_stmt_text(st, 7, m->body.data);
+	bp_stmt_int(st, 8, now);
+	bp_stmt_int(st, 9, now);
+	bp_stmt_text(st, 10, token);
+	return bp_stmt_run(st);
+}
+
+/* address_activity of a transaction: its native value, one event per watched side. */
+static int
+match_tx_activity(struct match *m, const struct filter *f, const struct tx *t)
+{
+	static const char *const dirs[2] = { "outgoing", "incoming" };
+	char source[SOURCE_MAX];
+	int side;
+
+	for (side = 0; side < 2; side++) {
+		if (side == 0 ? !list_has(&f->addrs, t->from) :
+		    !t->has_to || !list_has(&f->addrs, t->to))
+			continue;
+		snprintf(source, sizeof(source), "tx:%s:%s", t->hash, dirs[side]);
+		if (data_start(m, f, t->hash) == -1 || put_addr(&m->data, "from", t->from) == -1 ||
+		    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
+		    bp_buf_printf(&m->data, ",\"value\":\"%s\",\"asset\":\"ETH\",\"contract\":null,"
+		    "\"direction\":\"%s\"", t->value, dirs[side]) == -1 ||
+		    emit(m, f, source, NULL) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* The receipt's effectiveGasPrice of transaction index i, as decimal wei; "" when unknown. */
+static void
+effective_price(const struct match *m, int64_t i, char *out, size_t cap)
+{
+	const cJSON *r, *p;
+	struct bp_u256 v;
+
+	out[0] = '\0';
+	if (m->blk->receipts == NULL || i < 0 || i > 1000000 ||
+	    (r = cJSON_GetArrayItem(m->blk->receipts, (int)i)) == NULL ||
+	    !cJSON_IsString(p = cJSON_GetObjectItemCaseSensitive(r, "effectiveGasPrice")) ||
+	    bp_u256_from_quantity(&v, p->valuestring, strlen(p->valuestring)) == -1 ||
+	    bp_u256_to_dec(&v, out, cap) == -1)
+		out[0] = '\0';
+}
+
+/* mined_transaction: tx_hash, block_number, block_hash, from, to, status, gas_used, price. */
+static int
+match_tx_mined(struct match *m, const struct filter *f, const struct tx *t)
+{
+	char source[SOURCE_MAX], price[80];
+	uint8_t h[32];
+
+	if (bp_hex_decode_fixed(t->hash, strlen(t->hash), h, sizeof(h)) == -1 ||
+	    !list_has(&f->hashes, h))
+		return 0;
+	snprintf(source, sizeof(source), "tx:%s", t->hash);
+	effective_price(m, t->index, price, sizeof(price));
+	if (data_start(m, f, t->hash) == -1 ||
+	    bp_buf_printf(&m->data, ",\"block_hash\":\"%s\",\"transaction_index\":%lld",
+	    m->blk->hash, (long long)t->index) == -1 ||
+	    put_addr(&m->data, "from", t->from) == -1 ||
+	    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
+	    bp_buf_printf(&m->data, ",\"value\":\"%s\",\"status\":%s", t->value,
+	    t->status == 1 ? "\"success\"" : t->status == 0 ? "\"reverted\"" : "null") == -1 ||
+	    (t->gas_used >= 0 ? bp_buf_printf(&m->data, ",\"gas_used\":%lld",
+	    (long long)t->gas_used) : bp_buf_adds(&m->data, ",\"gas_used\":null")) == -1 ||
+	    (price[0] != '\0' ? bp_buf_printf(&m->data, ",\"effective_gas_price\":\"%s\"", price) :
+	    bp_buf_adds(&m->data, ",\"effective_gas_price\":null")) == -1)
+		return -1;
+	return emit(m, f, source, NULL);
+}
+
+/* One token movement of a log: an ERC-20 amount, or an NFT id and quantity. */
+struct move {
+	const struct bp_store_event	*e;
+	size_t				 item;		/* batch index */
+	struct bp_u256			 id, value;
+	int				 nft;
+	const char			*standard;	/* "ERC721", "ERC1155"; NULL for ERC-20 */
+};
+
+/* Token events of a movement: token_transfer, nft_transfer, address_activity. */
+static int
+match_move(struct match *m, const struct filter *f, const struct move *mv)
+{
+	static const char *const dirs[2] = { "outgoing", "incoming" };
+	const struct bp_store_event *e = mv->e;
+	const uint8_t *contract = e->log.address;
+	char source[SOURCE_MAX];
+	int side, by_addr;
+
+	by_addr = list_has(&f->addrs, e->ev.from) || list_has(&f->addrs, e->ev.to);
+	switch (f->type) {
+	case BP_WEBHOOK_TOKEN_TRANSFER:
+	case BP_WEBHOOK_NFT_TRANSFER:
+		if ((f->type == BP_WEBHOOK_NFT_TRANSFER) != mv->nft ||
+		    !(by_addr || list_has(&f->contracts, contract)))
+			return 0;
+		snprintf(source, sizeof(source), "log:%s:%lld:%zu", e->pos.tx_hash,
+		    (long long)e->pos.log_index, mv->item);
+		if (data_start(m, f, e->pos.tx_hash) == -1 ||
+		    put_addr(&m->data, "contract", contract) == -1 ||
+		    put_addr(&m->data, "from", e->ev.from) == -1 ||
+		    put_addr(&m->data, "to", e->ev.to) == -1)
+			return -1;
+		if (!mv->nft)
+			return put_u256(&m->data, "value", &mv->value, 1) == -1 ||
+			    bp_buf_adds(&m->data, ",\"symbol\":null,\"decimals\":null") == -1 ? -1 :
+			    emit(m, f, source, e->pos.contract);
+		return put_u256(&m->data, "token_id", &mv->id, 1) == -1 ||
+		    bp_buf_printf(&m->data, ",\"standard\":\"%s\"", mv->standard) == -1 ||
+		    put_u256(&m->data, "quantity", &mv->value, 0) == -1 ? -1 :
+		    emit(m, f, source, NULL);
+	case BP_WEBHOOK_ADDRESS_ACTIVITY:
+		for (side = 0; side < 2; side++) {
+			if (!list_has(&f->addrs, side == 0 ? e->ev.from : e->ev.to))
+				continue;
+			snprintf(source, sizeof(source), "log:%s:%lld:%zu:%s", e->pos.tx_hash,
+			    (long long)e->pos.log_index, mv->item, dirs[side]);
+			if (data_start(m, f, e->pos.tx_hash) == -1 ||
+			    put_addr(&m->data, "from", e->ev.from) == -1 ||
+			    put_addr(&m->data, "to", e->ev.to) == -1 ||
+			    put_u256(&m->data, "value", &mv->value, 1) == -1 ||
+			    bp_buf_adds(&m->data, ",\"asset\":null") == -1 ||
+			    put_addr(&m->data, "contract", contract) == -1 ||
+			    bp_buf_printf(&m->data, ",\"direction\":\"%s\"", dirs[side]) == -1 ||
+			    emit(m, f, source, e->pos.contract) == -1)
+				return -1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Whether log e passes f's eth_getLogs-style filter. */
+static int
+log_matches(const struct filter *f, const struct bp_store_event *e)
+{
+	size_t i;
+
+	if (f->addrs.n > 0 && !list_has(&f->addrs, e->log.address))
+		return 0;
+	for (i = 0; i < f->ntopics; i++) {
+		if (f->topics[i].n == 0)
+			continue;
+		if (i >= e->log.ntopics || !list_has(&f->topics[i], e->log.topics[i]))
+			return 0;
+	}
+	return 1;
+}
+
+/* log: the log as eth_getLogs returns it, with block_number and log_index decoded. */
+static int
+match_log(struct match *m, const struct filter *f, const struct bp_store_event *e)
+{
+	const struct tx *t;
+	char source[SOURCE_MAX], h[BP_BLOCKS_HASH_STR], *hex = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (!log_matches(f, e))
+		return 0;
+	snprintf(source, sizeof(source), "log:%s:%lld", e->pos.tx_hash,
+	    (long long)e->pos.log_index);
+	t = tx_find(m, e->pos.tx_hash);
+	if ((hex = malloc(2 * e->log.datalen + 3)) == NULL ||
+	    bp_hex_encode(e->log.data, e->log.datalen, hex, 2 * e->log.datalen + 3) == -1)
+		goto out;
+	if (data_start(m, f, e->pos.tx_hash) == -1 ||
+	    bp_buf_printf(&m->data, ",\"log_index\":%lld,\"address\":\"%s\",\"topics\":[",
+	    (long long)e->pos.log_index, e->pos.contract) == -1)
+		goto out;
+	for (i = 0; i < e->log.ntopics; i++) {
+		bp_hex_encode(e->log.topics[i], 32, h, sizeof(h));
+		if (bp_buf_printf(&m->data, "%s\"%s\"", i ? "," : "", h) == -1)
+			goto out;
+	}
+	if (bp_buf_printf(&m->data, "],\"data\":\"%s\",\"blockNumber\":\"0x%llx\","
+	    "\"blockHash\":\"%s\",\"transactionHash\":\"%s\",\"logIndex\":\"0x%llx\","
+	    "\"removed\":false", hex, (unsigned long long)m->blk->number, m->blk->hash,
+	    e->pos.tx_hash, (unsigned long long)e->pos.log_index) == -1 ||
+	    (t != NULL && bp_buf_printf(&m->data, ",\"transactionIndex\":\"0x%llx\"",
+	    (unsigned long long)t->index) == -1))
+		goto big;
+	rc = emit(m, f, source, NULL);
+	goto out;
+big:
+	bp_warn("webhook %s: log %s is too large to send; not recorded", f->id, source);
+	rc = 0;
+out:
+	free(hex);
+	return rc;
+}
+
+/* The token movements of log e (none, one, or one per id of a batch), each through fn. */
+static int
+each_move(struct match *m, const struct filter *f, const struct bp_store_event *e)
+{
+	struct move mv;
+	size_t i;
+
+	memset(&mv, 0, sizeof(mv));
+	mv.e = e;
+	switch (e->ev.kind) {
+	case BP_EVENT_ERC20:
+		mv.value = e->ev.value;
+		return match_move(m, f, &mv);
+	case BP_EVENT_ERC721:
+		mv.nft = 1;
+		mv.standard = "ERC721";
+		mv.id = e->ev.id;
+		bp_u256_from_u64(&mv.value, 1);
+		return match_move(m, f, &mv);
+	case BP_EVENT_ERC1155_SINGLE:
+		mv.nft = 1;
+		mv.standard = "ERC1155";
+		mv.id = e->ev.id;
+		mv.value = e->ev.value;
+		return match_move(m, f, &mv);
+	case BP_EVENT_ERC1155_BATCH:
+		mv.nft = 1;
+		mv.standard = "ERC1155";
+		for (i = 0; i < e->ev.count; i++) {
+			mv.item = i;
+			bp_event_batch_item(&e->ev, i, &mv.id, &mv.value);
+			if (match_move(m, f, &mv) == -1)
+				return -1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int
+bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
+    const struct bp_store_block *block)
+{
+	struct match m;
+	size_t i, j;
+	int rc = -1, need_tx = 0;
+
+	(void)cfg;
+	memset(&m, 0, sizeof(m));
+	m.db = db;
+	m.network = chain;
+	m.blk = block;
+	bp_buf_init(&m.data, BODY_MAX);
+	bp_buf_init(&m.body, BODY_MAX + 512);
+	bp_time_iso(time(NULL), m.now, sizeof(m.now));
+	if (load_filters(&m) == -1)
+		goto out;
+	for (i = 0; i < m.nf; i++)
+		need_tx |= m.f[i].type == BP_WEBHOOK_ADDRESS_ACTIVITY ||
+		    m.f[i].type == BP_WEBHOOK_MINED_TRANSACTION || m.f[i].type == BP_WEBHOOK_LOG;
+	if (need_tx && load_txs(&m) == -1)
+		goto out;
+	for (i = 0; i < m.nf; i++) {
+		const struct filter *f = &m.f[i];
+
+		for (j = 0; j < m.ntx; j++)
+			if ((f->type == BP_WEBHOOK_ADDRESS_ACTIVITY &&
+			    match_tx_activity(&m, f, &m.tx[j]) == -1) ||
+			    (f->type == BP_WEBHOOK_MINED_TRANSACTION &&
+			    match_tx_mined(&m, f, &m.tx[j]) == -1))
+				goto out;
+		for (j = 0; j < block->nevents; j++)
+			if ((f->type == BP_WEBHOOK_LOG ? match_log(&m, f, &block->events[j]) :
+			    each_move(&m, f, &block->events[j])) == -1)
+				goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < m.nf; i++)
+		filter_free(&m.f[i]);
+	free(m.f);
+	free(m.tx);
+	bp_buf_free(&m.data);
+	bp_buf_free(&m.body);
+	return rc;
+}
+
+int
+bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_t number,
+    const char *hash)
+{
+	/* Only what was never tried: a delivered event cannot be taken back. */
+	static const char sql[] = "DELETE FROM webhook_events WHERE network = ? AND"
+	    " block_number = ? AND block_hash = ? AND state = 'pending' AND attempts = 0";
+	struct bp_stmt *st;
+
+	(void)cfg;
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	bp_stmt_int(st, 2, number);
+	bp_stmt_text(st, 3, hash);
+	return bp_stmt_run(st);
+}

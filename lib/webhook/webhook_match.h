@@ -1,0 +1,29 @@
+/*
+ * Webhook matching (docs/webhooks.md, "Events"): the indexer's store hook (index_store.h). For
+ * each stored block, inside the store's transaction, it records one webhook_events row per
+ * (webhook, transaction or log, direction) that a webhook of the block's network matches, with
+ * the whole envelope of SPEC.md format A fixed at once (evt_ id, data). A row is delivered only
+ * once its block is at the network's confirmations depth (index_cursors.confirmed); a block a
+ * reorg removes before that takes its undelivered rows with it (the hook's rollback), so a
+ * reorg never sends an event twice.
+ */
+#ifndef BP_WEBHOOK_MATCH_H
+#define BP_WEBHOOK_MATCH_H
+
+#include "index/index_store.h"
+
+struct bp_config;
+
+/*
+ * The hook to put in struct bp_store_chain: block and rollback as index_store.h describes; arg
+ * is the config (for the chain names). Stateless: one hook serves every network and thread.
+ */
+void	bp_webhook_match_hook(const struct bp_config *, struct bp_store_hook *out);
+
+/* The hook's functions, for tests. */
+int	bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
+	    const struct bp_store_block *block);
+int	bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_t number,
+	    const char *hash);
+
+#endif

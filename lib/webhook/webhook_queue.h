@@ -1,0 +1,90 @@
+/*
+ * The webhook delivery queue (docs/webhooks.md, "Delivery"): the webhook_events rows the
+ * matcher recorded, claimed with a lease, settled after each attempt (delivered, retried after
+ * [webhooks] retry_schedule, or the webhook paused after the last retry), counted per account
+ * and UTC day against [plan] webhook_deliveries, and pruned. Also the delivery log
+ * (webhook_attempts) and the token symbols of the events' data (webhook_tokens).
+ *
+ * Crash safety: a claim and its lease commit before anything is sent; an attempt's outcome
+ * commits after it. A worker killed in between leaves the row pending with its lease, and the
+ * next pass (the worker's pass lock, lib/worker.h, means no other pass is running then) takes
+ * the lease back and sends the same row, the same evt_ id and bytes, again: at least once.
+ */
+#ifndef BP_WEBHOOK_QUEUE_H
+#define BP_WEBHOOK_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "webhook.h"
+
+struct bp_db;
+struct bp_config;
+
+/* One claimed delivery. */
+struct bp_webhook_job {
+	char		 event_id[32];
+	char		 webhook_id[BP_WEBHOOK_ID_MAX];
+	int64_t		 account_id;
+	char		 url[BP_WEBHOOK_URL_MAX + 1];
+	char		 secret[BP_WEBHOOK_SECRET_MAX];
+	char		*body;		/* the envelope; owned, bp_webhook_jobs_free frees it */
+	size_t		 len;
+	int64_t		 attempts;	/* attempts made before this one */
+};
+
+/* What an attempt came to. */
+struct bp_webhook_outcome {
+	long		 http_status;	/* 0 when no answer came */
+	int		 ok;		/* a 2xx answer */
+	char		 error[200];	/* "" when an answer came */
+	long		 duration_ms;
+	int64_t		 at;		/* Unix seconds the attempt started */
+};
+
+/*
+ * Takes back the leases of passes that died: call at the start of a pass, under the worker's
+ * pass lock (no other pass holds one then). 0 or -1.
+ */
+int	bp_webhook_queue_release(struct bp_db *);
+
+/*
+ * Claims up to max due deliveries not leased now: pending, next_at reached, block confirmed,
+ * webhook active, account under its day's deliveries; each gets a lease of lease_s seconds and
+ * counts against the day. *jobs is an array owned by the caller (bp_webhook_jobs_free).
+ * Returns the number claimed, or -1 on a database error.
+ */
+int	bp_webhook_queue_claim(struct bp_db *, const struct bp_config *, int64_t now,
+	    int64_t lease_s, size_t max, struct bp_webhook_job **jobs);
+void	bp_webhook_jobs_free(struct bp_webhook_job *, size_t n);
+
+/*
+ * Records the outcomes of jobs[0..n) in one transaction: an attempts row each; a 2xx marks
+ * the event delivered; a failure schedules the next retry, or after the last retry pauses the
+ * webhook and holds the event for its resume (attempts start again from 0). paused gets the
+ * ids of the webhooks paused now (room for n; may repeat none), *npaused their count. now_ms
+ * is the clock (Unix milliseconds), as claim's now. 0 or -1.
+ */
+int	bp_webhook_queue_settle(struct bp_db *, const struct bp_config *, int64_t now_ms,
+	    const struct bp_webhook_job *jobs, const struct bp_webhook_outcome *out, size_t n,
+	    char (*paused)[BP_WEBHOOK_ID_MAX], size_t *npaused);
+
+/* Appends one attempts row (the CLI's test event). 0 or -1. */
+int	bp_webhook_queue_log(struct bp_db *, const char *webhook_id, const char *event_id,
+	    int64_t attempt, const struct bp_webhook_outcome *);
+
+/* Deletes delivered events and attempts older than retention_s seconds. Rows or -1. */
+int	bp_webhook_queue_prune(struct bp_db *, int64_t now, int64_t retention_s);
+
+/*
+ * Appends the latest limit attempts of a webhook as text lines (time, evt_ id, attempt,
+ * status or error, duration): `blockport webhook deliveries ID`. 0 or -1.
+ */
+int	bp_webhook_queue_attempts(struct bp_db *, const char *webhook_id, int64_t limit,
+	    struct bp_buf *out);
+
+/* The e-mail of the account that owns webhook id into out; 1, 0 none, -1 error. */
+int	bp_webhook_owner_email(struct bp_db *, const char *id, char *out, size_t cap);
+
+#endif
