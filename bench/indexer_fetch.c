@@ -53,7 +53,7 @@ main(int argc, char *argv[])
 {
 	int64_t from, to, batch, range, receipts, b, f, blocks = 0, logs = 0, t0;
 	const struct bp_network *net = NULL;
-	struct bp_jsonrpc_call *calls;
+	struct bp_rpc_client_call *calls;
 	struct bp_upstream *up;
 	struct bp_config *cfg;
 	char err[512];
@@ -95,7 +95,7 @@ main(int argc, char *argv[])
 			calls[n].method = "eth_getBlockReceipts";
 			calls[n++].params = block_params(f, -1);
 		}
-		if (bp_jsonrpc_batch(up, net, calls, n) != n) {
+		if (bp_rpc_client_batch(up, net, calls, n) != n) {
 			fprintf(stderr, "indexer_fetch: a call of blocks %lld-%lld failed\n",
 			    (long long)b, (long long)e);
 			return 1;

@@ -1,7 +1,7 @@
 /*
  * The bundle submitter (docs/bundler.md): each pass, for every network with a bundler_key,
  * settles the bundles sent, re-checks recent ones for reorgs, and sends the pending ops of the
- * pool as one EntryPoint.handleOps transaction (lib/bundler_submit.c). Run from cron
+ * pool as one EntryPoint.handleOps transaction (lib/bundler/bundler_submit.c). Run from cron
  * (cron/bundle.cron) or with --loop (make run, the tests).
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * The gas sampler (docs/gas.md): each pass samples every EVM network of the config
- * (eth_feeHistory over the last blocks, lib/gas.c) and stores the estimates in gas_samples,
+ * (eth_feeHistory over the last blocks, lib/gas/gas.c) and stores the estimates in gas_samples,
  * which GET /v1/gas/{chain}/prices answers from. Run from cron (cron/gas.cron) or with --loop.
  */
 #include <stdio.h>

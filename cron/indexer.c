@@ -37,7 +37,7 @@
 
 /* One indexed network. */
 struct chain {
-	struct bp_store_chain	 st;		/* key, confirmations, entry point, hook */
+	struct bp_index_store_chain	 st;		/* key, confirmations, entry point, hook */
 	struct bp_blocks_src	 src;		/* where and how its blocks are read */
 	uint8_t			 entry_point[20];
 	int64_t			 batch;		/* blocks per batch; halved when too large */
@@ -54,7 +54,7 @@ struct chain {
 
 struct state {
 	struct bp_upstream *up;		/* the process's pool, shared by the chains */
-	struct bp_store_hook webhooks;	/* webhook matching in the store's transaction */
+	struct bp_index_store_hook webhooks;	/* webhook matching in the store's transaction */
 	struct chain	 chains[BP_MAX_NETWORKS];
 	size_t		 nchains;
 	char		 wake[4200];	/* DATABASE.heads, touched after a pass that stored blocks */
@@ -66,7 +66,7 @@ struct state {
  * the database drop its page cache that often. BP_WORKER_IDLE, or FAILED with err set.
  */
 static int
-idle(struct bp_db *db, struct chain *c, const struct bp_store_cursor *cur, int64_t head,
+idle(struct bp_db *db, struct chain *c, const struct bp_index_store_cursor *cur, int64_t head,
     char *err, size_t errlen)
 {
 	int64_t now = bp_mono_us();
@@ -74,7 +74,7 @@ idle(struct bp_db *db, struct chain *c, const struct bp_store_cursor *cur, int64
 	if (c->idle_saved != 0 && c->idle_head == cur->head && c->idle_node_head == head &&
 	    now - c->idle_saved < IDLE_SAVE_US)
 		return BP_WORKER_IDLE;
-	if (bp_store_cursor_save(db, &c->st, cur, head, 0) == -1) {
+	if (bp_index_store_cursor_save(db, &c->st, cur, head, 0) == -1) {
 		snprintf(err, errlen, "database error");
 		return BP_WORKER_FAILED;
 	}
@@ -89,15 +89,15 @@ idle(struct bp_db *db, struct chain *c, const struct bp_store_cursor *cur, int64
  * blocks are ready, BP_WORKER_FAILED with err set. *n gets the counts.
  */
 static int
-index_chain(struct bp_db *db, struct chain *c, struct bp_store_counts *n, char *err,
+index_chain(struct bp_db *db, struct chain *c, struct bp_index_store_counts *n, char *err,
     size_t errlen)
 {
-	struct bp_store_cursor cur;
-	struct bp_fetch b;
+	struct bp_index_store_cursor cur;
+	struct bp_index_fetch b;
 	int64_t head, to;
 	int r, too_large;
 
-	if (bp_store_cursor_load(db, &c->st, &cur) == -1) {
+	if (bp_index_store_cursor_load(db, &c->st, &cur) == -1) {
 		snprintf(err, errlen, "database error");
 		return BP_WORKER_FAILED;
 	}
@@ -120,21 +120,21 @@ index_chain(struct bp_db *db, struct chain *c, struct bp_store_counts *n, char *
 	}
 	for (;;) {
 		to = cur.head + c->batch < head ? cur.head + c->batch : head;
-		r = bp_fetch_batch(&c->src, cur.head + 1, to, cur.head, cur.hash, &b, &too_large,
+		r = bp_index_fetch_batch(&c->src, cur.head + 1, to, cur.head, cur.hash, &b, &too_large,
 		    err, errlen);
 		if (r != -1 || !too_large || to == cur.head + 1)
 			break;
-		bp_fetch_free(&b);
+		bp_index_fetch_free(&b);
 		/* Blocks that do not fit max_response: smaller batches, for this process. */
 		c->batch = (to - cur.head) / 2;
 		bp_warn("%s: %s; index_batch now %lld", c->st.key, err, (long long)c->batch);
 	}
-	if (r == 0 && bp_store_batch(db, &c->st, &b, head, n) == -1) {
+	if (r == 0 && bp_index_store_batch(db, &c->st, &b, head, n) == -1) {
 		snprintf(err, errlen, "database error while storing blocks %lld-%lld",
 		    (long long)b.r.from, (long long)b.r.to);
 		r = -1;
 	}
-	bp_fetch_free(&b);
+	bp_index_fetch_free(&b);
 	if (r == -1)
 		return BP_WORKER_FAILED;
 	if (r == 1)
@@ -181,7 +181,7 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	for (i = 0; i < s->nchains && !bp_worker_stopping(); i++) {
 		struct chain *c = &s->chains[i];
 		int64_t now = bp_mono_us();
-		struct bp_store_counts n;
+		struct bp_index_store_counts n;
 		char err[512];
 		int r;
 

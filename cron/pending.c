@@ -3,8 +3,8 @@
  * newPendingTransactions subscriptions of every WebSocket connection. Each pass, for each
  * indexed EVM network, asks the node for the pending-transaction filter's changes
  * (eth_newPendingTransactionFilter once, made again when the node forgets it), appends the
- * hashes to ws_pending (lib/ws_pending.h) and, when there were any, touches DATABASE.pending
- * (lib/wake.h), which the connections watch. One upstream poll, whatever the number of
+ * hashes to ws_pending (lib/ws/ws_pending.h) and, when there were any, touches DATABASE.pending
+ * (lib/core/wake.h), which the connections watch. One upstream poll, whatever the number of
  * connections. Run from cron (cron/pending.cron) or with --loop.
  */
 #include <errno.h>
@@ -66,14 +66,14 @@ pending_init(struct bp_worker_ctx *w)
 static int
 follow(struct bp_worker_ctx *w, struct state *s, struct net *n, char *err, size_t errlen)
 {
-	struct bp_jsonrpc_error e;
+	struct bp_rpc_client_error e;
 	const char **hashes = NULL;
 	cJSON *res, *params, *h;
 	size_t k = 0;
 	int rc;
 
 	if (n->filter[0] == '\0') {
-		res = bp_jsonrpc_call(s->up, n->net, "eth_newPendingTransactionFilter", NULL, &e);
+		res = bp_rpc_client_call(s->up, n->net, "eth_newPendingTransactionFilter", NULL, &e);
 		if (!cJSON_IsString(res) || strlen(res->valuestring) >= sizeof(n->filter)) {
 			snprintf(err, errlen, "eth_newPendingTransactionFilter: %s",
 			    res == NULL ? e.message : "not a filter id");
@@ -89,7 +89,7 @@ follow(struct bp_worker_ctx *w, struct state *s, struct net *n, char *err, size_
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	res = bp_jsonrpc_call(s->up, n->net, "eth_getFilterChanges", params, &e);
+	res = bp_rpc_client_call(s->up, n->net, "eth_getFilterChanges", params, &e);
 	cJSON_Delete(params);
 	if (!cJSON_IsArray(res)) {
 		/* The node forgot the filter (restarted, expired, another upstream): a new one. */
@@ -111,7 +111,7 @@ follow(struct bp_worker_ctx *w, struct state *s, struct net *n, char *err, size_
 	cJSON_ArrayForEach(h, res)
 		if (cJSON_IsString(h) && k < MAX_HASHES)
 			hashes[k++] = h->valuestring;
-	rc = bp_pending_add(w->db, n->key, hashes, k, (int64_t)time(NULL));
+	rc = bp_ws_pending_add(w->db, n->key, hashes, k, (int64_t)time(NULL));
 	if (rc == -1)
 		snprintf(err, errlen, "database error");
 	free(hashes);

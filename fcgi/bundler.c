@@ -1,9 +1,9 @@
 /*
  * POST /v1/bundler/{chain}/{network}: the ERC-4337 bundler and ERC-7677 paymaster (SPEC.md
  * section 4, ERC-7769, ERC-7677; docs/bundler.md). A route table, and a method table keyed by
- * JSON-RPC method with the scopes and compute units of each; lib/bundler_rpc.c reads the
- * envelope, checks and charges each call and answers; the methods live in lib/bundler.c,
- * lib/bundler_estimate.c and lib/bundler_paymaster.c. Bundles are sent by cron/bundle.c.
+ * JSON-RPC method with the scopes and compute units of each; lib/bundler/bundler_rpc.c reads the
+ * envelope, checks and charges each call and answers; the methods live in lib/bundler/bundler.c,
+ * lib/bundler/bundler_estimate.c and lib/bundler/bundler_paymaster.c. Bundles are sent by cron/bundle.c.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /*
  * /v1/gas: gas prices, sponsorship policies and sponsorship (SPEC.md sections 2-5; docs/gas.md).
- * A route table and thin handlers: estimates live in lib/gas.c, rules and their counting in
- * lib/policy.c, the VerifyingPaymaster signature in lib/paymaster.c, UserOperations in
- * lib/evm/userop.c, USD prices in lib/price.c.
+ * A route table and thin handlers: estimates live in lib/gas/gas.c, rules and their counting in
+ * lib/gas/policy.c, the VerifyingPaymaster signature in lib/gas/paymaster.c, UserOperations in
+ * lib/evm/userop.c, USD prices in lib/token/price.c.
  */
 #include <stdint.h>
 #include <string.h>

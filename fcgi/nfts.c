@@ -1,7 +1,7 @@
 /*
  * /v1/nfts: NFT metadata, collections and the NFTs an address owns (SPEC.md sections 2 and 4;
  * docs/nfts.md). A route table and thin handlers: chain reads, the caches and the fetches of
- * metadata documents live in lib/nft.c, URIs in lib/nft_uri.c, documents in lib/nft_doc.c.
+ * metadata documents live in lib/nft/nft.c, URIs in lib/nft/nft_uri.c, documents in lib/nft/nft_doc.c.
  */
 #include <stdint.h>
 #include <string.h>
@@ -100,7 +100,7 @@ address_param(struct bp_req *r, const char *name, uint8_t out[20])
 	return 0;
 }
 
-/* Answers a lib/nft.h error, or 200 with the JSON in r->out. */
+/* Answers a lib/nft/nft.h error, or 200 with the JSON in r->out. */
 static int
 reply(struct bp_req *r, int rc, const struct bp_error *err)
 {

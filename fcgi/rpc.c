@@ -2,7 +2,7 @@
  * POST /v1/rpc/{chain}/{network}: the JSON-RPC proxy (SPEC.md section 4; docs/rpc.md).
  *
  * The pipeline has authenticated the key and counted the request against requests per second;
- * lib/rpc_proxy.c does the rest (BP_ROUTE_SELF_LIMIT, BP_SCOPE_NONE) with the node method table
+ * lib/rpc/rpc_proxy.c does the rest (BP_ROUTE_SELF_LIMIT, BP_SCOPE_NONE) with the node method table
  * (bp_rpc_node_table): it validates the envelope, judges each item (class, scope, plan), charges
  * each valid item one request for the day and its compute units, and forwards only the items
  * that passed.

@@ -1,8 +1,8 @@
 /*
  * /v1/tokens: token balances and token metadata (SPEC.md sections 2 and 4; docs/tokens.md).
- * A route table and thin handlers: metadata and its cache live in lib/token.c, the balance
- * list in lib/token_balance.c, prices in lib/price.c, logos in lib/token_list.c, spam verdicts
- * in lib/spam.c.
+ * A route table and thin handlers: metadata and its cache live in lib/token/token.c, the balance
+ * list in lib/token/token_balance.c, prices in lib/token/price.c, logos in lib/token/token_list.c, spam verdicts
+ * in lib/token/spam.c.
  */
 #include <stdint.h>
 #include <string.h>
@@ -55,7 +55,7 @@ app_init(const struct bp_config *cfg, struct bp_db *db)
 {
 	(void)db;
 	config = cfg;
-	/* A list that does not load is logged (lib/token_list.c) and leaves logos null. */
+	/* A list that does not load is logged (lib/token/token_list.c) and leaves logos null. */
 	if (cfg->token_list[0] != '\0')
 		logos = bp_token_list_load(cfg->token_list);
 	return 0;

@@ -1,6 +1,6 @@
 /*
  * /v1/wallets: ERC-4337 smart wallets (SPEC.md sections 2, 3 and 4; docs/wallets.md). The
- * routes and their handlers: each parses the request, calls one function of lib/wallets.h (the
+ * routes and their handlers: each parses the request, calls one function of lib/wallet/wallets.h (the
  * rules, the table, the chain reads) and renders its answer.
  */
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*
  * /v1/webhooks (SPEC.md sections 2-4 and 6; docs/webhooks.md). A route table and thin
- * handlers: the rules and the table live in lib/webhook.c, matching in lib/webhook_match.c,
+ * handlers: the rules and the table live in lib/webhook/webhook.c, matching in lib/webhook/webhook_match.c,
  * delivery in cron/deliver.c.
  */
 #include <stdint.h>

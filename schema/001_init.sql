@@ -1,5 +1,5 @@
--- 001: accounts and API keys (owner: lib/auth.c; written by the admin CLI), worker runs
--- (owner: lib/worker.c, written by every cron/ program).
+-- 001: accounts and API keys (owner: lib/core/auth.c; written by the admin CLI), worker runs
+-- (owner: lib/core/worker.c, written by every cron/ program).
 
 CREATE TABLE accounts (
 	id		INTEGER PRIMARY KEY,

@@ -1,5 +1,5 @@
--- 002: the chain indexer's tables (written by lib/index_store.c, lib/index_reorg.c and
--- lib/index_prune.c; read through lib/index_read.c). See
+-- 002: the chain indexer's tables (written by lib/index/index_store.c, lib/index/index_reorg.c and
+-- lib/index/index_prune.c; read through lib/index/index_read.c). See
 -- docs/indexer.md. Every row names its network by chain key, "CHAIN.NETWORK" as in the config
 -- ("ethereum.devnet"). Addresses and hashes are lower-case 0x hex; amounts, token ids and wei are
 -- decimal text (256-bit values do not fit an SQLite integer). A batch of blocks, its rows and the

@@ -2,7 +2,7 @@
 -- Addresses and hashes are lower-case 0x hex; times are Unix seconds; USD amounts are exact
 -- decimal strings; fees are wei in decimal.
 
--- Owner: lib/gas.c (written by cron/gas.c and by fcgi/gas.c when a sample is stale). The
+-- Owner: lib/gas/gas.c (written by cron/gas.c and by fcgi/gas.c when a sample is stale). The
 -- latest sample of each network, with its answer rendered once.
 CREATE TABLE gas_samples (
 	chain		TEXT NOT NULL,
@@ -14,7 +14,7 @@ CREATE TABLE gas_samples (
 	PRIMARY KEY (chain, network)
 );
 
--- Owner: lib/policy.c. A policy belongs to the account of the key that made it. A deleted
+-- Owner: lib/gas/policy.c. A policy belongs to the account of the key that made it. A deleted
 -- policy keeps its row (status 'deleted', answered as 404) so its sponsorships stay recorded.
 CREATE TABLE gas_policies (
 	id		TEXT PRIMARY KEY,		-- gp_ + 24 hex digits
@@ -28,7 +28,7 @@ CREATE TABLE gas_policies (
 );
 CREATE INDEX gas_policies_account ON gas_policies(account_id, created_at);
 
--- Owner: lib/policy.c. One row per sponsorship signed; the rules count them.
+-- Owner: lib/gas/policy.c. One row per sponsorship signed; the rules count them.
 CREATE TABLE gas_sponsorships (
 	id		INTEGER PRIMARY KEY,
 	policy_id	TEXT NOT NULL REFERENCES gas_policies(id),
@@ -42,7 +42,7 @@ CREATE TABLE gas_sponsorships (
 CREATE INDEX gas_sponsorships_sender ON gas_sponsorships(policy_id, sender, day);
 CREATE INDEX gas_sponsorships_time ON gas_sponsorships(policy_id, created_at);
 
--- Owner: lib/policy.c. Per policy and UTC day, the sponsorships and their worst-case USD: the
+-- Owner: lib/gas/policy.c. Per policy and UTC day, the sponsorships and their worst-case USD: the
 -- spend GET /v1/gas/policies/{id} shows (today's row, and the sum of all rows).
 CREATE TABLE gas_policy_days (
 	policy_id	TEXT NOT NULL REFERENCES gas_policies(id),

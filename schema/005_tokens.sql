@@ -3,7 +3,7 @@
 -- 0x hex; amounts are decimal text (256-bit values do not fit an SQLite integer); times are Unix
 -- seconds.
 
--- Owner: lib/token.c. One row per ERC-20 contract read once from the chain (name, symbol and
+-- Owner: lib/token/token.c. One row per ERC-20 contract read once from the chain (name, symbol and
 -- decimals never change); total_supply and the spam verdict are read again when older than
 -- [server] token_refresh_seconds. Contracts that are not ERC-20 have no row.
 CREATE TABLE token_metadata (
@@ -13,13 +13,13 @@ CREATE TABLE token_metadata (
 	symbol		TEXT,				-- NULL likewise; bytes32 (MKR-style) decoded
 	decimals	INTEGER NOT NULL,		-- 0 .. 255
 	total_supply	TEXT NOT NULL,			-- decimal, smallest unit
-	spam		INTEGER NOT NULL DEFAULT 0,	-- bits of enum bp_spam_reason (lib/spam.h)
+	spam		INTEGER NOT NULL DEFAULT 0,	-- bits of enum bp_spam_reason (lib/token/spam.h)
 	fetched_at	INTEGER NOT NULL,		-- when name/symbol/decimals were read
 	refreshed_at	INTEGER NOT NULL,		-- when total_supply and spam were read
 	PRIMARY KEY (chain, contract)
 );
 
--- Owner: lib/price.c (written by cron/prices.c). The latest answer of each Chainlink aggregator
+-- Owner: lib/token/price.c (written by cron/prices.c). The latest answer of each Chainlink aggregator
 -- named in a [prices CHAIN] section (`0xTOKEN = chainlink:0xAGGREGATOR`); read as the token's
 -- USD price until it is older than [server] price_max_age, then the price is null.
 CREATE TABLE token_prices (

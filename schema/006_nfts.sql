@@ -1,4 +1,4 @@
--- 006: the NFT resource's caches (docs/nfts.md). Owner: lib/nft.c (written by fcgi/nfts.c on a
+-- 006: the NFT resource's caches (docs/nfts.md). Owner: lib/nft/nft.c (written by fcgi/nfts.c on a
 -- metadata or collection request, and by cron/nftmeta.c). Chains are "CHAIN.NETWORK" keys,
 -- addresses lower-case 0x hex, token ids decimal text, times Unix seconds.
 
@@ -24,7 +24,7 @@ CREATE TABLE nft_metadata (
 
 -- One collection's on-chain facts and contractURI document. standard is what ERC-165 said;
 -- name and symbol what the contract answered (NULL when it has none); the rest from
--- contractURI() when the contract has one. spam is lib/spam.c's verdict (NULL: not judged).
+-- contractURI() when the contract has one. spam is lib/token/spam.c's verdict (NULL: not judged).
 CREATE TABLE nft_collections (
 	chain		TEXT NOT NULL,
 	contract	TEXT NOT NULL,
@@ -44,7 +44,7 @@ CREATE TABLE nft_collections (
 ) WITHOUT ROWID;
 
 -- A counter per network, moved by every write to the two caches above: GET owned keeps its
--- answers while this and the index's cursor stay put (lib/nft_owned.c).
+-- answers while this and the index's cursor stay put (lib/nft/nft_owned.c).
 CREATE TABLE nft_cache_versions (
 	chain		TEXT PRIMARY KEY,
 	version		INTEGER NOT NULL

@@ -1,7 +1,7 @@
 -- 007: webhooks, their events and the delivery log (docs/webhooks.md). Times are Unix seconds;
 -- addresses and hashes lower-case 0x hex.
 
--- Owner: lib/webhook.c (fcgi/webhooks.c, the admin CLI; cron/deliver pauses). The signing
+-- Owner: lib/webhook/webhook.c (fcgi/webhooks.c, the admin CLI; cron/deliver pauses). The signing
 -- secret is kept as given out: the worker signs with it.
 CREATE TABLE webhooks (
 	id		TEXT PRIMARY KEY,		-- wh_ + 24 hex digits
@@ -20,8 +20,8 @@ CREATE TABLE webhooks (
 CREATE INDEX webhooks_account ON webhooks(account_id, created_at);
 CREATE INDEX webhooks_network ON webhooks(network, event_type);
 
--- Owner: lib/webhook_match.c inserts (in the indexer's store transaction) and removes the rows
--- of a block a reorg takes back; lib/webhook_queue.c claims, leases and settles them. One row
+-- Owner: lib/webhook/webhook_match.c inserts (in the indexer's store transaction) and removes the rows
+-- of a block a reorg takes back; lib/webhook/webhook_queue.c claims, leases and settles them. One row
 -- per (webhook, source): source names the transaction, log or batch item and the direction, so
 -- an event is recorded once. body is the whole envelope, fixed when recorded: every attempt
 -- sends the same evt_ id and bytes. A row waits until its block is confirmed
@@ -49,7 +49,7 @@ CREATE INDEX webhook_events_block ON webhook_events(network, block_number);
 CREATE INDEX webhook_events_done ON webhook_events(state, delivered_at);
 CREATE INDEX webhook_events_leased ON webhook_events(lease_until) WHERE lease_until > 0;
 
--- Owner: lib/webhook_queue.c. The delivery log: one row per attempt (`blockport webhook
+-- Owner: lib/webhook/webhook_queue.c. The delivery log: one row per attempt (`blockport webhook
 -- deliveries ID`); pruned with the events.
 CREATE TABLE webhook_attempts (
 	id		INTEGER PRIMARY KEY,
@@ -64,7 +64,7 @@ CREATE TABLE webhook_attempts (
 CREATE INDEX webhook_attempts_webhook ON webhook_attempts(webhook_id, id);
 CREATE INDEX webhook_attempts_time ON webhook_attempts(at);
 
--- Owner: lib/webhook_queue.c. Delivery attempts per account and UTC day ([plan]
+-- Owner: lib/webhook/webhook_queue.c. Delivery attempts per account and UTC day ([plan]
 -- webhook_deliveries).
 CREATE TABLE webhook_usage (
 	account_id	INTEGER NOT NULL,
@@ -73,7 +73,7 @@ CREATE TABLE webhook_usage (
 	PRIMARY KEY (account_id, day)
 );
 
--- Owner: lib/webhook_token.c. Token symbols and decimals read once from the chain (eth_call
+-- Owner: lib/webhook/webhook_token.c. Token symbols and decimals read once from the chain (eth_call
 -- symbol() and decimals()) for the events' data; NULL when the contract does not answer them.
 CREATE TABLE webhook_tokens (
 	network		TEXT NOT NULL,

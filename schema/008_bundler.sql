@@ -2,7 +2,7 @@
 -- Addresses and hashes are lower-case 0x hex; times are Unix seconds. Fees and nonces are kept
 -- as 64 hex digits without 0x (fixed width, so ORDER BY sorts them as numbers).
 
--- Owner: lib/bundler_pool.c (written by fcgi/bundler.c on eth_sendUserOperation and by
+-- Owner: lib/bundler/bundler_pool.c (written by fcgi/bundler.c on eth_sendUserOperation and by
 -- cron/bundle.c as ops move through bundles). One row per UserOperation the bundler accepted.
 -- status: pending (in the pool), submitted (in a bundle transaction not yet mined), included
 -- (mined; success says whether its call succeeded), failed (its bundle reverted), dropped
@@ -37,7 +37,7 @@ CREATE INDEX bundler_user_ops_sender ON bundler_user_ops(chain, sender, nonce);
 CREATE INDEX bundler_user_ops_bundle ON bundler_user_ops(bundle_id);
 CREATE INDEX bundler_user_ops_paymaster ON bundler_user_ops(chain, paymaster, status);
 
--- Owner: lib/bundler_pool.c (written by cron/bundle.c). One row per bundle transaction, written
+-- Owner: lib/bundler/bundler_pool.c (written by cron/bundle.c). One row per bundle transaction, written
 -- with its signed bytes and nonce BEFORE it is sent, so a submitter killed at any point finds
 -- it again: it re-sends the same bytes or learns from the chain what became of them.
 -- status: sent (signed, maybe sent), included, dropped (vanished or its nonce taken by another

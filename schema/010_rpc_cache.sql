@@ -1,6 +1,6 @@
 -- 010: the JSON-RPC response cache shared by every program and thread. See docs/rpc.md.
 
--- Owner: lib/rpc_cache.c. One answer's result per (network, method, params); the key is the
+-- Owner: lib/rpc/rpc_cache.c. One answer's result per (network, method, params); the key is the
 -- SHA-256 of those three. Immutable answers never expire (expires_at 0); near-head answers expire
 -- after the network's cache_ttl_ms. Times are Unix microseconds. Evicted oldest first when the
 -- bytes pass rpc_cache_mb.
@@ -15,7 +15,7 @@ CREATE TABLE rpc_cache (
 );
 CREATE INDEX rpc_cache_stored ON rpc_cache(stored_at);
 
--- Owner: lib/rpc_cache.c. The size of rpc_cache, kept in the writers' transactions (one row).
+-- Owner: lib/rpc/rpc_cache.c. The size of rpc_cache, kept in the writers' transactions (one row).
 CREATE TABLE rpc_cache_size (
 	id		INTEGER PRIMARY KEY CHECK (id = 1),
 	entries		INTEGER NOT NULL,

@@ -1,9 +1,9 @@
 -- 011: the block headers the WebSocket newHeads subscriptions send (docs/websocket.md).
 
--- Owner: lib/index_headers.c (written by the indexer's store in the transaction of its blocks
--- and cursor, deleted with them on a reorg; read by lib/ws_follow.c for ws/subscribe). Each
+-- Owner: lib/index/index_headers.c (written by the indexer's store in the transaction of its blocks
+-- and cursor, deleted with them on a reorg; read by lib/ws/ws_follow.c for ws/subscribe). Each
 -- stored block's object as the node answered eth_getBlockByNumber, without its transactions
--- array, as compact JSON text; for the blocks within BP_LOGS_WINDOW of the node's head only,
+-- array, as compact JSON text; for the blocks within BP_INDEX_LOGS_WINDOW of the node's head only,
 -- pruned like index_logs.
 CREATE TABLE index_headers (
 	chain		TEXT NOT NULL,

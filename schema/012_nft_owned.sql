@@ -1,7 +1,7 @@
 -- 012: the shape of the owned-NFT list (GET /v1/nfts/{chain}/owned/{address}, docs/nfts.md).
 
--- Owner: lib/index_store.c (bp_store_owner_set and bp_store_owners_clear keep it in the
--- transaction of the rows of index_nft_owners they change; lib/index_reorg.c goes through
+-- Owner: lib/index/index_store.c (bp_index_store_owner_set and bp_index_store_owners_clear keep it in the
+-- transaction of the rows of index_nft_owners they change; lib/index/index_reorg.c goes through
 -- them). The number of index_nft_owners rows per owner, so the list's total is one lookup
 -- instead of a count over every row the owner has. A row may hold 0.
 CREATE TABLE index_nft_counts (

@@ -376,7 +376,7 @@ cmd_start() {
 	fi
 	export BLOCKPORT_CONFIG=$dir/blockport.ini
 	if [ -n "$extra" ]; then
-		# Last, so what it gives again wins (lib/config.c); a missing final newline is added.
+		# Last, so what it gives again wins (lib/core/config.c); a missing final newline is added.
 		{ echo; echo "# From EXTRA_CONFIG=$extra (its lines win over those above)."
 		  cat "$extra"; echo; } >> "$dir/blockport.ini"
 	fi

@@ -6,12 +6,12 @@
  * and stdout. The program:
  *
  *  - admits the connection: the key from ?apiKey=, else X-API-Key or Bearer on the upgrade
- *    (lib/admit.h), the rpc:read scope, live keys only on mainnets, and a slot among the key's
+ *    (lib/core/admit.h), the rpc:read scope, live keys only on mainnets, and a slot among the key's
  *    plan's ws_connections; a refusal is one JSON-RPC error naming the HTTP status, then close;
  *  - admits every message again (the key may have been revoked; requests per second) and answers
  *    eth_subscribe / eth_unsubscribe itself; every other message goes through the JSON-RPC proxy
- *    of /v1/rpc (lib/rpc_proxy.h): the same envelope rules, method classes, scopes and CUs;
- *  - sends newHeads from the chain index (lib/ws_follow.h): the indexer is the one follower of
+ *    of /v1/rpc (lib/rpc/rpc_proxy.h): the same envelope rules, method classes, scopes and CUs;
+ *  - sends newHeads from the chain index (lib/ws/ws_follow.h): the indexer is the one follower of
  *    the node, whatever the number of connections;
  *  - stays bounded: a message cap (max_body), a cap on subscriptions, an idle timeout, and an
  *    output buffer cap past which a reader too slow to keep up is disconnected.
@@ -176,7 +176,7 @@ send_refusal(struct conn *c, const char *id, size_t idlen, int rpc_code, int sta
 
 	snprintf(text, sizeof(text), "%d %s: %s", status, code, message);
 	bp_buf_reset(&c->msg);
-	if (bp_jsonrpc_error_obj(&c->msg, id, idlen, rpc_code, text) == -1 || c->msg.len < 2)
+	if (bp_rpc_envelope_error_obj(&c->msg, id, idlen, rpc_code, text) == -1 || c->msg.len < 2)
 		return;
 	c->msg.len -= 2;	/* drop the closing "}}" to add data to the error object */
 	if (bp_buf_printf(&c->msg, ",\"data\":{\"status\":%d,\"code\":\"", status) == -1 ||
@@ -402,11 +402,11 @@ price_notifications(struct conn *c)
 		[SUB_SYNCING] = "eth_syncing",
 		[SUB_PENDING] = "eth_getFilterChanges",
 	};
-	const struct bp_jsonrpc_method *m;
+	const struct bp_rpc_method *m;
 	size_t i;
 
 	for (i = 0; i < SUB__MAX; i++) {
-		m = bp_jsonrpc_method(&bp_rpc_node_table, c->net->kind, polled[i], strlen(polled[i]));
+		m = bp_rpc_method(&bp_rpc_node_table, c->net->kind, polled[i], strlen(polled[i]));
 		c->cu[i] = m != NULL ? m->cu : 1;
 	}
 }
@@ -421,10 +421,10 @@ follow_pending(struct conn *c)
 		return;
 	do {
 		n = conn_db(c) == NULL ? -1 :
-		    bp_pending_read(c->db, c->chain, &c->pending_seq, pending_fn, c);
+		    bp_ws_pending_read(c->db, c->chain, &c->pending_seq, pending_fn, c);
 		if (n > 0)
 			c->owed += c->cu[SUB_PENDING];	/* one eth_getFilterChanges a read */
-	} while (n == BP_PENDING_READ && !c->closing);
+	} while (n == BP_WS_PENDING_READ && !c->closing);
 	if (n == -1 && !c->closing)
 		bp_warn("%s: reading the pending transactions failed", c->chain);
 }
@@ -446,7 +446,7 @@ static void
 send_error(struct conn *c, const char *id, size_t idlen, int code, const char *msg)
 {
 	bp_buf_reset(&c->msg);
-	if (bp_jsonrpc_error_obj(&c->msg, id, idlen, code, msg) == 0)
+	if (bp_rpc_envelope_error_obj(&c->msg, id, idlen, code, msg) == 0)
 		send_line(c, c->msg.data, c->msg.len);
 }
 
@@ -526,7 +526,7 @@ start_pending(struct conn *c)
 
 	if (c->pending)
 		return 0;
-	if (conn_db(c) == NULL || bp_pending_last(c->db, c->chain, &c->pending_seq) == -1)
+	if (conn_db(c) == NULL || bp_ws_pending_last(c->db, c->chain, &c->pending_seq) == -1)
 		return -1;
 	c->pending = 1;
 	if (bp_wake_path(c->cfg->database, BP_WAKE_PENDING, path, sizeof(path)) == 0)
@@ -582,7 +582,7 @@ send_syncing(struct conn *c, struct sub *s)
 }
 
 static void
-subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
+subscribe(struct conn *c, const char *body, const struct bp_rpc_envelope_item *it)
 {
 	const char *id = body + it->id.off;
 	unsigned char rnd[16];
@@ -650,7 +650,7 @@ subscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 }
 
 static void
-unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
+unsubscribe(struct conn *c, const char *body, const struct bp_rpc_envelope_item *it)
 {
 	const char *id = body + it->id.off;
 	char sid[SUB_ID_LEN + 8];
@@ -686,9 +686,9 @@ unsubscribe(struct conn *c, const char *body, const struct bp_jsonrpc_item *it)
 
 /* Forwards a message through the JSON-RPC proxy of /v1/rpc and queues its answer. */
 static void
-proxy(struct conn *c, char *body, size_t len, const struct bp_jsonrpc_item *first, int single)
+proxy(struct conn *c, char *body, size_t len, const struct bp_rpc_envelope_item *first, int single)
 {
-	struct bp_jsonrpc_span idspan = { 0, 0 };
+	struct bp_rpc_scan_span idspan = { 0, 0 };
 	const char *ans;
 	size_t anslen;
 	int status;
@@ -719,16 +719,16 @@ static void
 message(struct conn *c, char *body, size_t len)
 {
 	struct bp_admission ad;
-	struct bp_jsonrpc_item it;
-	struct bp_jsonrpc_body b;
-	const struct bp_jsonrpc_method *m;
+	struct bp_rpc_envelope_item it;
+	struct bp_rpc_envelope_body b;
+	const struct bp_rpc_method *m;
 	struct bp_limit_state st;
 	enum bp_limit_verdict v;
 	int sub = 0, unsub = 0, parsed;
 
 	c->last_in = bp_mono_us();
 	memset(&it, 0, sizeof(it));
-	parsed = bp_jsonrpc_parse(body, len, (size_t)c->cfg->max_batch, &it, 1, &b) == 0;
+	parsed = bp_rpc_envelope_parse(body, len, (size_t)c->cfg->max_batch, &it, 1, &b) == 0;
 	if (parsed && !b.batch && it.code == 0) {
 		sub = it.method_len == 13 && memcmp(it.method, "eth_subscribe", 13) == 0;
 		unsub = it.method_len == 15 && memcmp(it.method, "eth_unsubscribe", 15) == 0;
@@ -751,7 +751,7 @@ message(struct conn *c, char *body, size_t len)
 		return;
 	}
 	/* Priced like the proxy's methods: a request for the day and the method's CUs. */
-	m = bp_jsonrpc_method(&bp_rpc_node_table, c->net->kind, it.method, it.method_len);
+	m = bp_rpc_method(&bp_rpc_node_table, c->net->kind, it.method, it.method_len);
 	v = bp_admit_charge(c->lim, &c->k, 0, 1, m != NULL ? m->cu : 1, &st);
 	if (v != BP_LIMIT_OK) {
 		char text[160];

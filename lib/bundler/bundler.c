@@ -34,7 +34,7 @@ int
 bp_bundler_chain_id(struct bp_bundler_call *c)
 {
 	return bp_buf_printf(c->result, "\"0x%llx\"", (unsigned long long)c->net->chain_id) == -1 ?
-	    bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory") : 0;
+	    bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory") : 0;
 }
 
 int
@@ -46,7 +46,7 @@ bp_bundler_entry_points(struct bp_bundler_call *c)
 	if (c->net->entry_point[0] == '\0')
 		return bp_buf_adds(c->result, "[]") == -1 ? -1 : 0;
 	if (bp_addr_parse(c->net->entry_point, strlen(c->net->entry_point), 0, ep) == -1)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "bad entry_point in the config");
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "bad entry_point in the config");
 	bp_addr_format_checksum(ep, cs, sizeof(cs));
 	return bp_buf_printf(c->result, "[\"%s\"]", cs) == -1 ? -1 : 0;
 }
@@ -60,19 +60,19 @@ bp_bundler_op_param(struct bp_bundler_call *c, struct bp_userop *op, uint8_t ep[
 
 	memset(op, 0, sizeof(*op));
 	if (cJSON_GetArraySize(c->params) < 2)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "params must be [userOperation, "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "params must be [userOperation, "
 		    "entryPoint]");
 	if ((s = bp_bundler_param_str(c, 1, "entryPoint")) == NULL)
 		return -1;
 	if (bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, ep) == -1)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "entryPoint must be an address");
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "entryPoint must be an address");
 	if (c->net->entry_point[0] == '\0' || bp_addr_parse(c->net->entry_point,
 	    strlen(c->net->entry_point), 0, want) == -1 || memcmp(want, ep, 20) != 0)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "unsupported entry point %.42s "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "unsupported entry point %.42s "
 		    "(eth_supportedEntryPoints lists the supported ones)", s);
 	if (bp_userop_from_json(cJSON_GetArrayItem(c->params, 0), op, &field, why,
 	    sizeof(why)) == -1)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "userOperation.%s: %s",
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "userOperation.%s: %s",
 		    field ? field : "", why);
 	return 0;
 }
@@ -113,18 +113,18 @@ bp_bundler_op_json(const struct bp_userop *op, struct bp_buf *b)
 }
 
 static void
-word_hex(const struct bp_u256 *v, char out[BP_POOL_WORD_STR])
+word_hex(const struct bp_u256 *v, char out[BP_BUNDLER_POOL_WORD_STR])
 {
 	uint8_t be[32];
 
 	bp_u256_to_be32(v, be);
-	bp_hex_encode_digits(be, 32, out, BP_POOL_WORD_STR);
+	bp_hex_encode_digits(be, 32, out, BP_BUNDLER_POOL_WORD_STR);
 }
 
 /* The pool row of op, whose hash is hash; op_json points into json (borrowed). */
 static void
 pool_row(const struct bp_bundler_call *c, const struct bp_userop *op, const uint8_t ep[20],
-    const char *hash, const struct bp_uov_result *res, char *json, struct bp_pool_op *row)
+    const char *hash, const struct bp_userop_validate_result *res, char *json, struct bp_bundler_pool_op *row)
 {
 	memset(row, 0, sizeof(*row));
 	bp_bundler_chain_key(c->net, row->chain, sizeof(row->chain));
@@ -134,7 +134,7 @@ pool_row(const struct bp_bundler_call *c, const struct bp_userop *op, const uint
 	word_hex(&op->num[BP_USEROP_NONCE], row->nonce);
 	word_hex(&op->num[BP_USEROP_MAX_FEE_PER_GAS], row->max_fee);
 	word_hex(&op->num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], row->max_priority);
-	row->gas = (int64_t)(bp_uov_total_gas(op) > INT64_MAX ? INT64_MAX : bp_uov_total_gas(op));
+	row->gas = (int64_t)(bp_userop_validate_total_gas(op) > INT64_MAX ? INT64_MAX : bp_userop_validate_total_gas(op));
 	row->staked = !bp_u256_is_zero(&res->sender_stake) && res->sender_unstake_delay > 0;
 	if (op->len[BP_USEROP_PAYMASTER_AND_DATA] >= 20)
 		bp_addr_format_lower(op->bytes[BP_USEROP_PAYMASTER_AND_DATA], row->paymaster,
@@ -146,62 +146,62 @@ pool_row(const struct bp_bundler_call *c, const struct bp_userop *op, const uint
 int
 bp_bundler_send(struct bp_bundler_call *c)
 {
-	struct bp_uov_result res;
+	struct bp_userop_validate_result res;
 	struct bp_userop op;
-	struct bp_pool_op row;
+	struct bp_bundler_pool_op row;
 	struct bp_u256 base_fee;
 	struct bp_buf json;
 	uint64_t gas_limit;
 	uint8_t ep[20], hash[32];
-	char hex[BP_POOL_HASH_STR];
+	char hex[BP_BUNDLER_POOL_HASH_STR];
 	int rc = -1;
 
 	bp_buf_init(&json, 1024 * 1024);
 	if (bp_bundler_op_param(c, &op, ep) == -1)
 		goto out;
-	if (bp_uov_block_fees(c->up, c->net, &base_fee, &gas_limit, &c->err) == -1 ||
-	    bp_uov_check_fields(&op, &base_fee, &c->err) == -1)
+	if (bp_userop_validate_block_fees(c->up, c->net, &base_fee, &gas_limit, &c->err) == -1 ||
+	    bp_userop_validate_check_fields(&op, &base_fee, &c->err) == -1)
 		goto out;
-	if (bp_uov_total_gas(&op) > gas_limit) {
-		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "the gas limits add up to more than the "
+	if (bp_userop_validate_total_gas(&op) > gas_limit) {
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "the gas limits add up to more than the "
 		    "block gas limit");
 		goto out;
 	}
-	if (bp_uov_simulate(c->up, c->net, ep, &op, &res, &c->err) == -1)
+	if (bp_userop_validate_simulate(c->up, c->net, ep, &op, &res, &c->err) == -1)
 		goto out;
 	bp_userop_hash(&op, ep, (uint64_t)c->net->chain_id, hash);
 	bp_hex_encode(hash, 32, hex, sizeof(hex));
 	if (bp_bundler_op_json(&op, &json) == -1 || bp_buf_add(&json, "", 1) == -1) {
-		bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 		goto out;
 	}
 	pool_row(c, &op, ep, hex, &res, json.data, &row);
-	switch (bp_pool_add(c->r->db, &row, BP_BUNDLER_SENDER_CAP, BP_BUNDLER_PAYMASTER_CAP)) {
-	case BP_POOL_ADDED:
+	switch (bp_bundler_pool_add(c->r->db, &row, BP_BUNDLER_SENDER_CAP, BP_BUNDLER_PAYMASTER_CAP)) {
+	case BP_BUNDLER_POOL_ADDED:
 		rc = bp_buf_printf(c->result, "\"%s\"", hex);
 		break;
-	case BP_POOL_KNOWN:
-		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "already known: %s is in the pool", hex);
+	case BP_BUNDLER_POOL_KNOWN:
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "already known: %s is in the pool", hex);
 		break;
-	case BP_POOL_UNDERPRICED:
-		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "replacement underpriced: an op with this "
+	case BP_BUNDLER_POOL_UNDERPRICED:
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "replacement underpriced: an op with this "
 		    "sender and nonce is pending; raise maxFeePerGas and maxPriorityFeePerGas by at "
-		    "least %d%% to replace it", BP_POOL_REPLACE_BUMP);
+		    "least %d%% to replace it", BP_BUNDLER_POOL_REPLACE_BUMP);
 		break;
-	case BP_POOL_IN_BUNDLE:
-		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "an op with this sender and nonce is in a "
+	case BP_BUNDLER_POOL_IN_BUNDLE:
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "an op with this sender and nonce is in a "
 		    "bundle already and cannot be replaced");
 		break;
-	case BP_POOL_SENDER_CAP:
-		bp_bundler_fail(c, BP_UOV_STAKE_TOO_LOW, "the sender is unstaked and has %d ops in "
+	case BP_BUNDLER_POOL_SENDER_CAP:
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_STAKE_TOO_LOW, "the sender is unstaked and has %d ops in "
 		    "the pool already; wait for them to land, or stake", BP_BUNDLER_SENDER_CAP);
 		break;
-	case BP_POOL_PAYMASTER_CAP:
-		bp_bundler_fail(c, BP_UOV_THROTTLED, "the paymaster %s is unstaked and has %d ops "
+	case BP_BUNDLER_POOL_PAYMASTER_CAP:
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_THROTTLED, "the paymaster %s is unstaked and has %d ops "
 		    "in the pool already: throttled", row.paymaster, BP_BUNDLER_PAYMASTER_CAP);
 		break;
 	default:
-		bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 		break;
 	}
 out:
@@ -212,7 +212,7 @@ out:
 
 /* params[0] as a 32-byte hash, lower-case into hex. 0, or -1 with -32602. */
 static int
-hash_param(struct bp_bundler_call *c, char hex[BP_POOL_HASH_STR])
+hash_param(struct bp_bundler_call *c, char hex[BP_BUNDLER_POOL_HASH_STR])
 {
 	const char *s = bp_bundler_param_str(c, 0, "userOpHash");
 	uint8_t h[32];
@@ -220,27 +220,27 @@ hash_param(struct bp_bundler_call *c, char hex[BP_POOL_HASH_STR])
 	if (s == NULL)
 		return -1;
 	if (bp_hex_decode_fixed(s, strlen(s), h, 32) == -1)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "userOpHash must be 0x and 64 "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "userOpHash must be 0x and 64 "
 		    "hex digits");
-	bp_hex_encode(h, 32, hex, BP_POOL_HASH_STR);
+	bp_hex_encode(h, 32, hex, BP_BUNDLER_POOL_HASH_STR);
 	return 0;
 }
 
 int
 bp_bundler_get_op(struct bp_bundler_call *c)
 {
-	struct bp_pool_op row;
-	char hex[BP_POOL_HASH_STR], chain[BP_POOL_CHAIN_MAX], ep[BP_ADDR_STRLEN];
+	struct bp_bundler_pool_op row;
+	char hex[BP_BUNDLER_POOL_HASH_STR], chain[BP_BUNDLER_POOL_CHAIN_MAX], ep[BP_ADDR_STRLEN];
 	uint8_t a[20];
 	int found, rc;
 
 	if (hash_param(c, hex) == -1)
 		return -1;
 	bp_bundler_chain_key(c->net, chain, sizeof(chain));
-	if ((found = bp_pool_get(c->r->db, chain, hex, &row)) == -1)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+	if ((found = bp_bundler_pool_get(c->r->db, chain, hex, &row)) == -1)
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 0 || strcmp(row.status, "dropped") == 0 || strcmp(row.status, "failed") == 0) {
-		bp_pool_op_free(&row);
+		bp_bundler_pool_op_free(&row);
 		return bp_buf_adds(c->result, "null");
 	}
 	/* Mined but not yet settled by the submitter: the indexer may know it already. */
@@ -260,8 +260,8 @@ bp_bundler_get_op(struct bp_bundler_call *c)
 	else if (rc == 0)
 		rc = bp_buf_adds(c->result, "\"blockNumber\":null,\"blockHash\":null,"
 		    "\"transactionHash\":null}");
-	bp_pool_op_free(&row);
-	return rc == -1 ? bp_bundler_fail(c, BP_UOV_INTERNAL, "response too large") : 0;
+	bp_bundler_pool_op_free(&row);
+	return rc == -1 ? bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "response too large") : 0;
 }
 
 /* 1 when log is the event topic0 of the entry point ep (and, with h, for op hash h). */
@@ -301,7 +301,7 @@ data_word(const char *d, size_t i, char *out, size_t len)
 static cJSON *
 op_receipt(cJSON *rcpt, const char *ep, const char *h)
 {
-	char t_op[BP_POOL_HASH_STR], t_rev[BP_POOL_HASH_STR], t_before[BP_POOL_HASH_STR];
+	char t_op[BP_BUNDLER_POOL_HASH_STR], t_rev[BP_BUNDLER_POOL_HASH_STR], t_before[BP_BUNDLER_POOL_HASH_STR];
 	char nonce[80], cost[80], used[80], succ[80], addr[BP_ADDR_STRLEN];
 	cJSON *logs = cJSON_GetObjectItemCaseSensitive(rcpt, "logs"), *l, *out = NULL, *mine;
 	const cJSON *ev = NULL, *data, *topics;
@@ -369,9 +369,9 @@ op_receipt(cJSON *rcpt, const char *ep, const char *h)
 int
 bp_bundler_receipt(struct bp_bundler_call *c)
 {
-	struct bp_jsonrpc_error jerr;
-	struct bp_pool_op row;
-	char hex[BP_POOL_HASH_STR], chain[BP_POOL_CHAIN_MAX], tx[BP_POOL_HASH_STR];
+	struct bp_rpc_client_error jerr;
+	struct bp_bundler_pool_op row;
+	char hex[BP_BUNDLER_POOL_HASH_STR], chain[BP_BUNDLER_POOL_CHAIN_MAX], tx[BP_BUNDLER_POOL_HASH_STR];
 	char ep[BP_ADDR_STRLEN];
 	cJSON *params, *rcpt = NULL, *out = NULL;
 	char *text;
@@ -387,30 +387,30 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 	 * The pool's row first: the submitter keeps it current (a bundle whose block left the
 	 * chain puts it back to pending). Then the indexer's: it knows any bundler's ops.
 	 */
-	if ((found = bp_pool_get(c->r->db, chain, hex, &row)) == -1)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+	if ((found = bp_bundler_pool_get(c->r->db, chain, hex, &row)) == -1)
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 1 && strcmp(row.status, "included") == 0)
 		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
-	bp_pool_op_free(&row);
+	bp_bundler_pool_op_free(&row);
 	if (tx[0] == '\0' &&
 	    bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx), &block) == -1)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (tx[0] == '\0')
 		return bp_buf_adds(c->result, "null");
 	if ((params = cJSON_CreateArray()) == NULL ||
 	    !cJSON_AddItemToArray(params, cJSON_CreateString(tx))) {
 		cJSON_Delete(params);
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 	}
-	rcpt = bp_jsonrpc_call(c->up, c->net, "eth_getTransactionReceipt", params, &jerr);
+	rcpt = bp_rpc_client_call(c->up, c->net, "eth_getTransactionReceipt", params, &jerr);
 	cJSON_Delete(params);
 	if (rcpt == NULL)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "the node did not answer: %s",
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "the node did not answer: %s",
 		    jerr.message);
 	if (!cJSON_IsObject(rcpt) || (out = op_receipt(rcpt, ep, hex)) == NULL)
 		rc = bp_buf_adds(c->result, "null");
 	else if ((text = cJSON_PrintUnformatted(out)) == NULL)
-		rc = bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
+		rc = bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 	else {
 		rc = bp_buf_adds(c->result, text);
 		free(text);

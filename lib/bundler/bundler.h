@@ -1,8 +1,8 @@
 /*
  * The ERC-4337 bundler's methods (ERC-7769, EntryPoint v0.6; docs/bundler.md): each takes one
- * struct bp_bundler_call (lib/bundler_rpc.h) and writes its result or its error there.
- * Validation is lib/userop_validate.c's, the mempool lib/bundler_pool.c's, estimation
- * lib/bundler_estimate.c's, ERC-7677 lib/bundler_paymaster.c's; the submitter is cron/bundle.c.
+ * struct bp_bundler_call (lib/bundler/bundler_rpc.h) and writes its result or its error there.
+ * Validation is lib/bundler/userop_validate.c's, the mempool lib/bundler/bundler_pool.c's, estimation
+ * lib/bundler/bundler_estimate.c's, ERC-7677 lib/bundler/bundler_paymaster.c's; the submitter is cron/bundle.c.
  */
 #ifndef BP_BUNDLER_H
 #define BP_BUNDLER_H

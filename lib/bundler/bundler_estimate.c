@@ -27,17 +27,17 @@
 int
 bp_bundler_execution_result(const uint8_t *data, size_t len, uint64_t *pre_op_gas,
     uint64_t *paid, int *target_success, const uint8_t **result, size_t *result_len,
-    struct bp_uov_error *err)
+    struct bp_userop_validate_error *err)
 {
 	uint8_t sel[4];
-	struct bp_uov_result ignored;
+	struct bp_userop_validate_result ignored;
 
 	bp_abi_selector(SIG_EXECUTION_RESULT, sel);
 	if (data == NULL || len < 4 || memcmp(data, sel, 4) != 0) {
 		bp_abi_selector(SIG_FAILED_OP, sel);
 		if (data != NULL && len >= 4 && memcmp(data, sel, 4) == 0)
-			return bp_uov_decode_validation(data, len, &ignored, err);
-		err->code = BP_UOV_REJECTED_ACCOUNT;
+			return bp_userop_validate_decode_validation(data, len, &ignored, err);
+		err->code = BP_USEROP_VALIDATE_REJECTED_ACCOUNT;
 		snprintf(err->message, sizeof(err->message), "simulateHandleOp reverted without "
 		    "an ExecutionResult");
 		return -1;
@@ -46,7 +46,7 @@ bp_bundler_execution_result(const uint8_t *data, size_t len, uint64_t *pre_op_ga
 	    bp_abi_read_u64(data + 4, len - 4, 1, paid) == -1 ||
 	    bp_abi_read_bool(data + 4, len - 4, 4, target_success) == -1 ||
 	    bp_abi_read_bytes(data + 4, len - 4, 5, result, result_len) == -1) {
-		err->code = BP_UOV_REJECTED_ACCOUNT;
+		err->code = BP_USEROP_VALIDATE_REJECTED_ACCOUNT;
 		snprintf(err->message, sizeof(err->message), "ExecutionResult does not decode");
 		return -1;
 	}
@@ -105,14 +105,14 @@ simulate(struct bp_bundler_call *c, const uint8_t ep[20], const struct bp_userop
 	snprintf(override, sizeof(override), "{\"%s\":{\"balance\":\"0x56bc75e2d63100000\"}}",
 	    sender);
 	if ((data = handle_op_calldata(op, target, tdata, tlen, &len)) == NULL)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
-	rc = bp_uov_eth_call(c->up, c->net, ep, data, len, "latest", override, buf, &retlen,
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
+	rc = bp_userop_validate_eth_call(c->up, c->net, ep, data, len, "latest", override, buf, &retlen,
 	    &c->err);
 	free(data);
 	if (rc == -1)
 		return -1;
 	if (rc == 0)
-		return bp_bundler_fail(c, BP_UOV_REJECTED_ACCOUNT, "simulateHandleOp did not revert: "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "simulateHandleOp did not revert: "
 		    "the entry point is not a v0.6 EntryPoint");
 	return bp_bundler_execution_result(*buf, retlen, pre, paid, ok, res, res_len, &c->err);
 }
@@ -159,7 +159,7 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 		est.bytes[BP_USEROP_SIGNATURE] = (uint8_t *)(uintptr_t)bp_bundler_dummy_sig;
 		est.len[BP_USEROP_SIGNATURE] = sizeof(bp_bundler_dummy_sig);
 	}
-	pvg = bp_uov_pre_verification_gas(&est, 1);
+	pvg = bp_userop_validate_pre_verification_gas(&est, 1);
 	bp_u256_from_u64(&est.num[BP_USEROP_PRE_VERIFICATION_GAS], pvg);
 	bp_u256_from_u64(&est.num[BP_USEROP_VERIFICATION_GAS_LIMIT], EST_VERIFICATION_GAS);
 	bp_u256_from_u64(&est.num[BP_USEROP_CALL_GAS_LIMIT], EST_CALL_GAS);
@@ -173,8 +173,8 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 	call = paid > pre ? paid - pre : 0;
 	verif = verif + verif / 2 + 20000;
 	call = call + call / 4 + 10000;
-	if (op.len[BP_USEROP_CALL_DATA] > 0 && call < BP_UOV_MIN_CALL_GAS)
-		call = BP_UOV_MIN_CALL_GAS;
+	if (op.len[BP_USEROP_CALL_DATA] > 0 && call < BP_USEROP_VALIDATE_MIN_CALL_GAS)
+		call = BP_USEROP_VALIDATE_MIN_CALL_GAS;
 	/* The call alone, from the entry point once the op has been validated (and deployed). */
 	if (op.len[BP_USEROP_CALL_DATA] > 0) {
 		struct bp_userop probe = est;
@@ -185,7 +185,7 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 		    op.len[BP_USEROP_CALL_DATA], &pre, &paid, &ok, &buf, &res, &res_len) == -1)
 			goto out;
 		if (!ok) {
-			bp_bundler_fail(c, BP_UOV_EXEC_REVERTED, "the UserOperation's call reverted");
+			bp_bundler_fail(c, BP_USEROP_VALIDATE_EXEC_REVERTED, "the UserOperation's call reverted");
 			if (res_len > 0 && (c->err.data = malloc(res_len)) != NULL) {
 				memcpy(c->err.data, res, res_len);
 				c->err.len = res_len;

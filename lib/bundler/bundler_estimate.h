@@ -1,6 +1,6 @@
 /*
  * eth_estimateUserOperationGas (ERC-7769, EntryPoint v0.6; docs/bundler.md): preVerificationGas
- * from the op's calldata cost and overhead (lib/userop_validate.c), verificationGasLimit and
+ * from the op's calldata cost and overhead (lib/bundler/userop_validate.c), verificationGasLimit and
  * callGasLimit from EntryPoint.simulateHandleOp run with eth_call (gas price 1 wei, the sender
  * given a balance by a state override, so `paid` is the gas used), and a second simulation
  * whose target call is the op's callData, to answer -32521 with the revert data when it
@@ -23,6 +23,6 @@ int	bp_bundler_estimate(struct bp_bundler_call *);
  */
 int	bp_bundler_execution_result(const uint8_t *data, size_t len, uint64_t *pre_op_gas,
 	    uint64_t *paid, int *target_success, const uint8_t **result, size_t *result_len,
-	    struct bp_uov_error *err);
+	    struct bp_userop_validate_error *err);
 
 #endif

@@ -39,40 +39,40 @@ pm_checks(struct bp_bundler_call *c, struct bp_policy *p)
 	int found;
 
 	if (cJSON_GetArraySize(c->params) < 4)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "params must be [userOperation, "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "params must be [userOperation, "
 		    "entryPoint, chainId, {\"policyId\": \"gp_...\"}]");
 	if (!cJSON_IsObject(cJSON_GetArrayItem(c->params, 0)))
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "userOperation must be an object");
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "userOperation must be an object");
 	if ((ep = bp_bundler_param_str(c, 1, "entryPoint")) == NULL ||
 	    (cid = bp_bundler_param_str(c, 2, "chainId")) == NULL)
 		return -1;
 	if (bp_addr_parse(ep, strlen(ep), BP_ADDR_CHECKSUM, a) == -1 ||
 	    bp_addr_parse(c->net->entry_point, strlen(c->net->entry_point), 0, want) == -1 ||
 	    memcmp(a, want, 20) != 0)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "unsupported entry point %.42s", ep);
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "unsupported entry point %.42s", ep);
 	if (bp_hex_quantity_lenient(cid, strlen(cid), &id) == -1 ||
 	    id != (uint64_t)c->net->chain_id)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "chainId %.20s is not the chain "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "chainId %.20s is not the chain "
 		    "of this endpoint (0x%llx)", cid, (unsigned long long)c->net->chain_id);
 	ctx = cJSON_GetArrayItem(c->params, 3);
 	pid = cJSON_GetObjectItemCaseSensitive(ctx, "policyId");
 	if (!cJSON_IsString(pid))
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "the context must be "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "the context must be "
 		    "{\"policyId\": \"gp_...\"}");
 	if (c->pm_key == NULL)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "sponsorship is not available on "
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "sponsorship is not available on "
 		    "%s %s (no paymaster and signer key configured)", c->net->chain,
 		    c->net->network);
 	if ((found = bp_policy_get(c->r->db, c->r->key.account_id, pid->valuestring, p)) == -1)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "database error");
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 0)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "no gas policy %.40s",
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "no gas policy %.40s",
 		    pid->valuestring);
 	if (p->status != BP_POLICY_ACTIVE)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "policy %s is %s", p->id,
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "policy %s is %s", p->id,
 		    bp_policy_status_name(p->status));
 	if (strcmp(p->chain, c->net->chain) != 0)
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "policy %s is for chain %s", p->id,
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "policy %s is for chain %s", p->id,
 		    p->chain);
 	return 0;
 }
@@ -88,7 +88,7 @@ bp_bundler_pm_stub(struct bp_bundler_call *c)
 		return -1;
 	memset(pnd, 0, sizeof(pnd));
 	if (bp_addr_parse(c->net->paymaster, strlen(c->net->paymaster), 0, pnd) == -1)
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "no paymaster configured");
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "no paymaster configured");
 	memcpy(pnd + 20 + 64, bp_bundler_dummy_sig, sizeof(bp_bundler_dummy_sig));
 	bp_hex_encode(pnd, sizeof(pnd), hex, sizeof(hex));
 	return bp_buf_printf(c->result, "{\"paymasterAndData\":\"%s\",\"isFinal\":false}", hex);
@@ -108,12 +108,12 @@ bp_bundler_pm_data(struct bp_bundler_call *c)
 	case 200:
 		break;
 	case 400:
-		return bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "%s", res.message);
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "%s", res.message);
 	case 403:
-		return bp_bundler_fail(c, BP_UOV_REJECTED_PAYMASTER, "the policy refused: %s",
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_REJECTED_PAYMASTER, "the policy refused: %s",
 		    res.message);
 	default:
-		return bp_bundler_fail(c, BP_UOV_INTERNAL, "%s", res.message);
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "%s", res.message);
 	}
 	bp_hex_encode(res.grant.pnd, sizeof(res.grant.pnd), hex, sizeof(hex));
 	return bp_buf_printf(c->result, "{\"paymasterAndData\":\"%s\"}", hex);

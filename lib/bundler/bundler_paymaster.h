@@ -1,7 +1,7 @@
 /*
  * ERC-7677 on the bundler's endpoint (docs/bundler.md): pm_getPaymasterStubData and
  * pm_getPaymasterData with params [userOperation, entryPoint, chainIdHex, {"policyId": "gp_..."}],
- * over the gas policies and the VerifyingPaymaster signer of /v1/gas (lib/sponsor.c). For an
+ * over the gas policies and the VerifyingPaymaster signer of /v1/gas (lib/gas/sponsor.c). For an
  * EntryPoint v0.6 the results carry paymasterAndData; the stub has the final data's length
  * (paymaster ++ abi.encode(validUntil, validAfter) ++ a 65-byte signature that recovers).
  */

@@ -17,14 +17,14 @@
 	" success, created_at"
 
 void
-bp_pool_op_free(struct bp_pool_op *op)
+bp_bundler_pool_op_free(struct bp_bundler_pool_op *op)
 {
 	free(op->op_json);
 	op->op_json = NULL;
 }
 
 void
-bp_pool_bundle_free(struct bp_pool_bundle *b)
+bp_bundler_pool_bundle_free(struct bp_bundler_pool_bundle *b)
 {
 	free(b->raw_tx);
 	b->raw_tx = NULL;
@@ -39,7 +39,7 @@ copy(char *dst, const char *src, size_t n)
 
 /* Fills op from a row of OP_COLS; 0, or -1 out of memory. */
 static int
-op_row(struct bp_stmt *st, struct bp_pool_op *op)
+op_row(struct bp_stmt *st, struct bp_bundler_pool_op *op)
 {
 	memset(op, 0, sizeof(*op));
 	copy(op->chain, bp_col_text(st, 0), sizeof(op->chain));
@@ -65,7 +65,7 @@ op_row(struct bp_stmt *st, struct bp_pool_op *op)
 }
 
 int
-bp_pool_get(struct bp_db *db, const char *chain, const char *hash, struct bp_pool_op *out)
+bp_bundler_pool_get(struct bp_db *db, const char *chain, const char *hash, struct bp_bundler_pool_op *out)
 {
 	static const char sql[] = "SELECT " OP_COLS " FROM bundler_user_ops"
 	    " WHERE chain = ? AND user_op_hash = ?";
@@ -96,7 +96,7 @@ word(const char *s, struct bp_u256 *out)
 	return bp_u256_from_hex(out, hex, strlen(hex));
 }
 
-/* 1 when a >= b * (100 + BP_POOL_REPLACE_BUMP) / 100, as geth's pool rounds (64-hex words). */
+/* 1 when a >= b * (100 + BP_BUNDLER_POOL_REPLACE_BUMP) / 100, as geth's pool rounds (64-hex words). */
 static int
 bumped(const char *a, const char *b)
 {
@@ -105,14 +105,14 @@ bumped(const char *a, const char *b)
 
 	if (word(a, &ua) == -1 || word(b, &ub) == -1)
 		return 0;
-	if (bp_u256_mul_u64(&need, &ub, 100 + BP_POOL_REPLACE_BUMP) == -1)
+	if (bp_u256_mul_u64(&need, &ub, 100 + BP_BUNDLER_POOL_REPLACE_BUMP) == -1)
 		return 0;
 	bp_u256_div_u64(&need, &need, 100, &rem);
 	return bp_u256_cmp(&ua, &need) >= 0;
 }
 
 static int
-insert_op(struct bp_db *db, const struct bp_pool_op *op, int64_t now)
+insert_op(struct bp_db *db, const struct bp_bundler_pool_op *op, int64_t now)
 {
 	static const char sql[] = "INSERT INTO bundler_user_ops (chain, user_op_hash, entry_point,"
 	    " sender, nonce, max_fee, max_priority, gas, staked, op_json, status, created_at,"
@@ -156,29 +156,29 @@ set_status(struct bp_db *db, const char *chain, const char *hash, const char *fr
 	return rc;
 }
 
-/* Within the add transaction: the result of the checks, or BP_POOL_ADDED to insert. */
+/* Within the add transaction: the result of the checks, or BP_BUNDLER_POOL_ADDED to insert. */
 /* Within the add transaction: whether an unstaked paymaster is at its cap. */
-static enum bp_pool_add_result
-paymaster_check(struct bp_db *db, const struct bp_pool_op *op, int cap)
+static enum bp_bundler_pool_add_result
+paymaster_check(struct bp_db *db, const struct bp_bundler_pool_op *op, int cap)
 {
 	static const char sql[] = "SELECT count(*) FROM bundler_user_ops"
 	    " WHERE chain = ? AND paymaster = ? AND status IN ('pending', 'submitted')";
-	enum bp_pool_add_result res = BP_POOL_ERROR;
+	enum bp_bundler_pool_add_result res = BP_BUNDLER_POOL_ERROR;
 	struct bp_stmt *st;
 
 	if (op->paymaster[0] == '\0' || op->paymaster_staked || cap <= 0)
-		return BP_POOL_ADDED;
+		return BP_BUNDLER_POOL_ADDED;
 	if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_text(st, 1, op->chain) == -1 ||
 	    bp_stmt_text(st, 2, op->paymaster) == -1)
-		return BP_POOL_ERROR;
+		return BP_BUNDLER_POOL_ERROR;
 	if (bp_stmt_step(st) == BP_DB_ROW)
-		res = bp_col_int(st, 0) >= cap ? BP_POOL_PAYMASTER_CAP : BP_POOL_ADDED;
+		res = bp_col_int(st, 0) >= cap ? BP_BUNDLER_POOL_PAYMASTER_CAP : BP_BUNDLER_POOL_ADDED;
 	bp_stmt_reset(st);
 	return res;
 }
 
-static enum bp_pool_add_result
-add_checks(struct bp_db *db, const struct bp_pool_op *op, int sender_cap, char *replace,
+static enum bp_bundler_pool_add_result
+add_checks(struct bp_db *db, const struct bp_bundler_pool_op *op, int sender_cap, char *replace,
     size_t replen)
 {
 	static const char known_sql[] = "SELECT 1 FROM bundler_user_ops"
@@ -188,81 +188,81 @@ add_checks(struct bp_db *db, const struct bp_pool_op *op, int sender_cap, char *
 	    " AND status IN ('pending', 'submitted')";
 	static const char count_sql[] = "SELECT count(*) FROM bundler_user_ops"
 	    " WHERE chain = ? AND sender = ? AND status IN ('pending', 'submitted')";
-	enum bp_pool_add_result res = BP_POOL_ERROR;
+	enum bp_bundler_pool_add_result res = BP_BUNDLER_POOL_ERROR;
 	struct bp_stmt *st;
 	enum bp_db_step step;
 
 	replace[0] = '\0';
 	if ((st = bp_db_stmt(db, known_sql)) == NULL || bp_stmt_text(st, 1, op->chain) == -1 ||
 	    bp_stmt_text(st, 2, op->hash) == -1)
-		return BP_POOL_ERROR;
+		return BP_BUNDLER_POOL_ERROR;
 	step = bp_stmt_step(st);
 	bp_stmt_reset(st);
 	if (step == BP_DB_ROW)
-		return BP_POOL_KNOWN;
+		return BP_BUNDLER_POOL_KNOWN;
 	if (step != BP_DB_DONE)
-		return BP_POOL_ERROR;
+		return BP_BUNDLER_POOL_ERROR;
 	if ((st = bp_db_stmt(db, same_sql)) == NULL || bp_stmt_text(st, 1, op->chain) == -1 ||
 	    bp_stmt_text(st, 2, op->sender) == -1 || bp_stmt_text(st, 3, op->nonce) == -1)
-		return BP_POOL_ERROR;
+		return BP_BUNDLER_POOL_ERROR;
 	if ((step = bp_stmt_step(st)) == BP_DB_ROW) {
 		if (strcmp(bp_col_text(st, 1), "submitted") == 0)
-			res = BP_POOL_IN_BUNDLE;
+			res = BP_BUNDLER_POOL_IN_BUNDLE;
 		else if (!bumped(op->max_fee, bp_col_text(st, 2)) ||
 		    !bumped(op->max_priority, bp_col_text(st, 3)))
-			res = BP_POOL_UNDERPRICED;
+			res = BP_BUNDLER_POOL_UNDERPRICED;
 		else {
 			copy(replace, bp_col_text(st, 0), replen);
-			res = BP_POOL_ADDED;
+			res = BP_BUNDLER_POOL_ADDED;
 		}
 	}
 	bp_stmt_reset(st);
 	if (step == BP_DB_ROW || step == BP_DB_ERROR)
-		return step == BP_DB_ERROR ? BP_POOL_ERROR : res;
+		return step == BP_DB_ERROR ? BP_BUNDLER_POOL_ERROR : res;
 	if (op->staked || sender_cap <= 0)
-		return BP_POOL_ADDED;
+		return BP_BUNDLER_POOL_ADDED;
 	if ((st = bp_db_stmt(db, count_sql)) == NULL || bp_stmt_text(st, 1, op->chain) == -1 ||
 	    bp_stmt_text(st, 2, op->sender) == -1)
-		return BP_POOL_ERROR;
+		return BP_BUNDLER_POOL_ERROR;
 	if (bp_stmt_step(st) == BP_DB_ROW)
-		res = bp_col_int(st, 0) >= sender_cap ? BP_POOL_SENDER_CAP : BP_POOL_ADDED;
+		res = bp_col_int(st, 0) >= sender_cap ? BP_BUNDLER_POOL_SENDER_CAP : BP_BUNDLER_POOL_ADDED;
 	bp_stmt_reset(st);
 	return res;
 }
 
-enum bp_pool_add_result
-bp_pool_add(struct bp_db *db, const struct bp_pool_op *op, int sender_cap, int paymaster_cap)
+enum bp_bundler_pool_add_result
+bp_bundler_pool_add(struct bp_db *db, const struct bp_bundler_pool_op *op, int sender_cap, int paymaster_cap)
 {
-	enum bp_pool_add_result res;
-	char replace[BP_POOL_HASH_STR], why[128];
+	enum bp_bundler_pool_add_result res;
+	char replace[BP_BUNDLER_POOL_HASH_STR], why[128];
 
 	if (bp_db_begin(db) == -1)
-		return BP_POOL_ERROR;
+		return BP_BUNDLER_POOL_ERROR;
 	res = add_checks(db, op, sender_cap, replace, sizeof(replace));
-	if (res == BP_POOL_ADDED && replace[0] == '\0')
+	if (res == BP_BUNDLER_POOL_ADDED && replace[0] == '\0')
 		res = paymaster_check(db, op, paymaster_cap);
-	if (res == BP_POOL_ADDED && replace[0] != '\0') {
+	if (res == BP_BUNDLER_POOL_ADDED && replace[0] != '\0') {
 		snprintf(why, sizeof(why), "replaced by %s", op->hash);
 		if (set_status(db, op->chain, replace, "pending", "dropped", why) == -1)
-			res = BP_POOL_ERROR;
+			res = BP_BUNDLER_POOL_ERROR;
 	}
-	if (res == BP_POOL_ADDED && insert_op(db, op, (int64_t)time(NULL)) == -1)
-		res = BP_POOL_ERROR;
-	if (res != BP_POOL_ADDED) {
+	if (res == BP_BUNDLER_POOL_ADDED && insert_op(db, op, (int64_t)time(NULL)) == -1)
+		res = BP_BUNDLER_POOL_ERROR;
+	if (res != BP_BUNDLER_POOL_ADDED) {
 		bp_db_rollback(db);
 		return res;
 	}
-	return bp_db_commit(db) == 0 ? BP_POOL_ADDED : BP_POOL_ERROR;
+	return bp_db_commit(db) == 0 ? BP_BUNDLER_POOL_ADDED : BP_BUNDLER_POOL_ERROR;
 }
 
 int
-bp_pool_each_pending(struct bp_db *db, const char *chain, int limit,
-    int (*fn)(const struct bp_pool_op *, void *), void *arg)
+bp_bundler_pool_each_pending(struct bp_db *db, const char *chain, int limit,
+    int (*fn)(const struct bp_bundler_pool_op *, void *), void *arg)
 {
 	static const char sql[] = "SELECT " OP_COLS " FROM bundler_user_ops"
 	    " WHERE chain = ? AND status = 'pending'"
 	    " ORDER BY max_priority DESC, created_at, user_op_hash LIMIT ?";
-	struct bp_pool_op op;
+	struct bp_bundler_pool_op op;
 	struct bp_stmt *st;
 	enum bp_db_step step;
 	int n = 0, stop = 0;
@@ -272,12 +272,12 @@ bp_pool_each_pending(struct bp_db *db, const char *chain, int limit,
 		return -1;
 	while (!stop && (step = bp_stmt_step(st)) == BP_DB_ROW) {
 		if (op_row(st, &op) == -1) {
-			bp_pool_op_free(&op);
+			bp_bundler_pool_op_free(&op);
 			step = BP_DB_ERROR;
 			break;
 		}
 		stop = fn(&op, arg);
-		bp_pool_op_free(&op);
+		bp_bundler_pool_op_free(&op);
 		n++;
 	}
 	bp_stmt_reset(st);
@@ -285,14 +285,14 @@ bp_pool_each_pending(struct bp_db *db, const char *chain, int limit,
 }
 
 int
-bp_pool_drop(struct bp_db *db, const char *chain, const char *hash, const char *reason)
+bp_bundler_pool_drop(struct bp_db *db, const char *chain, const char *hash, const char *reason)
 {
 	return set_status(db, chain, hash, "pending", "dropped", reason);
 }
 
 int
-bp_pool_bundle_record(struct bp_db *db, struct bp_pool_bundle *b,
-    char (*hashes)[BP_POOL_HASH_STR], size_t n)
+bp_bundler_pool_bundle_record(struct bp_db *db, struct bp_bundler_pool_bundle *b,
+    char (*hashes)[BP_BUNDLER_POOL_HASH_STR], size_t n)
 {
 	static const char ins[] = "INSERT INTO bundler_bundles (chain, bundler, nonce, tx_hash,"
 	    " raw_tx, max_fee, max_priority, gas_limit, ops, status, sent_at, created_at)"
@@ -342,8 +342,8 @@ fail:
 #define BUNDLES_MAX	64	/* bundles a pass looks at */
 
 int
-bp_pool_each_bundle(struct bp_db *db, const char *chain, int included, int64_t min_block,
-    int (*fn)(struct bp_pool_bundle *, void *), void *arg)
+bp_bundler_pool_each_bundle(struct bp_db *db, const char *chain, int included, int64_t min_block,
+    int (*fn)(struct bp_bundler_pool_bundle *, void *), void *arg)
 {
 	static const char sent_sql[] = "SELECT id, chain, bundler, nonce, tx_hash, old_tx_hashes,"
 	    " raw_tx, max_fee, max_priority, gas_limit, ops, status, block_number, block_hash,"
@@ -353,7 +353,7 @@ bp_pool_each_bundle(struct bp_db *db, const char *chain, int included, int64_t m
 	    " raw_tx, max_fee, max_priority, gas_limit, ops, status, block_number, block_hash,"
 	    " sent_at FROM bundler_bundles WHERE chain = ? AND status = 'included'"
 	    " AND block_number >= ? ORDER BY id LIMIT 64";
-	struct bp_pool_bundle *bs, *b;
+	struct bp_bundler_pool_bundle *bs, *b;
 	struct bp_stmt *st;
 	enum bp_db_step step;
 	int n = 0, i, stop = 0;
@@ -392,13 +392,13 @@ bp_pool_each_bundle(struct bp_db *db, const char *chain, int included, int64_t m
 	for (i = 0; i < n && !stop && step != BP_DB_ERROR; i++)
 		stop = fn(&bs[i], arg);
 	for (i = 0; i < n; i++)
-		bp_pool_bundle_free(&bs[i]);
+		bp_bundler_pool_bundle_free(&bs[i]);
 	free(bs);
 	return step == BP_DB_ERROR ? -1 : n;
 }
 
 int
-bp_pool_bundle_bump(struct bp_db *db, int64_t id, const char *tx_hash, const char *raw_tx,
+bp_bundler_pool_bundle_bump(struct bp_db *db, int64_t id, const char *tx_hash, const char *raw_tx,
     const char *max_fee, const char *max_priority)
 {
 	static const char sql[] = "UPDATE bundler_bundles SET old_tx_hashes ="
@@ -420,8 +420,8 @@ bp_pool_bundle_bump(struct bp_db *db, int64_t id, const char *tx_hash, const cha
 }
 
 int
-bp_pool_bundle_included(struct bp_db *db, int64_t id, const char *tx_hash, int64_t number,
-    const char *block_hash, const struct bp_pool_outcome *ops, size_t n, const char *reason)
+bp_bundler_pool_bundle_included(struct bp_db *db, int64_t id, const char *tx_hash, int64_t number,
+    const char *block_hash, const struct bp_bundler_pool_outcome *ops, size_t n, const char *reason)
 {
 	static const char bsql[] = "UPDATE bundler_bundles SET status = 'included', tx_hash = ?,"
 	    " block_number = ?, block_hash = ? WHERE id = ?";
@@ -465,7 +465,7 @@ fail:
 }
 
 int
-bp_pool_bundle_release(struct bp_db *db, int64_t id, const char *status)
+bp_bundler_pool_bundle_release(struct bp_db *db, int64_t id, const char *status)
 {
 	static const char bsql[] = "UPDATE bundler_bundles SET status = ? WHERE id = ?";
 	static const char osql[] = "UPDATE bundler_user_ops SET status = 'pending', bundle_id = NULL,"
@@ -494,7 +494,7 @@ fail:
 }
 
 int
-bp_pool_bundle_ops(struct bp_db *db, int64_t id, int (*fn)(const char *, void *), void *arg)
+bp_bundler_pool_bundle_ops(struct bp_db *db, int64_t id, int (*fn)(const char *, void *), void *arg)
 {
 	static const char sql[] = "SELECT user_op_hash FROM bundler_user_ops WHERE bundle_id = ?"
 	    " ORDER BY user_op_hash";

@@ -32,7 +32,7 @@ bp_bundler_param_str(struct bp_bundler_call *c, int i, const char *what)
 	const cJSON *j = cJSON_GetArrayItem(c->params, i);
 
 	if (!cJSON_IsString(j)) {
-		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "params[%d] (%s) must be a string", i,
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "params[%d] (%s) must be a string", i,
 		    what);
 		return NULL;
 	}
@@ -57,7 +57,7 @@ answer(struct bp_buf *out, const char *id, size_t idlen, const struct bp_bundler
 		return 0;
 	}
 	if (c->err.data == NULL)
-		return bp_jsonrpc_error_obj(out, id, idlen, c->err.code, c->err.message);
+		return bp_rpc_envelope_error_obj(out, id, idlen, c->err.code, c->err.message);
 	if ((hex = malloc(2 * c->err.len + 3)) == NULL)
 		return -1;
 	bp_hex_encode(c->err.data, c->err.len, hex, 2 * c->err.len + 3);
@@ -99,7 +99,7 @@ scope_names(unsigned mask, char *buf, size_t len)
  * the HTTP status already set in r (a single call refused with 403 or 429).
  */
 static int
-item(struct bp_req *r, const struct bp_jsonrpc_item *it, int batch, struct bp_bundler_call *c,
+item(struct bp_req *r, const struct bp_rpc_envelope_item *it, int batch, struct bp_bundler_call *c,
     const struct bp_bundler_method *tab, size_t n, struct bp_buf *out)
 {
 	const char *id = r->body + it->id.off;
@@ -112,7 +112,7 @@ item(struct bp_req *r, const struct bp_jsonrpc_item *it, int batch, struct bp_bu
 	c->err.code = 0;
 	bp_buf_reset(c->result);
 	if (it->code != 0)
-		return bp_jsonrpc_error_obj(out, id, it->id.len, it->code, it->why);
+		return bp_rpc_envelope_error_obj(out, id, it->id.len, it->code, it->why);
 	if (it->method_len > BP_JSONRPC_METHOD_MAX || (m = find(tab, n, it->method)) == NULL) {
 		bp_bundler_fail(c, BP_JSONRPC_METHOD_NOT_FOUND, "the method %s is not offered by "
 		    "the bundler", it->method_len <= BP_JSONRPC_METHOD_MAX ? it->method : "given");
@@ -143,16 +143,16 @@ item(struct bp_req *r, const struct bp_jsonrpc_item *it, int batch, struct bp_bu
 	else
 		params = cJSON_ParseWithLength(r->body + it->params.off, it->params.len);
 	if (params == NULL)
-		bp_bundler_fail(c, BP_UOV_INTERNAL, "out of memory");
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 	else if (!cJSON_IsArray(params))
-		bp_bundler_fail(c, BP_UOV_INVALID_PARAMS, "params must be an array");
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "params must be an array");
 	else {
 		c->params = params;
 		ok = m->fn(c) == 0;
 	}
 	rc = answer(out, id, it->id.len, c, ok);
 	cJSON_Delete(params);
-	bp_uov_error_free(&c->err);
+	bp_userop_validate_error_free(&c->err);
 	c->params = NULL;
 	return rc;
 }
@@ -161,8 +161,8 @@ int
 bp_bundler_serve(struct bp_req *r, const struct bp_network *net, struct bp_upstream *up,
     const uint8_t *pm_key, const struct bp_bundler_method *tab, size_t n)
 {
-	struct bp_jsonrpc_item *items;
-	struct bp_jsonrpc_body body;
+	struct bp_rpc_envelope_item *items;
+	struct bp_rpc_envelope_body body;
 	struct bp_bundler_call c;
 	struct bp_buf result;
 	size_t cap = (size_t)r->cfg->max_batch, i;
@@ -182,8 +182,8 @@ bp_bundler_serve(struct bp_req *r, const struct bp_network *net, struct bp_upstr
 	c.result = &result;
 	bp_buf_reset(&r->out);
 	r->content_type = "application/json";
-	if (bp_jsonrpc_parse(r->body, r->body_len, cap, items, cap, &body) == -1) {
-		rc = bp_jsonrpc_error_obj(&r->out, NULL, 0, body.code, body.why);
+	if (bp_rpc_envelope_parse(r->body, r->body_len, cap, items, cap, &body) == -1) {
+		rc = bp_rpc_envelope_error_obj(&r->out, NULL, 0, body.code, body.why);
 		goto done;
 	}
 	rc = body.batch ? bp_buf_adds(&r->out, "[") : 0;

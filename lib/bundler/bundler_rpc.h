@@ -1,6 +1,6 @@
 /*
  * The JSON-RPC side of /v1/bundler/{chain}/{network} (docs/bundler.md): the envelope (the same
- * strict scanner as the proxy, lib/rpc_envelope.h), a method table given by the program
+ * strict scanner as the proxy, lib/rpc/rpc_envelope.h), a method table given by the program
  * (fcgi/bundler.c: name, handler, scopes, compute units), scopes and compute units per call,
  * and the answers: results, JSON-RPC errors with ERC-7769 codes and revert data.
  *
@@ -30,7 +30,7 @@ struct bp_bundler_call {
 	const uint8_t			*pm_key;	/* the network's paymaster key, or NULL */
 	const cJSON			*params;	/* an array (an absent params is []) */
 	struct bp_buf			*result;	/* the result's JSON text, on success */
-	struct bp_uov_error		 err;		/* the error, when the handler fails */
+	struct bp_userop_validate_error		 err;		/* the error, when the handler fails */
 };
 
 /* A handler returns 0 with the result written, or -1 with c->err set. */

@@ -64,12 +64,12 @@ static cJSON *
 call(struct bp_upstream *up, const struct bp_network *net, const char *method,
     const char *params)
 {
-	struct bp_jsonrpc_error e;
+	struct bp_rpc_client_error e;
 	cJSON *p, *res;
 
 	if ((p = cJSON_Parse(params)) == NULL)
 		return NULL;
-	res = bp_jsonrpc_call(up, net, method, p, &e);
+	res = bp_rpc_client_call(up, net, method, p, &e);
 	cJSON_Delete(p);
 	if (res == NULL)
 		bp_warn("bundle: %s.%s: %s: %s", net->chain, net->network, method, e.message);
@@ -113,9 +113,9 @@ receipt(struct bp_upstream *up, const struct bp_network *net, const char *hash)
 
 /* One op of a bundle: its row's keys and the parsed op. */
 struct cand {
-	char		hash[BP_POOL_HASH_STR];
-	char		sender[BP_POOL_ADDR_STR];
-	char		nonce[BP_POOL_WORD_STR];
+	char		hash[BP_BUNDLER_POOL_HASH_STR];
+	char		sender[BP_BUNDLER_POOL_ADDR_STR];
+	char		nonce[BP_BUNDLER_POOL_WORD_STR];
 	int64_t		gas;
 	char		*json;
 	struct bp_userop op;
@@ -143,7 +143,7 @@ cands_free(struct cands *cs)
 
 /* Collects pending ops; one a sender, its lowest nonce (ops come highest fee first). */
 static int
-collect(const struct bp_pool_op *op, void *arg)
+collect(const struct bp_bundler_pool_op *op, void *arg)
 {
 	struct cands *cs = arg;
 	struct cand *c;
@@ -270,8 +270,8 @@ struct watch {
 	int			 failed;
 	int			 settled;
 	int			 open;
-	/* For bp_pool_bundle_ops: the ops of the bundle at hand. */
-	struct bp_pool_outcome	 out[BP_SUBMIT_OPS_MAX];
+	/* For bp_bundler_pool_bundle_ops: the ops of the bundle at hand. */
+	struct bp_bundler_pool_outcome	 out[BP_SUBMIT_OPS_MAX];
 	size_t			 nout;
 	const cJSON		*logs;
 };
@@ -299,8 +299,8 @@ static int
 outcome(const char *hash, void *arg)
 {
 	struct watch *w = arg;
-	struct bp_pool_outcome *o;
-	char ep[BP_ADDR_STRLEN], t0[BP_POOL_HASH_STR];
+	struct bp_bundler_pool_outcome *o;
+	char ep[BP_ADDR_STRLEN], t0[BP_BUNDLER_POOL_HASH_STR];
 	uint8_t t[32];
 	const cJSON *l;
 
@@ -322,7 +322,7 @@ outcome(const char *hash, void *arg)
 
 /* Marks b included from its receipt r. 0 or -1. */
 static int
-settle(struct watch *w, const struct bp_pool_bundle *b, const cJSON *r, const char *hash)
+settle(struct watch *w, const struct bp_bundler_pool_bundle *b, const cJSON *r, const char *hash)
 {
 	const cJSON *bn = cJSON_GetObjectItemCaseSensitive(r, "blockNumber");
 	const cJSON *bh = cJSON_GetObjectItemCaseSensitive(r, "blockHash");
@@ -333,10 +333,10 @@ settle(struct watch *w, const struct bp_pool_bundle *b, const cJSON *r, const ch
 		return -1;
 	w->nout = 0;
 	w->logs = cJSON_GetObjectItemCaseSensitive(r, "logs");
-	if (bp_pool_bundle_ops(w->db, b->id, outcome, w) == -1)
+	if (bp_bundler_pool_bundle_ops(w->db, b->id, outcome, w) == -1)
 		return -1;
 	w->settled++;
-	return bp_pool_bundle_included(w->db, b->id, hash, (int64_t)number, bh->valuestring, w->out,
+	return bp_bundler_pool_bundle_included(w->db, b->id, hash, (int64_t)number, bh->valuestring, w->out,
 	    w->nout, cJSON_IsString(st) && strcmp(st->valuestring, "0x0") == 0 ?
 	    "the bundle transaction reverted" : "no UserOperationEvent for it in the bundle");
 }
@@ -359,7 +359,7 @@ bundle_op(const char *hash, void *arg)
 static int
 sign(const struct bp_submitter *s, const uint8_t *data, size_t len, uint64_t nonce,
     uint64_t gas_limit, const struct bp_u256 *fee, const struct bp_u256 *tip,
-    struct bp_pool_bundle *b)
+    struct bp_bundler_pool_bundle *b)
 {
 	struct bp_tx1559 tx;
 	uint8_t *raw = NULL, h[32];
@@ -409,10 +409,10 @@ send_raw(struct bp_upstream *up, const struct bp_network *net, const char *raw)
 
 /* Re-sends b with both fees raised by BP_SUBMIT_FEE_BUMP percent. 0 or -1. */
 static int
-bump(struct watch *w, struct bp_pool_bundle *b)
+bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 {
 	struct cand cs[BP_SUBMIT_OPS_MAX];
-	struct bp_pool_op row;
+	struct bp_bundler_pool_op row;
 	struct bp_u256 fee, tip;
 	uint8_t *data = NULL;
 	size_t i, n = 0, len;
@@ -421,10 +421,10 @@ bump(struct watch *w, struct bp_pool_bundle *b)
 
 	memset(cs, 0, sizeof(cs));
 	w->nout = 0;
-	if (bp_pool_bundle_ops(w->db, b->id, bundle_op, w) == -1)
+	if (bp_bundler_pool_bundle_ops(w->db, b->id, bundle_op, w) == -1)
 		return -1;
 	for (i = 0; i < w->nout; i++) {
-		if (bp_pool_get(w->db, b->chain, w->out[i].hash, &row) != 1)
+		if (bp_bundler_pool_get(w->db, b->chain, w->out[i].hash, &row) != 1)
 			goto out;
 		cs[n].json = row.op_json;
 		row.op_json = NULL;
@@ -443,7 +443,7 @@ bump(struct watch *w, struct bp_pool_bundle *b)
 	    sign(w->s, data, len, (uint64_t)b->nonce, (uint64_t)b->gas_limit, &fee, &tip, b) == -1)
 		goto out;
 	/* Recorded before it is sent: a crash after this finds the new version. */
-	if (bp_pool_bundle_bump(w->db, b->id, b->tx_hash, b->raw_tx, b->max_fee,
+	if (bp_bundler_pool_bundle_bump(w->db, b->id, b->tx_hash, b->raw_tx, b->max_fee,
 	    b->max_priority) == -1)
 		goto out;
 	bp_info("bundle: %s: bundle %lld re-sent with fees +%d%% as %s", b->chain,
@@ -459,12 +459,12 @@ out:
 	return rc;
 }
 
-/* What became of a bundle that was sent (bp_pool_each_bundle callback). */
+/* What became of a bundle that was sent (bp_bundler_pool_each_bundle callback). */
 static int
-watch_one(struct bp_pool_bundle *b, void *arg)
+watch_one(struct bp_bundler_pool_bundle *b, void *arg)
 {
 	struct watch *w = arg;
-	char hashes[sizeof(b->old_tx_hashes) + BP_POOL_HASH_STR + 2], *h, *save = NULL;
+	char hashes[sizeof(b->old_tx_hashes) + BP_BUNDLER_POOL_HASH_STR + 2], *h, *save = NULL;
 	uint64_t latest;
 	cJSON *r, *tx;
 	char params[96];
@@ -513,13 +513,13 @@ watch_one(struct bp_pool_bundle *b, void *arg)
 		bp_warn("bundle: %s: nonce %lld of bundle %lld was taken by another transaction; "
 		    "its ops go back to the pool", b->chain, (long long)b->nonce, (long long)b->id);
 		w->settled++;
-		return bp_pool_bundle_release(w->db, b->id, "dropped") == -1 ? (w->failed = 1) : 0;
+		return bp_bundler_pool_bundle_release(w->db, b->id, "dropped") == -1 ? (w->failed = 1) : 0;
 	}
 	if (!cJSON_IsObject(tx)) {
 		bp_warn("bundle: %s: bundle %lld (%s) vanished from the node; its ops go back to "
 		    "the pool", b->chain, (long long)b->id, b->tx_hash);
 		w->settled++;
-		if (bp_pool_bundle_release(w->db, b->id, "dropped") == -1)
+		if (bp_bundler_pool_bundle_release(w->db, b->id, "dropped") == -1)
 			w->failed = 1;
 	} else if (time(NULL) - b->sent_at >= BP_SUBMIT_STUCK_SECONDS) {
 		if (bump(w, b) == -1)
@@ -533,7 +533,7 @@ watch_one(struct bp_pool_bundle *b, void *arg)
 
 /* An included bundle of the last blocks: orphaned when its receipt is gone or moved. */
 static int
-reorg_one(struct bp_pool_bundle *b, void *arg)
+reorg_one(struct bp_bundler_pool_bundle *b, void *arg)
 {
 	struct watch *w = arg;
 	const cJSON *bh;
@@ -549,7 +549,7 @@ reorg_one(struct bp_pool_bundle *b, void *arg)
 		bp_warn("bundle: %s: block %lld of bundle %lld left the chain; its ops go back to "
 		    "the pool", b->chain, (long long)b->block_number, (long long)b->id);
 		w->settled++;
-		if (bp_pool_bundle_release(w->db, b->id, "orphaned") == -1)
+		if (bp_bundler_pool_bundle_release(w->db, b->id, "orphaned") == -1)
 			w->failed = 1;
 	}
 	cJSON_Delete(r);
@@ -592,10 +592,10 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
     size_t *nsent, size_t *ndropped)
 {
 	struct cands cs = { NULL, 0 };
-	struct bp_pool_bundle b;
+	struct bp_bundler_pool_bundle b;
 	struct bp_u256 base_fee, fee, tip;
-	struct bp_uov_error err;
-	char (*hashes)[BP_POOL_HASH_STR] = NULL, reason[256], why[300];
+	struct bp_userop_validate_error err;
+	char (*hashes)[BP_BUNDLER_POOL_HASH_STR] = NULL, reason[256], why[300];
 	uint8_t *data = NULL, *ret = NULL;
 	size_t i, n = 0, len, retlen;
 	uint64_t block_gas, gas = 0, nonce, gas_limit, idx;
@@ -605,20 +605,20 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
 	memset(&err, 0, sizeof(err));
 	if ((cs.c = calloc(CANDIDATES_MAX, sizeof(*cs.c))) == NULL)
 		return -1;
-	if (bp_pool_each_pending(db, chain, CANDIDATES_MAX, collect, &cs) == -1)
+	if (bp_bundler_pool_each_pending(db, chain, CANDIDATES_MAX, collect, &cs) == -1)
 		goto out;
 	if (cs.n == 0) {
 		rc = 0;
 		goto out;
 	}
-	if (bp_uov_block_fees(up, s->net, &base_fee, &block_gas, &err) == -1)
+	if (bp_userop_validate_block_fees(up, s->net, &base_fee, &block_gas, &err) == -1)
 		goto out;
 	/* As many as fit nine tenths of the block (a verification's worst case is 3x its limit). */
 	for (i = 0; i < cs.n && n < BP_SUBMIT_OPS_MAX; i++) {
 		if (gas + (uint64_t)cs.c[i].gas > block_gas / 10 * 9)
 			continue;
 		if (parse_cand(&cs.c[i]) == -1) {
-			bp_pool_drop(db, chain, cs.c[i].hash, "the stored op does not parse");
+			bp_bundler_pool_drop(db, chain, cs.c[i].hash, "the stored op does not parse");
 			continue;
 		}
 		gas += (uint64_t)cs.c[i].gas;
@@ -638,7 +638,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
 		if ((data = handle_ops(cs.c, n, s->beneficiary, &len)) == NULL)
 			goto out;
 		/* At "pending": the next block's timestamp, which validity windows are held to. */
-		r = bp_uov_eth_call(up, s->net, s->ep, data, len, "pending", NULL, &ret, &retlen,
+		r = bp_userop_validate_eth_call(up, s->net, s->ep, data, len, "pending", NULL, &ret, &retlen,
 		    &err);
 		if (r == -1)
 			goto out;
@@ -650,7 +650,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
 			bp_strlcpy(reason, "handleOps reverted", sizeof(reason));
 		}
 		snprintf(why, sizeof(why), "re-check before bundling failed: %s", reason);
-		bp_pool_drop(db, chain, cs.c[idx].hash, why);
+		bp_bundler_pool_drop(db, chain, cs.c[idx].hash, why);
 		(*ndropped)++;
 		if (idx != n - 1) {
 			struct cand t = cs.c[idx];
@@ -689,7 +689,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
 	if (sign(s, data, len, nonce, gas_limit, &fee, &tip, &b) == -1)
 		goto out;
 	/* Recorded with its nonce and bytes BEFORE it is sent (crash safety). */
-	if (bp_pool_bundle_record(db, &b, hashes, n) == -1) {
+	if (bp_bundler_pool_bundle_record(db, &b, hashes, n) == -1) {
 		rc = 0;		/* an op moved meanwhile: the next pass builds again */
 		goto out;
 	}
@@ -697,8 +697,8 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
 	*nsent = n;
 	rc = 1;
 out:
-	bp_uov_error_free(&err);
-	bp_pool_bundle_free(&b);
+	bp_userop_validate_error_free(&err);
+	bp_bundler_pool_bundle_free(&b);
 	free(hashes);
 	free(data);
 	free(ret);
@@ -711,7 +711,7 @@ bp_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s,
     size_t msglen)
 {
 	struct watch w;
-	char chain[BP_POOL_CHAIN_MAX];
+	char chain[BP_BUNDLER_POOL_CHAIN_MAX];
 	size_t sent = 0, dropped = 0;
 	uint64_t head;
 	cJSON *r;
@@ -722,10 +722,10 @@ bp_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s,
 	w.up = up;
 	w.s = s;
 	snprintf(chain, sizeof(chain), "%s.%s", s->net->chain, s->net->network);
-	if (bp_pool_each_bundle(db, chain, 0, 0, watch_one, &w) == -1)
+	if (bp_bundler_pool_each_bundle(db, chain, 0, 0, watch_one, &w) == -1)
 		w.failed = 1;
 	if ((r = call(up, s->net, "eth_blockNumber", "[]")) != NULL && quantity(r, &head) == 0 &&
-	    bp_pool_each_bundle(db, chain, 1, head > BP_SUBMIT_REORG_DEPTH ?
+	    bp_bundler_pool_each_bundle(db, chain, 1, head > BP_SUBMIT_REORG_DEPTH ?
 	    (int64_t)(head - BP_SUBMIT_REORG_DEPTH) : 0, reorg_one, &w) == -1)
 		w.failed = 1;
 	cJSON_Delete(r);

@@ -31,7 +31,7 @@
 #define ANSWER_MAX	(4 * 1024 * 1024)
 
 void
-bp_uov_error_free(struct bp_uov_error *e)
+bp_userop_validate_error_free(struct bp_userop_validate_error *e)
 {
 	free(e->data);
 	e->data = NULL;
@@ -39,7 +39,7 @@ bp_uov_error_free(struct bp_uov_error *e)
 }
 
 static int
-fail(struct bp_uov_error *e, int code, const char *fmt, ...)
+fail(struct bp_userop_validate_error *e, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,24 +51,24 @@ fail(struct bp_uov_error *e, int code, const char *fmt, ...)
 }
 
 int
-bp_uov_reason_code(const char *reason)
+bp_userop_validate_reason_code(const char *reason)
 {
 	int d1, d2;
 
 	if (strncmp(reason, "AA", 2) != 0 || reason[2] < '0' || reason[2] > '9' ||
 	    reason[3] < '0' || reason[3] > '9')
-		return BP_UOV_REJECTED_ACCOUNT;
+		return BP_USEROP_VALIDATE_REJECTED_ACCOUNT;
 	d1 = reason[2] - '0';
 	d2 = reason[3] - '0';
 	if ((d1 == 2 || d1 == 3) && d2 == 2)	/* AA22 / AA32 expired or not due */
-		return BP_UOV_SHORT_DEADLINE;
+		return BP_USEROP_VALIDATE_SHORT_DEADLINE;
 	if ((d1 == 2 || d1 == 3) && d2 == 4)	/* AA24 / AA34 signature error */
-		return BP_UOV_BAD_SIGNATURE;
+		return BP_USEROP_VALIDATE_BAD_SIGNATURE;
 	if (d1 == 9 && d2 == 6)			/* AA96 invalid aggregator */
-		return BP_UOV_AGGREGATOR;
+		return BP_USEROP_VALIDATE_AGGREGATOR;
 	if (d1 == 3)				/* AA3x: the paymaster */
-		return BP_UOV_REJECTED_PAYMASTER;
-	return BP_UOV_REJECTED_ACCOUNT;		/* AA1x factory, AA2x account, AA4x, AA5x, AA9x */
+		return BP_USEROP_VALIDATE_REJECTED_PAYMASTER;
+	return BP_USEROP_VALIDATE_REJECTED_ACCOUNT;		/* AA1x factory, AA2x account, AA4x, AA5x, AA9x */
 }
 
 /* 1 when data starts with the selector of sig. */
@@ -83,7 +83,7 @@ is_error(const uint8_t *data, size_t len, const char *sig)
 
 /* Copies the revert data into err->data (best effort). */
 static void
-keep_data(struct bp_uov_error *err, const uint8_t *data, size_t len)
+keep_data(struct bp_userop_validate_error *err, const uint8_t *data, size_t len)
 {
 	free(err->data);
 	err->data = NULL;
@@ -95,8 +95,8 @@ keep_data(struct bp_uov_error *err, const uint8_t *data, size_t len)
 }
 
 int
-bp_uov_decode_validation(const uint8_t *data, size_t len, struct bp_uov_result *out,
-    struct bp_uov_error *err)
+bp_userop_validate_decode_validation(const uint8_t *data, size_t len, struct bp_userop_validate_result *out,
+    struct bp_userop_validate_error *err)
 {
 	const uint8_t *b, *sub;
 	size_t blen, sublen;
@@ -104,27 +104,27 @@ bp_uov_decode_validation(const uint8_t *data, size_t len, struct bp_uov_result *
 
 	memset(out, 0, sizeof(*out));
 	if (data == NULL || len < 4)
-		return fail(err, BP_UOV_REJECTED_ACCOUNT, "simulateValidation did not revert with a "
+		return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "simulateValidation did not revert with a "
 		    "result (the entry point is not a v0.6 EntryPoint?)");
 	b = data + 4;
 	blen = len - 4;
 	if (is_error(data, len, SIG_FAILED_OP)) {
 		if (bp_abi_read_string(b, blen, 1, reason, sizeof(reason)) == -1)
-			return fail(err, BP_UOV_REJECTED_ACCOUNT, "FailedOp with an unreadable reason");
+			return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "FailedOp with an unreadable reason");
 		keep_data(err, data, len);
-		return fail(err, bp_uov_reason_code(reason), "%s", reason);
+		return fail(err, bp_userop_validate_reason_code(reason), "%s", reason);
 	}
 	if (is_error(data, len, SIG_VALIDATION_RESULT_AGG))
-		return fail(err, BP_UOV_AGGREGATOR, "signature aggregators are not supported");
+		return fail(err, BP_USEROP_VALIDATE_AGGREGATOR, "signature aggregators are not supported");
 	if (is_error(data, len, SIG_ERROR)) {
 		if (bp_abi_read_string(b, blen, 0, reason, sizeof(reason)) == -1)
 			reason[0] = '\0';
 		keep_data(err, data, len);
-		return fail(err, BP_UOV_REJECTED_ACCOUNT, "validation reverted: %s", reason);
+		return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "validation reverted: %s", reason);
 	}
 	if (!is_error(data, len, SIG_VALIDATION_RESULT)) {
 		keep_data(err, data, len);
-		return fail(err, BP_UOV_REJECTED_ACCOUNT, "validation reverted");
+		return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "validation reverted");
 	}
 	if (bp_abi_read_tuple(b, blen, 0, &sub, &sublen) == -1 ||
 	    bp_abi_read_u256(sub, sublen, 0, &out->pre_op_gas) == -1 ||
@@ -135,21 +135,21 @@ bp_uov_decode_validation(const uint8_t *data, size_t len, struct bp_uov_result *
 	    bp_abi_read_u256(b, blen, 1, &out->sender_stake) == -1 ||
 	    bp_abi_read_u64(b, blen, 2, &out->sender_unstake_delay) == -1 ||
 	    bp_abi_read_u256(b, blen, 5, &out->paymaster_stake) == -1)
-		return fail(err, BP_UOV_REJECTED_ACCOUNT, "ValidationResult does not decode");
+		return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "ValidationResult does not decode");
 	return 0;
 }
 
 int
-bp_uov_check_result(const struct bp_uov_result *res, uint64_t now, struct bp_uov_error *err)
+bp_userop_validate_check_result(const struct bp_userop_validate_result *res, uint64_t now, struct bp_userop_validate_error *err)
 {
 	if (res->sig_failed)
-		return fail(err, BP_UOV_BAD_SIGNATURE, "invalid UserOperation signature or paymaster "
+		return fail(err, BP_USEROP_VALIDATE_BAD_SIGNATURE, "invalid UserOperation signature or paymaster "
 		    "signature");
 	if (res->valid_after > now)
-		return fail(err, BP_UOV_SHORT_DEADLINE, "the UserOperation is not valid before %llu",
+		return fail(err, BP_USEROP_VALIDATE_SHORT_DEADLINE, "the UserOperation is not valid before %llu",
 		    (unsigned long long)res->valid_after);
-	if (res->valid_until != 0 && res->valid_until < now + BP_UOV_DEADLINE_MARGIN)
-		return fail(err, BP_UOV_SHORT_DEADLINE, "the UserOperation expires too soon (%llu)",
+	if (res->valid_until != 0 && res->valid_until < now + BP_USEROP_VALIDATE_DEADLINE_MARGIN)
+		return fail(err, BP_USEROP_VALIDATE_SHORT_DEADLINE, "the UserOperation expires too soon (%llu)",
 		    (unsigned long long)res->valid_until);
 	return 0;
 }
@@ -169,14 +169,14 @@ num64(const struct bp_userop *op, enum bp_userop_num i)
 }
 
 uint64_t
-bp_uov_total_gas(const struct bp_userop *op)
+bp_userop_validate_total_gas(const struct bp_userop *op)
 {
 	return sat_add(sat_add(num64(op, BP_USEROP_CALL_GAS_LIMIT),
 	    num64(op, BP_USEROP_VERIFICATION_GAS_LIMIT)), num64(op, BP_USEROP_PRE_VERIFICATION_GAS));
 }
 
 uint64_t
-bp_uov_pre_verification_gas(const struct bp_userop *op, int with_fixed)
+bp_userop_validate_pre_verification_gas(const struct bp_userop *op, int with_fixed)
 {
 	static const uint8_t dummy[65] = { 1 };
 	struct bp_userop o = *op;
@@ -199,8 +199,8 @@ bp_uov_pre_verification_gas(const struct bp_userop *op, int with_fixed)
 }
 
 int
-bp_uov_check_fields(const struct bp_userop *op, const struct bp_u256 *base_fee,
-    struct bp_uov_error *err)
+bp_userop_validate_check_fields(const struct bp_userop *op, const struct bp_u256 *base_fee,
+    struct bp_userop_validate_error *err)
 {
 	const struct bp_u256 *fee = &op->num[BP_USEROP_MAX_FEE_PER_GAS];
 	const struct bp_u256 *tip = &op->num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS];
@@ -208,31 +208,31 @@ bp_uov_check_fields(const struct bp_userop *op, const struct bp_u256 *base_fee,
 	char have[80];
 
 	if (bp_u256_cmp(tip, fee) > 0)
-		return fail(err, BP_UOV_INVALID_PARAMS, "maxPriorityFeePerGas is above maxFeePerGas");
+		return fail(err, BP_USEROP_VALIDATE_INVALID_PARAMS, "maxPriorityFeePerGas is above maxFeePerGas");
 	if (base_fee != NULL && bp_u256_cmp(fee, base_fee) < 0) {
 		bp_u256_to_dec(base_fee, have, sizeof(have));
-		return fail(err, BP_UOV_INVALID_PARAMS, "maxFeePerGas is below the base fee (%s wei)",
+		return fail(err, BP_USEROP_VALIDATE_INVALID_PARAMS, "maxFeePerGas is below the base fee (%s wei)",
 		    have);
 	}
-	if (num64(op, BP_USEROP_VERIFICATION_GAS_LIMIT) > BP_UOV_MAX_VERIFICATION_GAS)
-		return fail(err, BP_UOV_INVALID_PARAMS, "verificationGasLimit is above %d",
-		    BP_UOV_MAX_VERIFICATION_GAS);
-	if (bp_uov_total_gas(op) > BP_UOV_MAX_OP_GAS)
-		return fail(err, BP_UOV_INVALID_PARAMS, "the gas limits add up to more than %d",
-		    BP_UOV_MAX_OP_GAS);
+	if (num64(op, BP_USEROP_VERIFICATION_GAS_LIMIT) > BP_USEROP_VALIDATE_MAX_VERIFICATION_GAS)
+		return fail(err, BP_USEROP_VALIDATE_INVALID_PARAMS, "verificationGasLimit is above %d",
+		    BP_USEROP_VALIDATE_MAX_VERIFICATION_GAS);
+	if (bp_userop_validate_total_gas(op) > BP_USEROP_VALIDATE_MAX_OP_GAS)
+		return fail(err, BP_USEROP_VALIDATE_INVALID_PARAMS, "the gas limits add up to more than %d",
+		    BP_USEROP_VALIDATE_MAX_OP_GAS);
 	if (op->len[BP_USEROP_CALL_DATA] > 0 &&
-	    num64(op, BP_USEROP_CALL_GAS_LIMIT) < BP_UOV_MIN_CALL_GAS)
-		return fail(err, BP_UOV_INVALID_PARAMS, "callGasLimit is below %d",
-		    BP_UOV_MIN_CALL_GAS);
-	min_pvg = bp_uov_pre_verification_gas(op, 0);
+	    num64(op, BP_USEROP_CALL_GAS_LIMIT) < BP_USEROP_VALIDATE_MIN_CALL_GAS)
+		return fail(err, BP_USEROP_VALIDATE_INVALID_PARAMS, "callGasLimit is below %d",
+		    BP_USEROP_VALIDATE_MIN_CALL_GAS);
+	min_pvg = bp_userop_validate_pre_verification_gas(op, 0);
 	if (num64(op, BP_USEROP_PRE_VERIFICATION_GAS) < min_pvg)
-		return fail(err, BP_UOV_INVALID_PARAMS, "preVerificationGas is below %llu",
+		return fail(err, BP_USEROP_VALIDATE_INVALID_PARAMS, "preVerificationGas is below %llu",
 		    (unsigned long long)min_pvg);
 	return 0;
 }
 
 uint8_t *
-bp_uov_calldata(const char *sig, const struct bp_userop *op, size_t *len)
+bp_userop_validate_calldata(const char *sig, const struct bp_userop *op, size_t *len)
 {
 	uint8_t *enc, *out;
 	size_t elen, packed;
@@ -276,9 +276,9 @@ hex_data(const cJSON *j, uint8_t **out, size_t *len)
 }
 
 int
-bp_uov_eth_call(struct bp_upstream *up, const struct bp_network *net, const uint8_t to[20],
+bp_userop_validate_eth_call(struct bp_upstream *up, const struct bp_network *net, const uint8_t to[20],
     const uint8_t *data, size_t len, const char *block, const char *override, uint8_t **ret,
-    size_t *retlen, struct bp_uov_error *err)
+    size_t *retlen, struct bp_userop_validate_error *err)
 {
 	struct bp_upstream_info info;
 	struct bp_buf req, ans;
@@ -295,15 +295,15 @@ bp_uov_eth_call(struct bp_upstream *up, const struct bp_network *net, const uint
 	    bp_buf_printf(&req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_call\",\"params\":"
 	    "[{\"to\":\"%s\",\"data\":\"%s\"},\"%s\"%s%s]}", addr, hex, block,
 	    override ? "," : "", override ? override : "") == -1) {
-		fail(err, BP_UOV_INTERNAL, "out of memory");
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 		goto out;
 	}
 	if (bp_upstream_post(up, net, req.data, req.len, &ans, &info) != BP_UPSTREAM_OK) {
-		fail(err, BP_UOV_INTERNAL, "the %s %s node did not answer", net->chain, net->network);
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "the %s %s node did not answer", net->chain, net->network);
 		goto out;
 	}
 	if ((a = cJSON_ParseWithLength(ans.data, ans.len)) == NULL || !cJSON_IsObject(a)) {
-		fail(err, BP_UOV_INTERNAL, "the node's answer is not JSON-RPC");
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "the node's answer is not JSON-RPC");
 		goto out;
 	}
 	if ((e = cJSON_GetObjectItemCaseSensitive(a, "error")) != NULL) {
@@ -315,12 +315,12 @@ bp_uov_eth_call(struct bp_upstream *up, const struct bp_network *net, const uint
 			goto out;
 		}
 		e = cJSON_GetObjectItemCaseSensitive(e, "message");
-		fail(err, BP_UOV_INTERNAL, "eth_call failed: %.200s",
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "eth_call failed: %.200s",
 		    cJSON_IsString(e) ? e->valuestring : "no message");
 		goto out;
 	}
 	if (hex_data(cJSON_GetObjectItemCaseSensitive(a, "result"), ret, retlen) == -1) {
-		fail(err, BP_UOV_INTERNAL, "the node's eth_call result is not hex data");
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "the node's eth_call result is not hex data");
 		goto out;
 	}
 	rc = 0;
@@ -333,34 +333,34 @@ out:
 }
 
 int
-bp_uov_simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
-    const struct bp_userop *op, struct bp_uov_result *out, struct bp_uov_error *err)
+bp_userop_validate_simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
+    const struct bp_userop *op, struct bp_userop_validate_result *out, struct bp_userop_validate_error *err)
 {
 	uint8_t *data, *ret = NULL;
 	size_t len, retlen;
 	int rc;
 
-	if ((data = bp_uov_calldata(SIG_SIMULATE_VALIDATION, op, &len)) == NULL)
-		return fail(err, BP_UOV_INTERNAL, "out of memory");
-	rc = bp_uov_eth_call(up, net, ep, data, len, "latest", NULL, &ret, &retlen, err);
+	if ((data = bp_userop_validate_calldata(SIG_SIMULATE_VALIDATION, op, &len)) == NULL)
+		return fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
+	rc = bp_userop_validate_eth_call(up, net, ep, data, len, "latest", NULL, &ret, &retlen, err);
 	free(data);
 	if (rc == -1)
 		return -1;
 	if (rc == 0) {
 		free(ret);
-		return fail(err, BP_UOV_REJECTED_ACCOUNT, "simulateValidation did not revert: "
+		return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "simulateValidation did not revert: "
 		    "the entry point is not a v0.6 EntryPoint");
 	}
-	rc = bp_uov_decode_validation(ret, retlen, out, err);
+	rc = bp_userop_validate_decode_validation(ret, retlen, out, err);
 	free(ret);
 	if (rc == -1)
 		return -1;
-	return bp_uov_check_result(out, (uint64_t)time(NULL), err);
+	return bp_userop_validate_check_result(out, (uint64_t)time(NULL), err);
 }
 
 int
-bp_uov_block_fees(struct bp_upstream *up, const struct bp_network *net, struct bp_u256 *base_fee,
-    uint64_t *gas_limit, struct bp_uov_error *err)
+bp_userop_validate_block_fees(struct bp_upstream *up, const struct bp_network *net, struct bp_u256 *base_fee,
+    uint64_t *gas_limit, struct bp_userop_validate_error *err)
 {
 	struct bp_upstream_info info;
 	struct bp_buf ans;
@@ -371,12 +371,12 @@ bp_uov_block_fees(struct bp_upstream *up, const struct bp_network *net, struct b
 
 	bp_buf_init(&ans, ANSWER_MAX);
 	if (bp_upstream_post(up, net, req, sizeof(req) - 1, &ans, &info) != BP_UPSTREAM_OK) {
-		fail(err, BP_UOV_INTERNAL, "the %s %s node did not answer", net->chain, net->network);
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "the %s %s node did not answer", net->chain, net->network);
 		goto out;
 	}
 	if ((a = cJSON_ParseWithLength(ans.data, ans.len)) == NULL ||
 	    !cJSON_IsObject(r = cJSON_GetObjectItemCaseSensitive(a, "result"))) {
-		fail(err, BP_UOV_INTERNAL, "the node's latest block does not read");
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "the node's latest block does not read");
 		goto out;
 	}
 	f = cJSON_GetObjectItemCaseSensitive(r, "baseFeePerGas");

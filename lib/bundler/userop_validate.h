@@ -21,36 +21,36 @@
 struct bp_upstream;
 
 /* ERC-7769 error codes, and JSON-RPC's invalid params. */
-#define BP_UOV_INVALID_PARAMS	(-32602)
-#define BP_UOV_REJECTED_ACCOUNT	(-32500)	/* by the entry point or the account */
-#define BP_UOV_REJECTED_PAYMASTER (-32501)
-#define BP_UOV_BANNED_OPCODE	(-32502)
-#define BP_UOV_SHORT_DEADLINE	(-32503)	/* expires too soon, or not due yet */
-#define BP_UOV_THROTTLED	(-32504)
-#define BP_UOV_STAKE_TOO_LOW	(-32505)
-#define BP_UOV_AGGREGATOR	(-32506)
-#define BP_UOV_BAD_SIGNATURE	(-32507)
-#define BP_UOV_EXEC_REVERTED	(-32521)
-#define BP_UOV_INTERNAL		(-32603)
+#define BP_USEROP_VALIDATE_INVALID_PARAMS	(-32602)
+#define BP_USEROP_VALIDATE_REJECTED_ACCOUNT	(-32500)	/* by the entry point or the account */
+#define BP_USEROP_VALIDATE_REJECTED_PAYMASTER (-32501)
+#define BP_USEROP_VALIDATE_BANNED_OPCODE	(-32502)
+#define BP_USEROP_VALIDATE_SHORT_DEADLINE	(-32503)	/* expires too soon, or not due yet */
+#define BP_USEROP_VALIDATE_THROTTLED	(-32504)
+#define BP_USEROP_VALIDATE_STAKE_TOO_LOW	(-32505)
+#define BP_USEROP_VALIDATE_AGGREGATOR	(-32506)
+#define BP_USEROP_VALIDATE_BAD_SIGNATURE	(-32507)
+#define BP_USEROP_VALIDATE_EXEC_REVERTED	(-32521)
+#define BP_USEROP_VALIDATE_INTERNAL		(-32603)
 
 /* Gas bounds the bundler takes an op with. */
-#define BP_UOV_MAX_VERIFICATION_GAS	5000000
-#define BP_UOV_MAX_OP_GAS		20000000	/* call + verification + preVerification */
-#define BP_UOV_MIN_CALL_GAS		9100		/* a CALL with value, when callData is set */
-#define BP_UOV_DEADLINE_MARGIN		30		/* seconds an op must stay valid, at least */
+#define BP_USEROP_VALIDATE_MAX_VERIFICATION_GAS	5000000
+#define BP_USEROP_VALIDATE_MAX_OP_GAS		20000000	/* call + verification + preVerification */
+#define BP_USEROP_VALIDATE_MIN_CALL_GAS		9100		/* a CALL with value, when callData is set */
+#define BP_USEROP_VALIDATE_DEADLINE_MARGIN		30		/* seconds an op must stay valid, at least */
 
 /* Why an op was refused; data (heap, may be NULL) is revert data for the error's data member. */
-struct bp_uov_error {
+struct bp_userop_validate_error {
 	int		 code;
 	char		 message[320];
 	uint8_t		*data;
 	size_t		 len;
 };
 
-void		bp_uov_error_free(struct bp_uov_error *);
+void		bp_userop_validate_error_free(struct bp_userop_validate_error *);
 
 /* What simulateValidation found. */
-struct bp_uov_result {
+struct bp_userop_validate_result {
 	struct bp_u256	pre_op_gas;
 	struct bp_u256	prefund;
 	int		sig_failed;
@@ -62,45 +62,45 @@ struct bp_uov_result {
 };
 
 /* The ERC-7769 code of an EntryPoint FailedOp reason ("AA21 didn't pay prefund"). */
-int		bp_uov_reason_code(const char *reason);
+int		bp_userop_validate_reason_code(const char *reason);
 
 /*
  * Decodes the revert data of simulateValidation (data, len; untrusted, selector included).
  * Returns 0 with out filled for ValidationResult, or -1 with err set: FailedOp (code from its
  * reason), ValidationResultWithAggregation (-32506), Error(string) or anything else (-32500).
  */
-int		bp_uov_decode_validation(const uint8_t *data, size_t len, struct bp_uov_result *out,
-		    struct bp_uov_error *err);
+int		bp_userop_validate_decode_validation(const uint8_t *data, size_t len, struct bp_userop_validate_result *out,
+		    struct bp_userop_validate_error *err);
 
 /*
  * The checks that need no simulation: sender and fields are set, the fees (maxPriorityFeePerGas
  * at most maxFeePerGas, maxFeePerGas at least base_fee), the gas limits (bounds above; and
- * preVerificationGas at least bp_uov_pre_verification_gas without its fixed part). 0, or -1
+ * preVerificationGas at least bp_userop_validate_pre_verification_gas without its fixed part). 0, or -1
  * with err set (-32602).
  */
-int		bp_uov_check_fields(const struct bp_userop *op, const struct bp_u256 *base_fee,
-		    struct bp_uov_error *err);
+int		bp_userop_validate_check_fields(const struct bp_userop *op, const struct bp_u256 *base_fee,
+		    struct bp_userop_validate_error *err);
 
 /* The checks of a ValidationResult (signature, validity window against now). 0 or -1. */
-int		bp_uov_check_result(const struct bp_uov_result *res, uint64_t now,
-		    struct bp_uov_error *err);
+int		bp_userop_validate_check_result(const struct bp_userop_validate_result *res, uint64_t now,
+		    struct bp_userop_validate_error *err);
 
 /*
  * preVerificationGas of op as the reference bundler computes it: the calldata cost of its
  * packed encoding (16 a non-zero byte, 4 a zero; a 65-byte dummy signature when it has none),
  * plus 21000 (one op to a bundle) and 18300 per op and 4 a word. Saturates at UINT64_MAX.
  */
-uint64_t	bp_uov_pre_verification_gas(const struct bp_userop *op, int with_fixed);
+uint64_t	bp_userop_validate_pre_verification_gas(const struct bp_userop *op, int with_fixed);
 
 /* Sum of op's three gas limits, saturated at UINT64_MAX. */
-uint64_t	bp_uov_total_gas(const struct bp_userop *op);
+uint64_t	bp_userop_validate_total_gas(const struct bp_userop *op);
 
 /*
  * The calldata of sig, an EntryPoint function whose one argument is a UserOperation tuple
  * (simulateValidation, getUserOpHash): selector, offset, the op's encoding. Returns a buffer
  * the caller frees, or NULL when out of memory.
  */
-uint8_t		*bp_uov_calldata(const char *sig, const struct bp_userop *op, size_t *len);
+uint8_t		*bp_userop_validate_calldata(const char *sig, const struct bp_userop *op, size_t *len);
 
 /*
  * eth_call of data to `to` on net at block (a tag: "latest", or "pending" for checks of what
@@ -109,24 +109,24 @@ uint8_t		*bp_uov_calldata(const char *sig, const struct bp_userop *op, size_t *l
  * the call reverted with the revert data in *ret, or -1 with why in err (no answer, another
  * error).
  */
-int		bp_uov_eth_call(struct bp_upstream *, const struct bp_network *net,
+int		bp_userop_validate_eth_call(struct bp_upstream *, const struct bp_network *net,
 		    const uint8_t to[20], const uint8_t *data, size_t len, const char *block,
-		    const char *override, uint8_t **ret, size_t *retlen, struct bp_uov_error *err);
+		    const char *override, uint8_t **ret, size_t *retlen, struct bp_userop_validate_error *err);
 
 /*
  * Runs simulateValidation(op) on the entry point ep of net and decodes it. Returns 0 with out
- * filled and bp_uov_check_result passed, or -1 with err set (an ERC-7769 code, or -32603 when
+ * filled and bp_userop_validate_check_result passed, or -1 with err set (an ERC-7769 code, or -32603 when
  * the node did not answer).
  */
-int		bp_uov_simulate(struct bp_upstream *, const struct bp_network *net,
-		    const uint8_t ep[20], const struct bp_userop *op, struct bp_uov_result *out,
-		    struct bp_uov_error *err);
+int		bp_userop_validate_simulate(struct bp_upstream *, const struct bp_network *net,
+		    const uint8_t ep[20], const struct bp_userop *op, struct bp_userop_validate_result *out,
+		    struct bp_userop_validate_error *err);
 
 /*
  * The next block's base fee and the gas limit of the latest block of net
  * (eth_getBlockByNumber). 0, or -1 with err set (-32603).
  */
-int		bp_uov_block_fees(struct bp_upstream *, const struct bp_network *net,
-		    struct bp_u256 *base_fee, uint64_t *gas_limit, struct bp_uov_error *err);
+int		bp_userop_validate_block_fees(struct bp_upstream *, const struct bp_network *net,
+		    struct bp_u256 *base_fee, uint64_t *gas_limit, struct bp_userop_validate_error *err);
 
 #endif

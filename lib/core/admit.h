@@ -1,7 +1,7 @@
 /*
  * Admission: authenticate a request and count it (DESIGN.md's pipeline, steps 2 and 3). Any
  * program calls it with the key the client sent, the client's address and the request's cost:
- * the FastCGI skeleton (lib/fcgi.c) once per request, a WebSocket program once per connection or
+ * the FastCGI skeleton (lib/core/fcgi.c) once per request, a WebSocket program once per connection or
  * message. Nothing here knows about FastCGI or HTTP framing; the answer carries everything a
  * caller sends back: the verdict, who the key is, the X-RateLimit-* figures and, when refused,
  * the status, code and message of the uniform error body.

@@ -102,7 +102,7 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "price_max_age", VT_INT, 1, INT64_C(31536000), CFG(price_max_age) },
 	{ SEC_SERVER, "token_refresh_seconds", VT_INT, 0, 86400, CFG(token_refresh_seconds) },
 	{ SEC_SERVER, "token_balances_max", VT_INT, 1, 10000, CFG(token_balances_max) },
-	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	/* ---- The JSON-RPC response cache (lib/rpc/rpc_cache.c; docs/rpc.md) ---- */
 	{ SEC_SERVER, "rpc_cache", VT_BOOL, 0, 1, CFG(rpc_cache) },
 	{ SEC_SERVER, "rpc_cache_mb", VT_INT, 1, 1024 * 1024, CFG(rpc_cache_mb) },
 	{ SEC_SERVER, "rpc_cache_max_item", VT_INT, 1024, 64 * MiB, CFG(rpc_cache_max_item) },

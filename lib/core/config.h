@@ -64,23 +64,23 @@ struct bp_network {
 	int64_t		index_logs_range;	/* blocks per eth_getLogs call (100) */
 	int64_t		index_retention_blocks;	/* raw blocks/transactions kept; 0 = all */
 	int		index_receipts;		/* fetch receipts: status, contract created */
-	/* ---- Gas (lib/gas.c, lib/paymaster.c; docs/gas.md) ---- */
+	/* ---- Gas (lib/gas/gas.c, lib/gas/paymaster.c; docs/gas.md) ---- */
 	char		paymaster_key_file[4096];	/* the verifying signer's private key */
 	int64_t		block_seconds;		/* block interval, for estimated_seconds (12) */
 	int		gas_sample;		/* cron/gas samples this network (evm; default true) */
 	char		gas_priority_floor[BP_DECIMAL_MAX];	/* gwei; the least tip estimated */
-	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	/* ---- The JSON-RPC response cache (lib/rpc/rpc_cache.c; docs/rpc.md) ---- */
 	int64_t		finality_depth;		/* blocks below the head that no reorg reaches (1024) */
 	int64_t		cache_ttl_ms;		/* near-head answers kept this long; 0 = never (0) */
 	int		cache;			/* answers of this network may be cached (true) */
-	/* ---- NFTs (lib/nft.c; docs/nfts.md) ---- */
+	/* ---- NFTs (lib/nft/nft.c; docs/nfts.md) ---- */
 	int		allow_private_urls;	/* metadata fetches: -1 [server]'s, else 0/1 */
 	/* ---- Bundler (cron/bundle.c; docs/bundler.md) ---- */
 	char		bundler_key[4096];	/* the file of the key that sends bundles */
 	char		bundler_beneficiary[BP_ADDR_STRLEN];	/* "" = the bundler's address */
 };
 
-/* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/price.c) ---- */
+/* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/token/price.c) ---- */
 struct bp_prices {
 	char		chain[BP_NAME_MAX];
 	char		native[BP_DECIMAL_MAX];	/* USD per native coin; "" when not given */
@@ -137,7 +137,7 @@ struct bp_config {
 	int64_t		price_max_age;		/* seconds a Chainlink sample stays a price (3600) */
 	int64_t		token_refresh_seconds;	/* total_supply and spam read again after (60) */
 	int64_t		token_balances_max;	/* holdings read per balances request (1000) */
-	/* ---- The JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md) ---- */
+	/* ---- The JSON-RPC response cache (lib/rpc/rpc_cache.c; docs/rpc.md) ---- */
 	int		rpc_cache;		/* on (true) */
 	int64_t		rpc_cache_mb;		/* bound of the cached answers, MiB (256) */
 	int64_t		rpc_cache_max_item;	/* larger answers are not cached, bytes (1 MiB) */

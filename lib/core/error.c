@@ -1,5 +1,5 @@
 /*
- * The shared error type of lib/ modules (lib/error.h).
+ * The shared error type of lib/ modules (lib/core/error.h).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
- * Why a domain call failed, for the uniform error body (lib/fcgi.h): the HTTP status, the error
- * code and a message. The one error type of lib/ modules that answer a REST resource (lib/nft.h,
- * lib/wallets.h), with the setters they share.
+ * Why a domain call failed, for the uniform error body (lib/core/fcgi.h): the HTTP status, the error
+ * code and a message. The one error type of lib/ modules that answer a REST resource (lib/nft/nft.h,
+ * lib/wallet/wallets.h), with the setters they share.
  */
 #ifndef BP_ERROR_H
 #define BP_ERROR_H

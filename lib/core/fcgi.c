@@ -145,7 +145,7 @@ bp_req_evm_network(struct bp_req *r, const char *chain, const char *network)
 	return NULL;
 }
 
-/* Authenticates and counts the request (lib/admit.c); 0 to go on, or the status set in r. */
+/* Authenticates and counts the request (lib/core/admit.c); 0 to go on, or the status set in r. */
 static int
 admit(const struct bp_admit *a, struct bp_req *r, unsigned nday, unsigned cu)
 {

@@ -55,7 +55,7 @@ struct bp_app {
  *     returns the thread's context (NULL to stop the program); the pipeline puts it in r->ctx
  *     for every request the thread serves; threads->fini frees it in the same thread;
  *   - a handler keeps its mutable state in r and r->ctx only: no file-static variables written
- *     after init. r->cfg is shared and read-only; r->lim is shared and atomic (lib/limits.c);
+ *     after init. r->cfg is shared and read-only; r->lim is shared and atomic (lib/core/limits.c);
  *     everything else in lib/ that a handler calls is thread-safe.
  * The ThreadSanitizer build of make test holds the programs that opted in to this.
  */

@@ -1,6 +1,6 @@
 /*
  * Hex strings as Ethereum JSON-RPC uses them (see docs/evm.md), and plain hex digits: the one
- * hex parser and the one hex encoder of Blockport (lib/http.c, the JSON-RPC proxy, the EVM
+ * hex parser and the one hex encoder of Blockport (lib/core/http.c, the JSON-RPC proxy, the EVM
  * modules, API keys all use these).
  *
  * Two kinds: DATA ("0x" + an even number of hex digits, any case, one byte per pair) and

@@ -56,7 +56,7 @@ struct bp_req {
 	struct bp_db	*db;
 	struct bp_limits *lim;
 	struct bp_limit_state limit;
-	void		*ctx;			/* the thread's program context (lib/fcgi.h) */
+	void		*ctx;			/* the thread's program context (lib/core/fcgi.h) */
 
 	/* The response. */
 	int		 status;
@@ -141,7 +141,7 @@ cJSON		*bp_req_json_object(struct bp_req *);
 int		 bp_error(struct bp_req *, int status, const char *code, const char *fmt, ...)
 		    __attribute__((format(printf, 4, 5)));
 struct bp_error;
-/* bp_error with what a lib/ call set in err (lib/error.h). Returns its status. */
+/* bp_error with what a lib/ call set in err (lib/core/error.h). Returns its status. */
 int		 bp_error_reply(struct bp_req *, const struct bp_error *err);
 /* Sets a JSON response: status and the serialized tree (not freed). Returns status. */
 int		 bp_reply_json(struct bp_req *, int status, const cJSON *);

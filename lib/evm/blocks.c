@@ -200,15 +200,15 @@ block_params(int64_t n, int full)
  * then the answer.
  */
 static int
-logs_refused(const struct bp_jsonrpc_error *e)
+logs_refused(const struct bp_rpc_client_error *e)
 {
 	static const char *const words[] = { "too many", "range", "limit", "exceed",
 	    "more than", "too large", "too big", "response size", "max", "timeout" };
 	size_t i;
 
-	if (e->kind == BP_JSONRPC_ERR_TRANSPORT)
+	if (e->kind == BP_RPC_CLIENT_ERR_TRANSPORT)
 		return strcasestr(e->message, "large") != NULL;
-	if (e->kind != BP_JSONRPC_ERR_RPC)
+	if (e->kind != BP_RPC_CLIENT_ERR_RPC)
 		return 0;
 	if (e->code == -32005 || e->code == -32614)
 		return 1;
@@ -220,9 +220,9 @@ logs_refused(const struct bp_jsonrpc_error *e)
 
 /* Whether a JSON-RPC error says the method does not exist. */
 static int
-method_missing(const struct bp_jsonrpc_error *e)
+method_missing(const struct bp_rpc_client_error *e)
 {
-	if (e->kind != BP_JSONRPC_ERR_RPC)
+	if (e->kind != BP_RPC_CLIENT_ERR_RPC)
 		return 0;
 	return e->code == -32601 || strcasestr(e->message, "not supported") != NULL ||
 	    strcasestr(e->message, "does not exist") != NULL ||
@@ -292,7 +292,7 @@ static int
 logs_split(struct bp_blocks_src *src, const struct bp_blocks_filter *flt,
     struct bp_blocks_range *r, int64_t from, int64_t to, char *err, size_t errlen)
 {
-	struct bp_jsonrpc_error e;
+	struct bp_rpc_client_error e;
 	cJSON *params, *res;
 	int64_t mid;
 
@@ -300,7 +300,7 @@ logs_split(struct bp_blocks_src *src, const struct bp_blocks_filter *flt,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	res = bp_jsonrpc_call(src->up, src->net, "eth_getLogs", params, &e);
+	res = bp_rpc_client_call(src->up, src->net, "eth_getLogs", params, &e);
 	cJSON_Delete(params);
 	if (res == NULL) {
 		if (from == to || !logs_refused(&e)) {
@@ -402,15 +402,15 @@ bp_blocks_range(struct bp_blocks_src *src, int64_t from, int64_t to, struct bp_b
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	ngot = bp_jsonrpc_batch(src->up, src->net, r->calls, r->ncalls);
-	if (ngot == 0 && r->calls[0].err.kind == BP_JSONRPC_ERR_TRANSPORT) {
+	ngot = bp_rpc_client_batch(src->up, src->net, r->calls, r->ncalls);
+	if (ngot == 0 && r->calls[0].err.kind == BP_RPC_CLIENT_ERR_TRANSPORT) {
 		*too_large = strcasestr(r->calls[0].err.message, "large") != NULL;
 		snprintf(err, errlen, "blocks %lld-%lld: %s", (long long)from, (long long)to,
 		    r->calls[0].err.message);
 		return -1;
 	}
 	for (i = 0; i < r->n; i++) {
-		const struct bp_jsonrpc_call *call = &r->calls[i];
+		const struct bp_rpc_client_call *call = &r->calls[i];
 
 		if (call->result == NULL || !cJSON_IsObject(call->result)) {
 			snprintf(err, errlen, "block %lld: %s", (long long)(from + (int64_t)i),
@@ -421,7 +421,7 @@ bp_blocks_range(struct bp_blocks_src *src, int64_t from, int64_t to, struct bp_b
 	}
 	k = r->n;
 	for (f = from; f <= to; f += src->logs_range, k++) {
-		const struct bp_jsonrpc_call *call = &r->calls[k];
+		const struct bp_rpc_client_call *call = &r->calls[k];
 		int64_t t = piece_end(src, f, to);
 
 		if (call->result != NULL && cJSON_IsArray(call->result)) {
@@ -441,7 +441,7 @@ bp_blocks_range(struct bp_blocks_src *src, int64_t from, int64_t to, struct bp_b
 			return -1;
 	}
 	for (i = 0; src->receipts && i < r->n; i++, k++) {
-		const struct bp_jsonrpc_call *call = &r->calls[k];
+		const struct bp_rpc_client_call *call = &r->calls[k];
 
 		if (call->result == NULL && method_missing(&call->err)) {
 			bp_warn("%s: the upstream has no eth_getBlockReceipts (%s): transactions"
@@ -466,11 +466,11 @@ bp_blocks_range(struct bp_blocks_src *src, int64_t from, int64_t to, struct bp_b
 int
 bp_blocks_head(struct bp_blocks_src *src, int64_t *head, char *err, size_t errlen)
 {
-	struct bp_jsonrpc_error e;
+	struct bp_rpc_client_error e;
 	cJSON *r;
 	int rc;
 
-	if ((r = bp_jsonrpc_call(src->up, src->net, "eth_blockNumber", NULL, &e)) == NULL) {
+	if ((r = bp_rpc_client_call(src->up, src->net, "eth_blockNumber", NULL, &e)) == NULL) {
 		snprintf(err, errlen, "eth_blockNumber: %s", e.message);
 		return -1;
 	}
@@ -484,14 +484,14 @@ cJSON *
 bp_blocks_by_number(struct bp_blocks_src *src, int64_t number, int full, char *err,
     size_t errlen)
 {
-	struct bp_jsonrpc_error e;
+	struct bp_rpc_client_error e;
 	cJSON *params, *r;
 
 	if ((params = block_params(number, full ? 1 : 0)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	r = bp_jsonrpc_call(src->up, src->net, "eth_getBlockByNumber", params, &e);
+	r = bp_rpc_client_call(src->up, src->net, "eth_getBlockByNumber", params, &e);
 	cJSON_Delete(params);
 	if (r == NULL) {
 		snprintf(err, errlen, "block %lld: %s", (long long)number, e.message);
@@ -510,7 +510,7 @@ bp_blocks_hashes(struct bp_blocks_src *src, int64_t lo, int64_t hi,
     char (*out)[BP_BLOCKS_HASH_STR], char *err, size_t errlen)
 {
 	size_t n = (size_t)(hi - lo + 1), i;
-	struct bp_jsonrpc_call *calls;
+	struct bp_rpc_client_call *calls;
 	int rc = -1;
 
 	if ((calls = calloc(n, sizeof(*calls))) == NULL) {
@@ -524,8 +524,8 @@ bp_blocks_hashes(struct bp_blocks_src *src, int64_t lo, int64_t hi,
 			goto out;
 		}
 	}
-	if (bp_jsonrpc_batch(src->up, src->net, calls, n) == 0 &&
-	    calls[0].err.kind == BP_JSONRPC_ERR_TRANSPORT) {
+	if (bp_rpc_client_batch(src->up, src->net, calls, n) == 0 &&
+	    calls[0].err.kind == BP_RPC_CLIENT_ERR_TRANSPORT) {
 		snprintf(err, errlen, "block hashes %lld-%lld: %s", (long long)lo, (long long)hi,
 		    calls[0].err.message);
 		goto out;

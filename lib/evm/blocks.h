@@ -2,13 +2,13 @@
  * Typed block and log reads from an EVM node (docs/indexer.md, "Reading the chain"): the chain's
  * head, a block by number, the hashes of a range of blocks, a range of blocks with their logs and
  * receipts in one JSON-RPC batch, and eth_getLogs over a range that is split when the node
- * refuses it as too large. All go through the JSON-RPC client (bp_jsonrpc_call,
- * bp_jsonrpc_batch) with its failover.
+ * refuses it as too large. All go through the JSON-RPC client (bp_rpc_client_call,
+ * bp_rpc_client_batch) with its failover.
  *
  * The node is not trusted. The readers of its JSON (bp_blocks_j*, bp_blocks_parse_log,
  * bp_blocks_parse_head) check the type and form of every member they read; the fetchers check
  * only the shape of the answers (an object for a block, an array for logs and receipts), and the
- * caller checks that they are one chain (lib/index_fetch.c does).
+ * caller checks that they are one chain (lib/index/index_fetch.c does).
  *
  * No process-global state: what adapts to the node (the eth_getLogs range, whether receipts are
  * asked for) lives in the caller's struct bp_blocks_src.
@@ -25,7 +25,7 @@
 
 struct bp_upstream;
 struct bp_network;
-struct bp_jsonrpc_call;
+struct bp_rpc_client_call;
 
 #define BP_BLOCKS_MAX_TOPICS	4	/* LOG0 .. LOG4 */
 #define BP_BLOCKS_HASH_STR	67	/* "0x" + 64 + NUL */
@@ -151,7 +151,7 @@ struct bp_blocks_range {
 	const cJSON	**logs;		/* arrays of log objects, in block order of the pieces */
 	size_t		 nlogs;
 	/* Private: the answers the views point into. */
-	struct bp_jsonrpc_call *calls;
+	struct bp_rpc_client_call *calls;
 	size_t		 ncalls;
 	cJSON		**extra;	/* results of split eth_getLogs calls */
 	size_t		 nextra;

@@ -117,7 +117,7 @@ fail:
 
 /* Reads a client call's outcome into r: its error, or its result checked for r's type. */
 static void
-read_result(struct bp_chain_read *r, const struct bp_jsonrpc_call *c)
+read_result(struct bp_chain_read *r, const struct bp_rpc_client_call *c)
 {
 	const char *s;
 	size_t len;
@@ -125,8 +125,8 @@ read_result(struct bp_chain_read *r, const struct bp_jsonrpc_call *c)
 	r->bytes = NULL;
 	r->nbytes = 0;
 	if (c->result == NULL) {
-		set_err(&r->err, c->err.kind == BP_JSONRPC_ERR_TRANSPORT ? BP_CHAIN_ERR_TRANSPORT :
-		    c->err.kind == BP_JSONRPC_ERR_RPC ? BP_CHAIN_ERR_RPC : BP_CHAIN_ERR_PROTOCOL,
+		set_err(&r->err, c->err.kind == BP_RPC_CLIENT_ERR_TRANSPORT ? BP_CHAIN_ERR_TRANSPORT :
+		    c->err.kind == BP_RPC_CLIENT_ERR_RPC ? BP_CHAIN_ERR_RPC : BP_CHAIN_ERR_PROTOCOL,
 		    c->err.code, c->err.message);
 		return;
 	}
@@ -179,7 +179,7 @@ read_result(struct bp_chain_read *r, const struct bp_jsonrpc_call *c)
  * when out of memory (every read then has BP_CHAIN_ERR_INTERNAL).
  */
 static int
-calls_build(struct bp_chain_read *reads, struct bp_jsonrpc_call *calls, size_t n)
+calls_build(struct bp_chain_read *reads, struct bp_rpc_client_call *calls, size_t n)
 {
 	size_t i;
 
@@ -204,7 +204,7 @@ fail:
 
 /* Reads the calls' outcomes into the reads and frees the calls; the number that succeeded. */
 static size_t
-calls_finish(struct bp_chain_read *reads, struct bp_jsonrpc_call *calls, size_t n)
+calls_finish(struct bp_chain_read *reads, struct bp_rpc_client_call *calls, size_t n)
 {
 	size_t i, ok = 0;
 
@@ -221,17 +221,17 @@ size_t
 bp_chain_batch(struct bp_chain *c, const struct bp_network *net, struct bp_chain_read *reads,
     size_t n)
 {
-	struct bp_jsonrpc_call calls[BATCH_MAX];
+	struct bp_rpc_client_call calls[BATCH_MAX];
 	size_t done = 0, k, ok = 0;
 
 	while (done < n) {
 		k = n - done < BATCH_MAX ? n - done : BATCH_MAX;
 		if (calls_build(reads + done, calls, k) == 0) {
 			if (k == 1)
-				calls[0].result = bp_jsonrpc_call(c->up, net, calls[0].method,
+				calls[0].result = bp_rpc_client_call(c->up, net, calls[0].method,
 				    calls[0].params, &calls[0].err);
 			else
-				bp_jsonrpc_batch(c->up, net, calls, k);
+				bp_rpc_client_batch(c->up, net, calls, k);
 			ok += calls_finish(reads + done, calls, k);
 		}
 		done += k;
@@ -242,11 +242,11 @@ bp_chain_batch(struct bp_chain *c, const struct bp_network *net, struct bp_chain
 size_t
 bp_chain_parse(struct bp_chain_read *reads, size_t n, const char *ans, size_t len)
 {
-	struct bp_jsonrpc_call calls[BATCH_MAX];
+	struct bp_rpc_client_call calls[BATCH_MAX];
 
 	if (n > BATCH_MAX || calls_build(reads, calls, n) == -1)
 		return 0;
-	bp_jsonrpc_client_parse(ans, len, calls, n);
+	bp_rpc_client_parse(ans, len, calls, n);
 	return calls_finish(reads, calls, n);
 }
 

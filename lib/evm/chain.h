@@ -1,7 +1,7 @@
 /*
  * Typed chain reads (docs/evm.md, "chain"): the JSON-RPC state reads every program needs, over
- * the JSON-RPC client of lib/jsonrpc.c (bp_jsonrpc_call, bp_jsonrpc_batch) and so over
- * lib/upstream.c's failover. Callers give and get C types (uint64, struct bp_u256, byte
+ * the JSON-RPC client of lib/rpc/jsonrpc.c (bp_rpc_client_call, bp_rpc_client_batch) and so over
+ * lib/net/upstream.c's failover. Callers give and get C types (uint64, struct bp_u256, byte
  * arrays); the JSON is built and checked here. An answer is untrusted: every result is checked
  * for its form before it is used.
  *
@@ -97,7 +97,7 @@ size_t		 bp_chain_batch(struct bp_chain *, const struct bp_network *net,
 
 /*
  * Reads ans (len bytes), an upstream's answer to the batch of reads[0..n) (ids 0..n-1), into
- * the reads, exactly as bp_chain_batch does (bp_jsonrpc_client_parse, then each result checked
+ * the reads, exactly as bp_chain_batch does (bp_rpc_client_parse, then each result checked
  * for its op's type). For the unit tests and the fuzz harness. Returns the number that succeeded.
  */
 size_t		 bp_chain_parse(struct bp_chain_read *reads, size_t n, const char *ans,

@@ -1,7 +1,7 @@
 /*
  * ERC-4337 smart wallets as SimpleAccountFactory v0.6 makes them (docs/wallets.md): the
  * counterfactual address, the initCode of the first UserOperation, and the few calls and events
- * lib/wallets.c reads from the chain. Everything here is a pure function of its arguments, so
+ * lib/wallet/wallets.c reads from the chain. Everything here is a pure function of its arguments, so
  * the unit tests check it without a chain (tests/unit/test_evm_simple_account.c).
  *
  * The factory deploys each wallet as an ERC1967Proxy with CREATE2:
@@ -11,7 +11,7 @@
  *		       abi.encodeCall(SimpleAccount.initialize, (owner)))
  *
  * The proxy creation code is bp_simple_account_proxy_code, copied from the factory's own
- * bytecode; a factory with other code gives other addresses (lib/wallets.c checks the configured
+ * bytecode; a factory with other code gives other addresses (lib/wallet/wallets.c checks the configured
  * factory once per process against its getAddress).
  */
 #ifndef BP_EVM_SIMPLE_ACCOUNT_H

@@ -201,7 +201,7 @@ bp_u256_from_dec(struct bp_u256 *r, const char *s, size_t len)
 	return 0;
 }
 
-/* A quantity through the one hex parser (lib/hex.c); *r is untouched on failure. */
+/* A quantity through the one hex parser (lib/core/hex.c); *r is untouched on failure. */
 static int
 from_quantity(struct bp_u256 *r, const char *s, size_t len, int strict)
 {

@@ -198,7 +198,7 @@ floor_of(const struct bp_network *net, struct bp_u256 *out)
 }
 
 static void
-log_rpc(const struct bp_network *net, const char *what, const struct bp_jsonrpc_error *err)
+log_rpc(const struct bp_network *net, const char *what, const struct bp_rpc_client_error *err)
 {
 	bp_warn("%s.%s: %s: %s (%lld)", net->chain, net->network, what, err->message,
 	    (long long)err->code);
@@ -208,7 +208,7 @@ int
 bp_gas_sample_chain(struct bp_upstream *up, const struct bp_network *net,
     struct bp_gas_sample *s)
 {
-	struct bp_jsonrpc_call calls[2];
+	struct bp_rpc_client_call calls[2];
 	struct bp_gas_history h;
 	struct bp_u256 floor_wei, head;
 	cJSON *params = NULL, *pct;
@@ -228,7 +228,7 @@ bp_gas_sample_chain(struct bp_upstream *up, const struct bp_network *net,
 			goto out;
 	calls[0].method = "eth_feeHistory";
 	calls[0].params = params;
-	bp_jsonrpc_batch(up, net, calls, 1);
+	bp_rpc_client_batch(up, net, calls, 1);
 	if (calls[0].result != NULL && bp_gas_history_parse(calls[0].result, &h) == 0 &&
 	    h.eip1559) {
 		floor_of(net, &floor_wei);
@@ -237,7 +237,7 @@ bp_gas_sample_chain(struct bp_upstream *up, const struct bp_network *net,
 		rc = 0;
 		goto out;
 	}
-	if (calls[0].result == NULL && calls[0].err.kind != BP_JSONRPC_ERR_RPC) {
+	if (calls[0].result == NULL && calls[0].err.kind != BP_RPC_CLIENT_ERR_RPC) {
 		log_rpc(net, "eth_feeHistory", &calls[0].err);
 		goto out;
 	}
@@ -246,7 +246,7 @@ bp_gas_sample_chain(struct bp_upstream *up, const struct bp_network *net,
 	memset(calls, 0, sizeof(calls));
 	calls[0].method = "eth_gasPrice";
 	calls[1].method = "eth_blockNumber";
-	bp_jsonrpc_batch(up, net, calls, 2);
+	bp_rpc_client_batch(up, net, calls, 2);
 	memset(&h, 0, sizeof(h));
 	if (quantity_u256(calls[0].result, &h.gas_price) == -1 ||
 	    quantity_u256(calls[1].result, &head) == -1 || bp_u256_to_u64(&head, &hv) == -1 ||

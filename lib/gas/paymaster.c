@@ -64,7 +64,7 @@ int
 bp_paymaster_sender_nonce(struct bp_upstream *up, const struct bp_network *net,
     const uint8_t paymaster[20], const uint8_t sender[20], struct bp_u256 *out)
 {
-	struct bp_jsonrpc_error err;
+	struct bp_rpc_client_error err;
 	struct bp_abi_enc *e;
 	static const uint8_t sel[4] = { 0x9c, 0x90, 0xb4, 0x43 };	/* senderNonce(address) */
 	uint8_t *data = NULL, word[32];
@@ -85,7 +85,7 @@ bp_paymaster_sender_nonce(struct bp_upstream *up, const struct bp_network *net,
 	    cJSON_AddStringToObject(tx, "data", hex) == NULL ||
 	    !cJSON_AddItemToArray(params, cJSON_CreateString("latest")))
 		goto out;
-	if ((res = bp_jsonrpc_call(up, net, "eth_call", params, &err)) == NULL) {
+	if ((res = bp_rpc_client_call(up, net, "eth_call", params, &err)) == NULL) {
 		bp_warn("%s.%s: paymaster senderNonce: %s (%lld)", net->chain, net->network,
 		    err.message, (long long)err.code);
 		goto out;

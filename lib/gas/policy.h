@@ -48,7 +48,7 @@ enum bp_policy_status {
 struct bp_policy_rules {
 	unsigned	 has;			/* 1 << enum bp_policy_rule */
 	char		 max_gas_usd[BP_POLICY_USD_MAX];	/* as given */
-	struct bp_u256	 max_gas_usd_units;	/* in 10^-36 USD (lib/price.h) */
+	struct bp_u256	 max_gas_usd_units;	/* in 10^-36 USD (lib/token/price.h) */
 	int64_t		 max_per_user_per_day;
 	size_t		 ncontracts;
 	uint8_t		 contracts[BP_POLICY_LIST_MAX][20];

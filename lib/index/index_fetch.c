@@ -11,7 +11,7 @@
 #define HASH_STR	BP_BLOCKS_HASH_STR
 
 void
-bp_fetch_free(struct bp_fetch *b)
+bp_index_fetch_free(struct bp_index_fetch *b)
 {
 	bp_blocks_range_free(&b->r);
 	free(b->hashes);
@@ -20,7 +20,7 @@ bp_fetch_free(struct bp_fetch *b)
 
 /* Checks that block i's receipts name its hash and its transactions, in order. 0 or -1. */
 static int
-check_receipts(const struct bp_fetch *b, size_t i, const cJSON *txs)
+check_receipts(const struct bp_index_fetch *b, size_t i, const cJSON *txs)
 {
 	const cJSON *r = b->r.receipts[i]->child, *t = txs->child;
 	char th[HASH_STR], h[HASH_STR];
@@ -36,7 +36,7 @@ check_receipts(const struct bp_fetch *b, size_t i, const cJSON *txs)
 
 /* Checks that every log names one of the blocks, by number and hash. 0 or -1. */
 static int
-check_logs(const struct bp_fetch *b)
+check_logs(const struct bp_index_fetch *b)
 {
 	char h[HASH_STR];
 	size_t j;
@@ -58,7 +58,7 @@ check_logs(const struct bp_fetch *b)
 }
 
 int
-bp_fetch_check(struct bp_fetch *b, int64_t head, const char *head_hash, char *err,
+bp_index_fetch_check(struct bp_index_fetch *b, int64_t head, const char *head_hash, char *err,
     size_t errlen)
 {
 	char parent[HASH_STR];
@@ -112,11 +112,11 @@ bp_fetch_check(struct bp_fetch *b, int64_t head, const char *head_hash, char *er
 }
 
 int
-bp_fetch_batch(struct bp_blocks_src *src, int64_t from, int64_t to, int64_t head,
-    const char *head_hash, struct bp_fetch *b, int *too_large, char *err, size_t errlen)
+bp_index_fetch_batch(struct bp_blocks_src *src, int64_t from, int64_t to, int64_t head,
+    const char *head_hash, struct bp_index_fetch *b, int *too_large, char *err, size_t errlen)
 {
 	memset(b, 0, sizeof(*b));
 	if (bp_blocks_range(src, from, to, &b->r, too_large, err, errlen) == -1)
 		return -1;
-	return bp_fetch_check(b, head, head_hash, err, errlen);
+	return bp_index_fetch_check(b, head, head_hash, err, errlen);
 }

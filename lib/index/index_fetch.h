@@ -12,13 +12,13 @@
 #include "evm/blocks.h"
 
 /* A fetched batch: the answers, and each block's hash once checked. */
-struct bp_fetch {
+struct bp_index_fetch {
 	struct bp_blocks_range	 r;		/* blocks r.from .. r.to, their logs and receipts */
 	char			(*hashes)[BP_BLOCKS_HASH_STR];	/* r.n block hashes, lower-case */
 };
 
 /* Frees what b owns and zeroes it. */
-void	bp_fetch_free(struct bp_fetch *b);
+void	bp_index_fetch_free(struct bp_index_fetch *b);
 
 /*
  * Checks that b->r is one piece of one chain that continues the stored head (head, head_hash;
@@ -29,16 +29,16 @@ void	bp_fetch_free(struct bp_fetch *b);
  * head (a reorg), or -1 with err set when the answer is inconsistent in itself or out of memory
  * (the chain moved while it was read: try again later). The node is not trusted.
  */
-int	bp_fetch_check(struct bp_fetch *b, int64_t head, const char *head_hash, char *err,
+int	bp_index_fetch_check(struct bp_index_fetch *b, int64_t head, const char *head_hash, char *err,
 	    size_t errlen);
 
 /*
- * Fetches blocks [from, to] (bp_blocks_range) and checks them (bp_fetch_check against the
- * stored head). Returns what bp_fetch_check returns, or -1 with err set when the fetch failed;
+ * Fetches blocks [from, to] (bp_blocks_range) and checks them (bp_index_fetch_check against the
+ * stored head). Returns what bp_index_fetch_check returns, or -1 with err set when the fetch failed;
  * *too_large is then set when the answer was over max_response. b is filled either way: the
- * caller frees it with bp_fetch_free.
+ * caller frees it with bp_index_fetch_free.
  */
-int	bp_fetch_batch(struct bp_blocks_src *, int64_t from, int64_t to, int64_t head,
-	    const char *head_hash, struct bp_fetch *b, int *too_large, char *err, size_t errlen);
+int	bp_index_fetch_batch(struct bp_blocks_src *, int64_t from, int64_t to, int64_t head,
+	    const char *head_hash, struct bp_index_fetch *b, int *too_large, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The block headers near the head (index_headers.h): the writes of the store and the reorg. The
- * WebSocket follower reads them joined to index_blocks (lib/ws_follow.c).
+ * WebSocket follower reads them joined to index_blocks (lib/ws/ws_follow.c).
  */
 #include <stdlib.h>
 #include <string.h>

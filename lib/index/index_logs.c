@@ -13,8 +13,8 @@
 #include "index_store.h"
 
 int
-bp_logs_put(struct bp_db *db, const char *chain, const char *block_hash, int64_t tx_index,
-    const struct bp_store_event *e)
+bp_index_logs_put(struct bp_db *db, const char *chain, const char *block_hash, int64_t tx_index,
+    const struct bp_index_store_event *e)
 {
 	static const char sql[] = "INSERT INTO index_logs (chain, block_number, log_index,"
 	    " block_hash, tx_hash, tx_index, address, topic0, topic1, topic2, topic3, data)"
@@ -56,7 +56,7 @@ bp_logs_put(struct bp_db *db, const char *chain, const char *block_hash, int64_t
 }
 
 int
-bp_logs_delete(struct bp_db *db, const char *chain, int64_t number, int above)
+bp_index_logs_delete(struct bp_db *db, const char *chain, int64_t number, int above)
 {
 	struct bp_stmt *st;
 
@@ -70,13 +70,13 @@ bp_logs_delete(struct bp_db *db, const char *chain, int64_t number, int above)
 }
 
 int
-bp_logs_block(struct bp_db *db, const char *chain, int64_t number, const char *hash,
-    int (*fn)(const struct bp_logs_row *, void *arg), void *arg)
+bp_index_logs_block(struct bp_db *db, const char *chain, int64_t number, const char *hash,
+    int (*fn)(const struct bp_index_logs_row *, void *arg), void *arg)
 {
 	static const char sql[] = "SELECT log_index, tx_hash, tx_index, address, topic0, topic1,"
 	    " topic2, topic3, data FROM index_logs WHERE chain = ? AND block_number = ?"
 	    " AND block_hash = ? ORDER BY log_index";
-	struct bp_logs_row row;
+	struct bp_index_logs_row row;
 	struct bp_stmt *st;
 	enum bp_db_step step;
 	int n = 0, rc = 0;
@@ -125,7 +125,7 @@ put_qty(struct bp_buf *out, const char *name, int64_t v)
 }
 
 int
-bp_logs_json(const struct bp_logs_row *row, int removed, struct bp_buf *out)
+bp_index_logs_json(const struct bp_index_logs_row *row, int removed, struct bp_buf *out)
 {
 	size_t i;
 

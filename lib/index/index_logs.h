@@ -1,7 +1,7 @@
 /*
  * The raw logs of the blocks near the head (schema/009_ws.sql, index_logs; docs/websocket.md):
  * every log of every contract, written by the indexer's store in the same transaction as its
- * blocks and cursor, deleted with them on a reorg, pruned to the last BP_LOGS_WINDOW blocks. The
+ * blocks and cursor, deleted with them on a reorg, pruned to the last BP_INDEX_LOGS_WINDOW blocks. The
  * logs subscriptions of every WebSocket connection read them, so none asks the node.
  */
 #ifndef BP_INDEX_LOGS_H
@@ -14,12 +14,12 @@
 
 struct bp_db;
 struct bp_buf;
-struct bp_store_event;
+struct bp_index_store_event;
 
-#define BP_LOGS_WINDOW	256	/* blocks below the node's head whose logs are kept */
+#define BP_INDEX_LOGS_WINDOW	256	/* blocks below the node's head whose logs are kept */
 
 /* One stored log. Strings valid during the callback only. */
-struct bp_logs_row {
+struct bp_index_logs_row {
 	int64_t		 block;
 	int64_t		 log_index;
 	int64_t		 tx_index;		/* -1: unknown */
@@ -35,24 +35,24 @@ struct bp_logs_row {
  * Stores log e of block (number, block_hash), its transactionIndex tx_index (-1: unknown),
  * inside the caller's transaction. 0, or -1 on a database error or out of memory.
  */
-int	bp_logs_put(struct bp_db *, const char *chain, const char *block_hash, int64_t tx_index,
-	    const struct bp_store_event *e);
+int	bp_index_logs_put(struct bp_db *, const char *chain, const char *block_hash, int64_t tx_index,
+	    const struct bp_index_store_event *e);
 
 /* Deletes the logs of chain's blocks at or below number (the window), or above it (a
  * rollback, above = 1). 0 or -1. */
-int	bp_logs_delete(struct bp_db *, const char *chain, int64_t number, int above);
+int	bp_index_logs_delete(struct bp_db *, const char *chain, int64_t number, int above);
 
 /*
  * Calls fn for each stored log of block number with hash, in log order. Returns the number of
  * logs, or -1 on a database error or when fn returned -1.
  */
-int	bp_logs_block(struct bp_db *, const char *chain, int64_t number, const char *hash,
-	    int (*fn)(const struct bp_logs_row *, void *arg), void *arg);
+int	bp_index_logs_block(struct bp_db *, const char *chain, int64_t number, const char *hash,
+	    int (*fn)(const struct bp_index_logs_row *, void *arg), void *arg);
 
 /*
  * Appends row as an eth_subscription logs result object (address, topics, data, blockNumber,
  * blockHash, transactionHash, transactionIndex, logIndex, removed) to out. 0 or -1.
  */
-int	bp_logs_json(const struct bp_logs_row *row, int removed, struct bp_buf *out);
+int	bp_index_logs_json(const struct bp_index_logs_row *row, int removed, struct bp_buf *out);
 
 #endif

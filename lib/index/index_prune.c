@@ -5,7 +5,7 @@
 #include "index_prune.h"
 
 int
-bp_prune(struct bp_db *db, const struct bp_store_chain *c, int64_t retention, int64_t head)
+bp_prune(struct bp_db *db, const struct bp_index_store_chain *c, int64_t retention, int64_t head)
 {
 	static const char oldest[] = "SELECT min(number) FROM index_blocks WHERE chain = ?";
 	static const char delb[] = "DELETE FROM index_blocks WHERE chain = ? AND number <= ?";

@@ -21,6 +21,6 @@ struct bp_db;
  * confirmations + BP_PRUNE_MIN_KEEP when below it, and 0 keeps everything. Returns 0 (also when
  * there was nothing to prune), or -1 on a database error (nothing deleted).
  */
-int	bp_prune(struct bp_db *, const struct bp_store_chain *, int64_t retention, int64_t head);
+int	bp_prune(struct bp_db *, const struct bp_index_store_chain *, int64_t retention, int64_t head);
 
 #endif

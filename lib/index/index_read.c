@@ -262,7 +262,7 @@ bp_index_get_tx(struct bp_db *db, const char *chain, const char *hash, struct bp
 	return lookup(db, sql, keys, BP_NITEMS(keys), fill_tx, out);
 }
 
-/* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
+/* ---- Readers for the wallet resource (lib/wallet/wallets.c); self-contained, may move as a block. */
 
 /* Column 0 as an int64 into the int64_t at arg, for lookup. */
 static int
@@ -299,7 +299,7 @@ bp_index_block_hash(struct bp_db *db, const char *chain, int64_t number, char *o
 
 /* ---- End of the wallet resource's readers. */
 
-/* ---- Readers for the NFT resource (lib/nft.c); self-contained, may move as a block. */
+/* ---- Readers for the NFT resource (lib/nft/nft.c); self-contained, may move as a block. */
 
 /* Column 0 and 1 as int64s into the int64_t[2] at arg, for lookup. */
 static int
@@ -406,7 +406,7 @@ bp_index_nft_tokens_after(struct bp_db *db, const char *chain, const char *contr
 }
 
 /* ---- End of the NFT resource's readers. */
-/* ---- Readers for the bundler (lib/bundler.c); self-contained, may move as a block. */
+/* ---- Readers for the bundler (lib/bundler/bundler.c); self-contained, may move as a block. */
 
 /* tx_hash and block_number of an index_user_ops row, for lookup. */
 struct user_op_out {

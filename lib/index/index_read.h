@@ -114,7 +114,7 @@ int		bp_index_get_tx(struct bp_db *, const char *chain, const char *hash,
 int		bp_index_block_hash(struct bp_db *, const char *chain, int64_t number, char *out,
 		    size_t outlen);
 
-/* ---- Readers for the wallet resource (lib/wallets.c); self-contained, may move as a block. */
+/* ---- Readers for the wallet resource (lib/wallet/wallets.c); self-contained, may move as a block. */
 
 /*
  * The timestamp (Unix seconds) of block number of chain, as indexed, into *ts. Returns 1 when
@@ -125,7 +125,7 @@ int		bp_index_block_time(struct bp_db *, const char *chain, int64_t number,
 
 /* ---- End of the wallet resource's readers. */
 
-/* ---- Readers for the NFT resource (lib/nft.c); self-contained, may move as a block. */
+/* ---- Readers for the NFT resource (lib/nft/nft.c); self-contained, may move as a block. */
 
 /*
  * Calls fn for the NFTs owner holds on chain, in bp_index_each_nft's order, skipping offset
@@ -161,7 +161,7 @@ int		bp_index_nft_tokens_after(struct bp_db *, const char *chain,
 		    int (*fn)(const struct bp_index_nft *, void *), void *arg);
 
 /* ---- End of the NFT resource's readers. */
-/* ---- Readers for the bundler (lib/bundler.c); self-contained, may move as a block. */
+/* ---- Readers for the bundler (lib/bundler/bundler.c); self-contained, may move as a block. */
 
 /*
  * The transaction hash of the UserOperationEvent of user_op_hash (lower-case) on chain, into

@@ -28,7 +28,7 @@ struct affected {
 
 /* Collects the tokens touched above block `above`. The list is the caller's to free. */
 static int
-collect_affected(struct bp_db *db, const struct bp_store_chain *c, int64_t above,
+collect_affected(struct bp_db *db, const struct bp_index_store_chain *c, int64_t above,
     struct affected **out, size_t *nout)
 {
 	static const char sql[] = "SELECT DISTINCT contract, token_id, standard, from_addr"
@@ -71,7 +71,7 @@ collect_affected(struct bp_db *db, const struct bp_store_chain *c, int64_t above
 
 /* Recomputes an ERC-721 token's owner from the transfers that remain. */
 static int
-recompute_721(struct bp_db *db, const struct bp_store_chain *c, const struct affected *a)
+recompute_721(struct bp_db *db, const struct bp_index_store_chain *c, const struct affected *a)
 {
 	static const char sql[] = "SELECT to_addr, block_number FROM index_transfers"
 	    " WHERE chain = ? AND contract = ? AND token_id = ? AND standard = 'erc721'"
@@ -81,7 +81,7 @@ recompute_721(struct bp_db *db, const struct bp_store_chain *c, const struct aff
 	enum bp_db_step r;
 	int64_t block = 0;
 
-	if (bp_store_owners_clear(db, c, a->contract, a->id, "erc721") == -1 ||
+	if (bp_index_store_owners_clear(db, c, a->contract, a->id, "erc721") == -1 ||
 	    (st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, c->key);
@@ -95,9 +95,9 @@ recompute_721(struct bp_db *db, const struct bp_store_chain *c, const struct aff
 	bp_stmt_reset(st);
 	if (r == BP_DB_ERROR)
 		return -1;
-	if (owner[0] == '\0' || strcmp(owner, BP_STORE_ZERO_ADDR) == 0)
+	if (owner[0] == '\0' || strcmp(owner, BP_INDEX_STORE_ZERO_ADDR) == 0)
 		return 0;
-	return bp_store_owner_set(db, c, a->contract, a->id, owner, "erc721", "1", block);
+	return bp_index_store_owner_set(db, c, a->contract, a->id, owner, "erc721", "1", block);
 }
 
 /*
@@ -105,7 +105,7 @@ recompute_721(struct bp_db *db, const struct bp_store_chain *c, const struct aff
  * the same clamping at zero as the forward path.
  */
 static int
-recompute_1155(struct bp_db *db, const struct bp_store_chain *c, const struct affected *a)
+recompute_1155(struct bp_db *db, const struct bp_index_store_chain *c, const struct affected *a)
 {
 	static const char sql[] = "SELECT from_addr, to_addr, value, block_number"
 	    " FROM index_transfers WHERE chain = ?1 AND contract = ?2 AND token_id = ?3"
@@ -117,7 +117,7 @@ recompute_1155(struct bp_db *db, const struct bp_store_chain *c, const struct af
 	enum bp_db_step r;
 	int64_t block = 0;
 
-	if (strcmp(a->owner, BP_STORE_ZERO_ADDR) == 0)
+	if (strcmp(a->owner, BP_INDEX_STORE_ZERO_ADDR) == 0)
 		return 0;
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -142,16 +142,16 @@ recompute_1155(struct bp_db *db, const struct bp_store_chain *c, const struct af
 	if (r == BP_DB_ERROR)
 		return -1;
 	bp_u256_to_dec(&q, dec, sizeof(dec));
-	return bp_store_owner_set(db, c, a->contract, a->id, a->owner, "erc1155", dec, block);
+	return bp_index_store_owner_set(db, c, a->contract, a->id, a->owner, "erc1155", dec, block);
 }
 
 /* Tells the hook of each stored block above ancestor, newest first. 0 or -1. */
 static int
-hook_rollback(struct bp_db *db, const struct bp_store_chain *c, int64_t ancestor)
+hook_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_t ancestor)
 {
 	static const char sql[] = "SELECT number, hash FROM index_blocks WHERE chain = ?"
 	    " AND number > ? ORDER BY number DESC";
-	const struct bp_store_hook *h = c->hook;
+	const struct bp_index_store_hook *h = c->hook;
 	struct bp_stmt *st;
 	enum bp_db_step r;
 	int rc = 0;
@@ -174,7 +174,7 @@ hook_rollback(struct bp_db *db, const struct bp_store_chain *c, int64_t ancestor
 
 
 int
-bp_reorg_rollback(struct bp_db *db, const struct bp_store_chain *c, int64_t ancestor,
+bp_reorg_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_t ancestor,
     int64_t chain_head)
 {
 	static const char *const dels[] = {
@@ -187,7 +187,7 @@ bp_reorg_rollback(struct bp_db *db, const struct bp_store_chain *c, int64_t ance
 		"DELETE FROM index_erc20_holdings WHERE chain = ? AND first_block > ?",
 	};
 	struct affected *aff = NULL;
-	struct bp_store_cursor cur;
+	struct bp_index_store_cursor cur;
 	size_t naff = 0, i;
 	int r;
 
@@ -206,7 +206,7 @@ bp_reorg_rollback(struct bp_db *db, const struct bp_store_chain *c, int64_t ance
 		if (bp_stmt_step(st) != BP_DB_DONE)
 			goto fail;
 	}
-	if (bp_logs_delete(db, c->key, ancestor, 1) == -1 ||
+	if (bp_index_logs_delete(db, c->key, ancestor, 1) == -1 ||
 	    bp_headers_delete(db, c->key, ancestor, 1) == -1)
 		goto fail;
 	for (i = 0; i < naff; i++)
@@ -214,11 +214,11 @@ bp_reorg_rollback(struct bp_db *db, const struct bp_store_chain *c, int64_t ance
 		    recompute_1155(db, c, &aff[i])) == -1)
 			goto fail;
 	cur.head = ancestor;
-	if ((r = bp_store_hash(db, c, ancestor, cur.hash)) == -1)
+	if ((r = bp_index_store_hash(db, c, ancestor, cur.hash)) == -1)
 		goto fail;
 	if (r == 0)
 		cur.hash[0] = '\0';
-	if (bp_store_cursor_save(db, c, &cur, chain_head, 1) == -1 || bp_db_commit(db) == -1)
+	if (bp_index_store_cursor_save(db, c, &cur, chain_head, 1) == -1 || bp_db_commit(db) == -1)
 		goto fail;
 	bp_warn("%s: reorg: rolled back to block %lld (%zu tokens' owners recomputed)", c->key,
 	    (long long)ancestor, naff);
@@ -231,8 +231,8 @@ fail:
 }
 
 int
-bp_reorg_walk(struct bp_db *db, const struct bp_store_chain *c, struct bp_blocks_src *src,
-    const struct bp_store_cursor *cur, int64_t chain_head, char *err, size_t errlen)
+bp_reorg_walk(struct bp_db *db, const struct bp_index_store_chain *c, struct bp_blocks_src *src,
+    const struct bp_index_store_cursor *cur, int64_t chain_head, char *err, size_t errlen)
 {
 	char theirs[WALK_STEP][HASH_STR], ours[HASH_STR];
 	int64_t hi = cur->head, lo, n, ancestor = -2;
@@ -247,7 +247,7 @@ bp_reorg_walk(struct bp_db *db, const struct bp_store_chain *c, struct bp_blocks
 		if (bp_blocks_hashes(src, lo, hi, theirs, err, errlen) == -1)
 			return -1;
 		for (n = hi; n >= lo; n--) {
-			if ((r = bp_store_hash(db, c, n, ours)) == -1) {
+			if ((r = bp_index_store_hash(db, c, n, ours)) == -1) {
 				snprintf(err, errlen, "database error");
 				return -1;
 			}
@@ -273,14 +273,14 @@ bp_reorg_walk(struct bp_db *db, const struct bp_store_chain *c, struct bp_blocks
 }
 
 int
-bp_reorg_check_head(struct bp_db *db, const struct bp_store_chain *c,
-    struct bp_blocks_src *src, const struct bp_store_cursor *cur, int64_t head, char *err,
+bp_reorg_check_head(struct bp_db *db, const struct bp_index_store_chain *c,
+    struct bp_blocks_src *src, const struct bp_index_store_cursor *cur, int64_t head, char *err,
     size_t errlen)
 {
 	char theirs[1][HASH_STR], ours[HASH_STR];
 	int r;
 
-	if ((r = bp_store_hash(db, c, head, ours)) == -1) {
+	if ((r = bp_index_store_hash(db, c, head, ours)) == -1) {
 		snprintf(err, errlen, "database error");
 		return -1;
 	}

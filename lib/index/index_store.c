@@ -45,8 +45,8 @@ stmt_run(struct bp_stmt *st)
 }
 
 int
-bp_store_cursor_load(struct bp_db *db, const struct bp_store_chain *c,
-    struct bp_store_cursor *cur)
+bp_index_store_cursor_load(struct bp_db *db, const struct bp_index_store_chain *c,
+    struct bp_index_store_cursor *cur)
 {
 	static const char sql[] = "SELECT head, head_hash FROM index_cursors WHERE chain = ?";
 	struct bp_stmt *st;
@@ -69,7 +69,7 @@ bp_store_cursor_load(struct bp_db *db, const struct bp_store_chain *c,
 }
 
 static int64_t
-confirmed_of(const struct bp_store_chain *c, int64_t head, int64_t chain_head)
+confirmed_of(const struct bp_index_store_chain *c, int64_t head, int64_t chain_head)
 {
 	int64_t conf = chain_head - c->confirmations;
 
@@ -79,8 +79,8 @@ confirmed_of(const struct bp_store_chain *c, int64_t head, int64_t chain_head)
 }
 
 int
-bp_store_cursor_save(struct bp_db *db, const struct bp_store_chain *c,
-    const struct bp_store_cursor *cur, int64_t chain_head, int reorg)
+bp_index_store_cursor_save(struct bp_db *db, const struct bp_index_store_chain *c,
+    const struct bp_index_store_cursor *cur, int64_t chain_head, int reorg)
 {
 	static const char sql[] = "INSERT INTO index_cursors (chain, head, head_hash, chain_head,"
 	    " confirmed, checked_at, reorgs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
@@ -101,8 +101,8 @@ bp_store_cursor_save(struct bp_db *db, const struct bp_store_chain *c,
 }
 
 static int
-store_block(struct bp_db *db, const struct bp_store_chain *c, const cJSON *blk, const char *hash,
-    int64_t number, struct bp_store_counts *n)
+store_block(struct bp_db *db, const struct bp_index_store_chain *c, const cJSON *blk, const char *hash,
+    int64_t number, struct bp_index_store_counts *n)
 {
 	static const char sql[] = "INSERT INTO index_blocks (chain, number, hash, parent_hash,"
 	    " timestamp, gas_used, gas_limit, base_fee, tx_count)"
@@ -138,8 +138,8 @@ store_block(struct bp_db *db, const struct bp_store_chain *c, const cJSON *blk, 
 }
 
 static int
-store_tx(struct bp_db *db, const struct bp_store_chain *c, const cJSON *tx, const cJSON *receipt,
-    int64_t number, struct bp_store_counts *n)
+store_tx(struct bp_db *db, const struct bp_index_store_chain *c, const cJSON *tx, const cJSON *receipt,
+    int64_t number, struct bp_index_store_counts *n)
 {
 	static const char sql[] = "INSERT INTO index_transactions (chain, hash, block_number,"
 	    " tx_index, from_addr, to_addr, value, nonce, status, gas_used, contract_created)"
@@ -188,7 +188,7 @@ store_tx(struct bp_db *db, const struct bp_store_chain *c, const cJSON *tx, cons
 }
 
 static int
-insert_transfer(struct bp_db *db, const struct bp_store_chain *c, const struct bp_blocks_logpos *p,
+insert_transfer(struct bp_db *db, const struct bp_index_store_chain *c, const struct bp_blocks_logpos *p,
     int64_t batch_index, const char *standard, const char *operator_, const char *from,
     const char *to, const char *token_id, const char *value)
 {
@@ -215,14 +215,14 @@ insert_transfer(struct bp_db *db, const struct bp_store_chain *c, const struct b
 }
 
 static int
-erc20_touch(struct bp_db *db, const struct bp_store_chain *c, const char *owner,
+erc20_touch(struct bp_db *db, const struct bp_index_store_chain *c, const char *owner,
     const char *contract, int64_t block)
 {
 	static const char sql[] = "INSERT OR IGNORE INTO index_erc20_holdings (chain, owner,"
 	    " contract, first_block) VALUES (?, ?, ?, ?)";
 	struct bp_stmt *st;
 
-	if (strcmp(owner, BP_STORE_ZERO_ADDR) == 0)
+	if (strcmp(owner, BP_INDEX_STORE_ZERO_ADDR) == 0)
 		return 0;
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -235,7 +235,7 @@ erc20_touch(struct bp_db *db, const struct bp_store_chain *c, const char *owner,
 
 /* Moves owner's row count in index_nft_counts (schema/012) by delta. 0 or -1. */
 static int
-count_move(struct bp_db *db, const struct bp_store_chain *c, const char *owner, int delta)
+count_move(struct bp_db *db, const struct bp_index_store_chain *c, const char *owner, int delta)
 {
 	static const char sql[] = "INSERT INTO index_nft_counts (chain, owner, tokens)"
 	    " VALUES (?, ?, ?) ON CONFLICT (chain, owner) DO UPDATE SET"
@@ -251,7 +251,7 @@ count_move(struct bp_db *db, const struct bp_store_chain *c, const char *owner, 
 }
 
 int
-bp_store_owners_clear(struct bp_db *db, const struct bp_store_chain *c, const char *contract,
+bp_index_store_owners_clear(struct bp_db *db, const struct bp_index_store_chain *c, const char *contract,
     const char *id, const char *standard)
 {
 	/* The holders lose a row each, in the counts first, while the rows still name them. */
@@ -279,7 +279,7 @@ bp_store_owners_clear(struct bp_db *db, const struct bp_store_chain *c, const ch
 
 /* Whether owner has a row for the token: 1, 0, or -1 on an error. */
 static int
-owner_held(struct bp_db *db, const struct bp_store_chain *c, const char *contract,
+owner_held(struct bp_db *db, const struct bp_index_store_chain *c, const char *contract,
     const char *id, const char *owner)
 {
 	static const char sql[] = "SELECT 1 FROM index_nft_owners WHERE chain = ?"
@@ -299,7 +299,7 @@ owner_held(struct bp_db *db, const struct bp_store_chain *c, const char *contrac
 }
 
 int
-bp_store_owner_set(struct bp_db *db, const struct bp_store_chain *c, const char *contract,
+bp_index_store_owner_set(struct bp_db *db, const struct bp_index_store_chain *c, const char *contract,
     const char *id, const char *owner, const char *standard, const char *quantity,
     int64_t block)
 {
@@ -336,7 +336,7 @@ bp_store_owner_set(struct bp_db *db, const struct bp_store_chain *c, const char 
 
 /* owner's current ERC-1155 quantity of a token into *q (zero when none). 0 or -1. */
 static int
-owner_get(struct bp_db *db, const struct bp_store_chain *c, const char *contract, const char *id,
+owner_get(struct bp_db *db, const struct bp_index_store_chain *c, const char *contract, const char *id,
     const char *owner, struct bp_u256 *q)
 {
 	static const char sql[] = "SELECT quantity FROM index_nft_owners WHERE chain = ?"
@@ -366,13 +366,13 @@ owner_get(struct bp_db *db, const struct bp_store_chain *c, const char *contract
  * below zero (history before start_block) stays at zero.
  */
 static int
-owner_add(struct bp_db *db, const struct bp_store_chain *c, const char *contract, const char *id,
+owner_add(struct bp_db *db, const struct bp_index_store_chain *c, const char *contract, const char *id,
     const char *owner, const struct bp_u256 *v, int sign, int64_t block)
 {
 	char dec[BP_U256_DEC_MAX];
 	struct bp_u256 q;
 
-	if (strcmp(owner, BP_STORE_ZERO_ADDR) == 0)
+	if (strcmp(owner, BP_INDEX_STORE_ZERO_ADDR) == 0)
 		return 0;
 	if (owner_get(db, c, contract, id, owner, &q) == -1)
 		return -1;
@@ -381,11 +381,11 @@ owner_add(struct bp_db *db, const struct bp_store_chain *c, const char *contract
 	else if (bp_u256_sub(&q, &q, v) != 0)
 		bp_u256_from_u64(&q, 0);
 	u256_str(&q, dec);
-	return bp_store_owner_set(db, c, contract, id, owner, "erc1155", dec, block);
+	return bp_index_store_owner_set(db, c, contract, id, owner, "erc1155", dec, block);
 }
 
 static int
-store_1155(struct bp_db *db, const struct bp_store_chain *c, const struct bp_blocks_logpos *p,
+store_1155(struct bp_db *db, const struct bp_index_store_chain *c, const struct bp_blocks_logpos *p,
     int64_t bi, const char *op, const char *from, const char *to, const struct bp_u256 *id,
     const struct bp_u256 *v)
 {
@@ -401,7 +401,7 @@ store_1155(struct bp_db *db, const struct bp_store_chain *c, const struct bp_blo
 }
 
 static int
-store_user_op(struct bp_db *db, const struct bp_store_chain *c, const struct bp_blocks_logpos *p,
+store_user_op(struct bp_db *db, const struct bp_index_store_chain *c, const struct bp_blocks_logpos *p,
     const struct bp_event *ev)
 {
 	static const char sql[] = "INSERT INTO index_user_ops (chain, user_op_hash, sender,"
@@ -434,7 +434,7 @@ store_user_op(struct bp_db *db, const struct bp_store_chain *c, const struct bp_
 }
 
 static int
-store_deployment(struct bp_db *db, const struct bp_store_chain *c, const struct bp_blocks_logpos *p,
+store_deployment(struct bp_db *db, const struct bp_index_store_chain *c, const struct bp_blocks_logpos *p,
     const struct bp_event *ev)
 {
 	static const char sql[] = "INSERT INTO index_account_deployments (chain, sender, factory,"
@@ -466,8 +466,8 @@ store_deployment(struct bp_db *db, const struct bp_store_chain *c, const struct 
  * database failed.
  */
 static int
-store_log(struct bp_db *db, struct bp_store_chain *c, const cJSON *j, struct bp_store_event *e,
-    struct bp_store_counts *n)
+store_log(struct bp_db *db, struct bp_index_store_chain *c, const cJSON *j, struct bp_index_store_event *e,
+    struct bp_index_store_counts *n)
 {
 	char from[ADDR_STR], to[ADDR_STR], op[ADDR_STR], id[BP_U256_DEC_MAX];
 	char v[BP_U256_DEC_MAX];
@@ -505,10 +505,10 @@ store_log(struct bp_db *db, struct bp_store_chain *c, const cJSON *j, struct bp_
 		u256_str(&ev->id, id);
 		n->transfers++;
 		if (insert_transfer(db, c, p, 0, "erc721", NULL, from, to, id, "1") == -1 ||
-		    bp_store_owners_clear(db, c, p->contract, id, "erc721") == -1)
+		    bp_index_store_owners_clear(db, c, p->contract, id, "erc721") == -1)
 			return -1;
-		if (strcmp(to, BP_STORE_ZERO_ADDR) != 0 &&
-		    bp_store_owner_set(db, c, p->contract, id, to, "erc721", "1", p->block) == -1)
+		if (strcmp(to, BP_INDEX_STORE_ZERO_ADDR) != 0 &&
+		    bp_index_store_owner_set(db, c, p->contract, id, to, "erc721", "1", p->block) == -1)
 			return -1;
 		return 0;
 	case BP_EVENT_ERC1155_SINGLE:
@@ -543,7 +543,7 @@ store_log(struct bp_db *db, struct bp_store_chain *c, const cJSON *j, struct bp_
 }
 
 int
-bp_store_hash(struct bp_db *db, const struct bp_store_chain *c, int64_t number,
+bp_index_store_hash(struct bp_db *db, const struct bp_index_store_chain *c, int64_t number,
     char out[HASH_STR])
 {
 	static const char sql[] = "SELECT hash FROM index_blocks WHERE chain = ? AND number = ?";
@@ -564,7 +564,7 @@ bp_store_hash(struct bp_db *db, const struct bp_store_chain *c, int64_t number,
 
 /* The logs of a batch, kept for the hook: each with its own copy of its data. */
 struct kept {
-	struct bp_store_event	*ev;
+	struct bp_index_store_event	*ev;
 	size_t			 n, cap;
 };
 
@@ -584,9 +584,9 @@ kept_free(struct kept *k)
  * 0, or -1 when out of memory.
  */
 static int
-kept_add(struct kept *k, const struct bp_store_event *e)
+kept_add(struct kept *k, const struct bp_index_store_event *e)
 {
-	struct bp_store_event *d;
+	struct bp_index_store_event *d;
 	uint8_t *data;
 
 	if (k->n == k->cap) {
@@ -613,14 +613,14 @@ kept_add(struct kept *k, const struct bp_store_event *e)
 
 /*
  * Calls the hook's block function once per block of b, oldest first, with the block's logs in
- * the order they were stored (a stable bucket sort by block: bp_fetch_check made sure every
+ * the order they were stored (a stable bucket sort by block: bp_index_fetch_check made sure every
  * log's block is one of b's). 0, or -1 when the hook failed or out of memory.
  */
 static int
-hook_blocks(struct bp_db *db, const struct bp_store_chain *c, const struct bp_fetch *b,
+hook_blocks(struct bp_db *db, const struct bp_index_store_chain *c, const struct bp_index_fetch *b,
     const struct kept *k)
 {
-	struct bp_store_event *sorted = NULL;
+	struct bp_index_store_event *sorted = NULL;
 	size_t *start = NULL, i;
 	char parent[HASH_STR];
 	int rc = -1;
@@ -630,7 +630,7 @@ hook_blocks(struct bp_db *db, const struct bp_store_chain *c, const struct bp_fe
 		goto out;
 	for (i = 0; i < k->n; i++) {
 		if (k->ev[i].pos.block < b->r.from || k->ev[i].pos.block > b->r.to)
-			goto out;	/* bp_fetch_check refuses such a batch */
+			goto out;	/* bp_index_fetch_check refuses such a batch */
 		start[k->ev[i].pos.block - b->r.from + 1]++;
 	}
 	for (i = 1; i <= b->r.n; i++)
@@ -639,7 +639,7 @@ hook_blocks(struct bp_db *db, const struct bp_store_chain *c, const struct bp_fe
 		sorted[start[k->ev[i].pos.block - b->r.from]++] = k->ev[i];
 	/* start[i] is now the end of block i's events, and so the start of block i + 1's. */
 	for (i = 0; i < b->r.n; i++) {
-		struct bp_store_block blk;
+		struct bp_index_store_block blk;
 		size_t first = i == 0 ? 0 : start[i - 1];
 
 		if (bp_blocks_jhash(b->r.blocks[i], "parentHash", parent) == -1)
@@ -676,12 +676,12 @@ tx_index_of(const cJSON *l)
 }
 
 int
-bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch *b,
-    int64_t chain_head, struct bp_store_counts *n)
+bp_index_store_batch(struct bp_db *db, struct bp_index_store_chain *c, const struct bp_index_fetch *b,
+    int64_t chain_head, struct bp_index_store_counts *n)
 {
 	int hooked = c->hook != NULL && c->hook->block != NULL;
-	struct bp_store_cursor cur;
-	struct bp_store_event e;
+	struct bp_index_store_cursor cur;
+	struct bp_index_store_event e;
 	struct kept k;
 	size_t i, j;
 
@@ -695,7 +695,7 @@ bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch
 		if (store_block(db, c, blk, b->hashes[i], num, n) == -1)
 			goto fail;
 		/* The node's header, for the WebSocket newHeads subscriptions, near the head only. */
-		if (num > chain_head - BP_LOGS_WINDOW &&
+		if (num > chain_head - BP_INDEX_LOGS_WINDOW &&
 		    bp_headers_put(db, c->key, num, b->hashes[i], blk) == -1)
 			goto fail;
 		if (b->r.receipts != NULL && b->r.receipts[i] != NULL)
@@ -716,8 +716,8 @@ bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch
 			if (store_log(db, c, l, &e, n) == -1)
 				goto fail;
 			/* The raw log, for the WebSocket logs subscriptions, near the head only. */
-			if (e.pos.block > chain_head - BP_LOGS_WINDOW && e.pos.block >= b->r.from &&
-			    e.pos.block <= b->r.to && bp_logs_put(db, c->key,
+			if (e.pos.block > chain_head - BP_INDEX_LOGS_WINDOW && e.pos.block >= b->r.from &&
+			    e.pos.block <= b->r.to && bp_index_logs_put(db, c->key,
 			    b->hashes[e.pos.block - b->r.from], tx_index_of(l), &e) == -1)
 				goto fail;
 			if (hooked && kept_add(&k, &e) == -1)
@@ -726,12 +726,12 @@ bp_store_batch(struct bp_db *db, struct bp_store_chain *c, const struct bp_fetch
 	}
 	if (hooked && hook_blocks(db, c, b, &k) == -1)
 		goto fail;
-	if (bp_logs_delete(db, c->key, b->r.to - BP_LOGS_WINDOW, 0) == -1 ||
-	    bp_headers_delete(db, c->key, b->r.to - BP_LOGS_WINDOW, 0) == -1)
+	if (bp_index_logs_delete(db, c->key, b->r.to - BP_INDEX_LOGS_WINDOW, 0) == -1 ||
+	    bp_headers_delete(db, c->key, b->r.to - BP_INDEX_LOGS_WINDOW, 0) == -1)
 		goto fail;
 	cur.head = b->r.to;
 	bp_strlcpy(cur.hash, b->hashes[b->r.n - 1], sizeof(cur.hash));
-	if (bp_store_cursor_save(db, c, &cur, chain_head, 0) == -1 || bp_db_commit(db) == -1)
+	if (bp_index_store_cursor_save(db, c, &cur, chain_head, 0) == -1 || bp_db_commit(db) == -1)
 		goto fail;
 	kept_free(&k);
 	return 0;

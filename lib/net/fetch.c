@@ -1,5 +1,5 @@
 /*
- * The one outbound fetcher for URLs a user controls (lib/fetch.h, docs/fetch.md). Two checks:
+ * The one outbound fetcher for URLs a user controls (lib/net/fetch.h, docs/fetch.md). Two checks:
  * a cheap one on the URL before anything is sent (scheme, length, credentials, localhost and
  * IP literals in every spelling resolvers accept), and the one that matters, on each address
  * curl is about to connect to (CURLOPT_OPENSOCKETFUNCTION): a name that resolves to a refused
@@ -491,7 +491,7 @@ on_write(char *p, size_t size, size_t nmemb, void *ud)
 	return len;
 }
 
-/* The defaults of lib/fetch.h filled in, max_redirects clamped to [0, 3]. */
+/* The defaults of lib/net/fetch.h filled in, max_redirects clamped to [0, 3]. */
 static void
 opts_fill(const struct bp_fetch_opts *in, struct bp_fetch_opts *o)
 {

@@ -1,7 +1,7 @@
 /*
  * The NFT resource (nft.h; docs/nfts.md): chain reads, the metadata and collection caches of
  * schema/006_nfts.sql (this module owns them), and the answers of fcgi/nfts.c. Documents are
- * fetched with lib/fetch.h outside any transaction; each cache write is one statement.
+ * fetched with lib/net/fetch.h outside any transaction; each cache write is one statement.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +171,7 @@ all_transport(const struct bp_chain_read *r, size_t n)
 /* ---- the collection cache ---- */
 
 /*
- * lib/spam.c's verdict on a collection (docs/tokens.md, "Spam"): 1 spam, 0 not, -1 not judged
+ * lib/token/spam.c's verdict on a collection (docs/tokens.md, "Spam"): 1 spam, 0 not, -1 not judged
  * (a database error, logged there). It has code: ERC-165 answered.
  */
 static int

@@ -2,8 +2,8 @@
  * The NFT resource (SPEC.md sections 2 and 4, "NFTs"; docs/nfts.md): token metadata, collection
  * metadata and the NFTs an address owns. Chain reads (ERC-165 supportsInterface, ownerOf,
  * tokenURI/uri, name, symbol, totalSupply, contractURI) go through lib/evm/chain.h, the metadata
- * documents through the one SSRF-safe fetcher (lib/fetch.h), ownership through the indexer's
- * readers (lib/index_read.h). This module owns the caches of schema/006_nfts.sql.
+ * documents through the one SSRF-safe fetcher (lib/net/fetch.h), ownership through the indexer's
+ * readers (lib/index/index_read.h). This module owns the caches of schema/006_nfts.sql.
  *
  * A context holds no request state: the upstream pool and chain context of one thread.
  */

@@ -1,6 +1,6 @@
 /*
- * The SQL of the NFT caches (schema/006_nfts.sql): this file is their one writer, for lib/nft.c
- * and cron/nftmeta, and their reader for lib/nft_owned.c (nft_priv.h).
+ * The SQL of the NFT caches (schema/006_nfts.sql): this file is their one writer, for lib/nft/nft.c
+ * and cron/nftmeta, and their reader for lib/nft/nft_owned.c (nft_priv.h).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * GET /v1/nfts/{chain}/owned/{address} (nft.h; docs/nfts.md): a page of the index's NFT owners
  * with the names and images the caches hold, never a chain read or a fetch. A thread keeps its
  * last answers while what they were made of stays put: the rows of index_nft_owners change only
- * with the index's cursor (lib/index_store.c writes both in one transaction), the caches only
+ * with the index's cursor (lib/index/index_store.c writes both in one transaction), the caches only
  * with their version (nft_cache_versions).
  */
 #include <stdio.h>

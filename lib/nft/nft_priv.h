@@ -1,7 +1,7 @@
 /*
- * Inside the NFT resource (lib/nft.c, lib/nft_owned.c, lib/nft_cache.c); not for other modules.
+ * Inside the NFT resource (lib/nft/nft.c, lib/nft/nft_owned.c, lib/nft/nft_cache.c); not for other modules.
  * The context, and the rows of the caches of schema/006_nfts.sql, whose SQL lives in
- * lib/nft_cache.c, the one writer of those tables.
+ * lib/nft/nft_cache.c, the one writer of those tables.
  */
 #ifndef BP_NFT_PRIV_H
 #define BP_NFT_PRIV_H

@@ -1,5 +1,5 @@
 /*
- * The shared high-water mark of network heads (lib/head_mark.h). Each slot holds a hash of
+ * The shared high-water mark of network heads (lib/rpc/head_mark.h). Each slot holds a hash of
  * "chain.network" and one 64-bit word: the head in the high 56 bits, the upstream that set it in
  * the low 8, so both change together with one compare-and-swap.
  */

@@ -4,7 +4,7 @@
  * lock-free. eth_blockNumber never goes backwards across upstreams: an answer below the mark from
  * another upstream than the one that set it (a fallback that lags) is answered with the mark. The
  * upstream that set the mark may lower it (its own reorg, or a development chain reverted). The
- * mark is also the proxy's known head for the cache's finality (lib/rpc_cache.h). docs/rpc.md.
+ * mark is also the proxy's known head for the cache's finality (lib/rpc/rpc_cache.h). docs/rpc.md.
  */
 #ifndef BP_HEAD_MARK_H
 #define BP_HEAD_MARK_H

@@ -1,5 +1,5 @@
 /*
- * The JSON-RPC response cache (lib/rpc_cache.h; docs/rpc.md): which answers may be kept and for
+ * The JSON-RPC response cache (lib/rpc/rpc_cache.h; docs/rpc.md): which answers may be kept and for
  * how long (a table of methods and the reading of their block arguments), and the table that
  * keeps them (rpc_cache, this module's), bounded in bytes with the oldest answers evicted first.
  */
@@ -100,7 +100,7 @@ find(const char *name, size_t len)
  * (when hash_ok) a block hash.
  */
 static enum bp_rpc_cache_rule
-block_string(const char *t, struct bp_jsonrpc_span v, int hash_ok, int64_t *block)
+block_string(const char *t, struct bp_rpc_scan_span v, int hash_ok, int64_t *block)
 {
 	char buf[80];
 	uint8_t h[32];
@@ -131,17 +131,17 @@ block_string(const char *t, struct bp_jsonrpc_span v, int hash_ok, int64_t *bloc
 
 /* A block argument: a string, or an EIP-1898 object {"blockNumber"} / {"blockHash"}. */
 static enum bp_rpc_cache_rule
-block_arg(const char *t, struct bp_jsonrpc_span e, int64_t *block)
+block_arg(const char *t, struct bp_rpc_scan_span e, int64_t *block)
 {
-	struct bp_jsonrpc_span v, w;
+	struct bp_rpc_scan_span v, w;
 	int bh, bn;
 
 	if (t[e.off] == '"')
 		return block_string(t, e, 1, block);
 	if (t[e.off] != '{')
 		return BP_CACHE_NEVER;
-	bh = bp_jsonrpc_member_strict(t + e.off, e.len, "blockHash", &v);
-	bn = bp_jsonrpc_member_strict(t + e.off, e.len, "blockNumber", &w);
+	bh = bp_rpc_scan_member_strict(t + e.off, e.len, "blockHash", &v);
+	bn = bp_rpc_scan_member_strict(t + e.off, e.len, "blockNumber", &w);
 	if (bh < 0 || bn < 0 || bh + bn != 1)
 		return BP_CACHE_NEVER;
 	if (bn == 1) {
@@ -149,7 +149,7 @@ block_arg(const char *t, struct bp_jsonrpc_span e, int64_t *block)
 		return block_string(t, w, 0, block);
 	}
 	/* requireCanonical: the answer turns into an error if the block leaves the chain. */
-	if (bp_jsonrpc_member(t + e.off, e.len, "requireCanonical", &w) != 0)
+	if (bp_rpc_scan_member(t + e.off, e.len, "requireCanonical", &w) != 0)
 		return BP_CACHE_NEVER;
 	v.off += e.off;
 	return block_string(t, v, 1, block) == BP_CACHE_FOREVER ? BP_CACHE_FOREVER :
@@ -173,35 +173,35 @@ both(enum bp_rpc_cache_rule a, int64_t na, enum bp_rpc_cache_rule b, int64_t nb,
 
 /* An eth_getLogs filter: {"blockHash"} or {"fromBlock", "toBlock"} (each "latest" if absent). */
 static enum bp_rpc_cache_rule
-logs_filter(const char *t, struct bp_jsonrpc_span e, int64_t *block)
+logs_filter(const char *t, struct bp_rpc_scan_span e, int64_t *block)
 {
 	enum bp_rpc_cache_rule rf = BP_CACHE_NEAR_HEAD, rt = BP_CACHE_NEAR_HEAD;
-	struct bp_jsonrpc_span v;
+	struct bp_rpc_scan_span v;
 	int64_t nf = 0, nt = 0;
 	int bh, f, to;
 
 	if (t[e.off] != '{')
 		return BP_CACHE_NEVER;
-	bh = bp_jsonrpc_member_strict(t + e.off, e.len, "blockHash", &v);
-	f = bp_jsonrpc_member_strict(t + e.off, e.len, "fromBlock", &v);
-	to = bp_jsonrpc_member_strict(t + e.off, e.len, "toBlock", &v);
+	bh = bp_rpc_scan_member_strict(t + e.off, e.len, "blockHash", &v);
+	f = bp_rpc_scan_member_strict(t + e.off, e.len, "fromBlock", &v);
+	to = bp_rpc_scan_member_strict(t + e.off, e.len, "toBlock", &v);
 	if (bh < 0 || f < 0 || to < 0)
 		return BP_CACHE_NEVER;
 	if (bh == 1) {
 		if (f + to != 0)
 			return BP_CACHE_NEVER;
-		bp_jsonrpc_member(t + e.off, e.len, "blockHash", &v);
+		bp_rpc_scan_member(t + e.off, e.len, "blockHash", &v);
 		v.off += e.off;
 		return block_string(t, v, 1, block) == BP_CACHE_FOREVER ? BP_CACHE_FOREVER :
 		    BP_CACHE_NEVER;
 	}
 	if (f == 1) {
-		bp_jsonrpc_member(t + e.off, e.len, "fromBlock", &v);
+		bp_rpc_scan_member(t + e.off, e.len, "fromBlock", &v);
 		v.off += e.off;
 		rf = block_string(t, v, 0, &nf);
 	}
 	if (to == 1) {
-		bp_jsonrpc_member(t + e.off, e.len, "toBlock", &v);
+		bp_rpc_scan_member(t + e.off, e.len, "toBlock", &v);
 		v.off += e.off;
 		rt = block_string(t, v, 0, &nt);
 	}
@@ -213,8 +213,8 @@ bp_rpc_cache_rule(enum bp_chain_kind kind, const char *method, size_t mlen, cons
     size_t plen, int64_t *block)
 {
 	const struct cached_method *m;
-	struct bp_jsonrpc_iter it;
-	struct bp_jsonrpc_span e;
+	struct bp_rpc_scan_iter it;
+	struct bp_rpc_scan_span e;
 	int i = 0, r;
 
 	if (kind != BP_CHAIN_EVM || (m = find(method, mlen)) == NULL)
@@ -234,8 +234,8 @@ bp_rpc_cache_rule(enum bp_chain_kind kind, const char *method, size_t mlen, cons
 		return m->how == H_BLOCK && m->index > 0 ? BP_CACHE_NEAR_HEAD : BP_CACHE_NEVER;
 	if (params[0] != '[')
 		return BP_CACHE_NEVER;
-	bp_jsonrpc_iter_init(&it, params, plen);
-	while ((r = bp_jsonrpc_iter_next(&it, &e)) == 1)
+	bp_rpc_scan_iter_init(&it, params, plen);
+	while ((r = bp_rpc_scan_iter_next(&it, &e)) == 1)
 		if (i++ == m->index)
 			return m->how == H_LOGS ? logs_filter(params, e, block) :
 			    block_arg(params, e, block);
@@ -262,7 +262,7 @@ int64_t
 bp_rpc_cache_keep(enum bp_rpc_cache_rule rule, int64_t block, const char *result, size_t rlen,
     int64_t finalized, int64_t ttl_ms)
 {
-	struct bp_jsonrpc_span v;
+	struct bp_rpc_scan_span v;
 	int64_t ttl = ttl_ms > 0 ? ttl_ms * 1000 : 0;
 
 	strip(&result, &rlen);
@@ -275,7 +275,7 @@ bp_rpc_cache_keep(enum bp_rpc_cache_rule rule, int64_t block, const char *result
 		return ttl;
 	case BP_CACHE_RESULT_BLOCK:
 		/* A transaction or receipt: its block; none (pending) is never kept. */
-		if (result[0] != '{' || bp_jsonrpc_member(result, rlen, "blockNumber", &v) != 1 ||
+		if (result[0] != '{' || bp_rpc_scan_member(result, rlen, "blockNumber", &v) != 1 ||
 		    block_string(result, v, 0, &block) != BP_CACHE_AT_BLOCK)
 			return 0;
 		/* FALLTHROUGH */

@@ -1,5 +1,5 @@
 /*
- * The finality-aware JSON-RPC response cache (lib/rpc_cache.c; docs/rpc.md), shared by every
+ * The finality-aware JSON-RPC response cache (lib/rpc/rpc_cache.c; docs/rpc.md), shared by every
  * program, process and thread through the database (table rpc_cache, schema/010_rpc_cache.sql).
  * The model is eRPC's (finalized, unfinalized and realtime answers kept by different rules):
  *

@@ -1,5 +1,5 @@
 /*
- * The JSON-RPC client (lib/rpc_client.h). Requests carry the ids 0..n-1 (a single call: 0) and
+ * The JSON-RPC client (lib/rpc/rpc_client.h). Requests carry the ids 0..n-1 (a single call: 0) and
  * answers are matched by id, so a node that reorders a batch is still understood.
  */
 #include <stdint.h>
@@ -12,7 +12,7 @@
 #include "rpc_client.h"
 
 static void
-set_err(struct bp_jsonrpc_error *e, enum bp_jsonrpc_err_kind kind, int64_t code,
+set_err(struct bp_rpc_client_error *e, enum bp_rpc_client_err_kind kind, int64_t code,
     const char *msg)
 {
 	e->kind = kind;
@@ -41,13 +41,13 @@ client_request(struct bp_buf *b, size_t id, const char *method, const cJSON *par
 
 /* Every call unanswered, before a request is sent or an answer read. */
 static void
-client_reset(struct bp_jsonrpc_call *calls, size_t n)
+client_reset(struct bp_rpc_client_call *calls, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		calls[i].result = NULL;
-		set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0, "no answer for this call");
+		set_err(&calls[i].err, BP_RPC_CLIENT_ERR_PROTOCOL, 0, "no answer for this call");
 	}
 }
 
@@ -67,7 +67,7 @@ client_code(const cJSON *code)
 
 /* Takes the answer for one call out of the response object o into c; 1 for a result. */
 static int
-client_take(cJSON *o, struct bp_jsonrpc_call *c)
+client_take(cJSON *o, struct bp_rpc_client_call *c)
 {
 	cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "result");
 	cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
@@ -75,13 +75,13 @@ client_take(cJSON *o, struct bp_jsonrpc_call *c)
 	if (err != NULL && cJSON_IsObject(err)) {
 		cJSON *msg = cJSON_GetObjectItemCaseSensitive(err, "message");
 
-		set_err(&c->err, BP_JSONRPC_ERR_RPC,
+		set_err(&c->err, BP_RPC_CLIENT_ERR_RPC,
 		    client_code(cJSON_GetObjectItemCaseSensitive(err, "code")),
 		    cJSON_IsString(msg) ? msg->valuestring : "error without a message");
 		return 0;
 	}
 	if (res == NULL) {
-		set_err(&c->err, BP_JSONRPC_ERR_PROTOCOL, 0, "answer has neither result nor error");
+		set_err(&c->err, BP_RPC_CLIENT_ERR_PROTOCOL, 0, "answer has neither result nor error");
 		return 0;
 	}
 	c->result = cJSON_DetachItemViaPointer(o, res);
@@ -102,7 +102,7 @@ client_id(const cJSON *o, size_t n)
 }
 
 size_t
-bp_jsonrpc_client_parse(const char *ans, size_t len, struct bp_jsonrpc_call *calls, size_t n)
+bp_rpc_client_parse(const char *ans, size_t len, struct bp_rpc_client_call *calls, size_t n)
 {
 	cJSON *root, *o;
 	size_t i, got = 0;
@@ -111,7 +111,7 @@ bp_jsonrpc_client_parse(const char *ans, size_t len, struct bp_jsonrpc_call *cal
 	/* cJSON caps nesting itself (CJSON_NESTING_LIMIT); answers are the operator's nodes'. */
 	if (len == 0 || (root = cJSON_ParseWithLength(ans, len)) == NULL) {
 		for (i = 0; i < n; i++)
-			set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0, "answer is not JSON");
+			set_err(&calls[i].err, BP_RPC_CLIENT_ERR_PROTOCOL, 0, "answer is not JSON");
 		return 0;
 	}
 	if (cJSON_IsArray(root)) {
@@ -119,7 +119,7 @@ bp_jsonrpc_client_parse(const char *ans, size_t len, struct bp_jsonrpc_call *cal
 			long k = client_id(o, n);
 
 			if (k >= 0 && calls[k].result == NULL &&
-			    calls[k].err.kind == BP_JSONRPC_ERR_PROTOCOL)
+			    calls[k].err.kind == BP_RPC_CLIENT_ERR_PROTOCOL)
 				got += (size_t)client_take(o, &calls[k]);
 		}
 	} else if (cJSON_IsObject(root)) {
@@ -142,7 +142,7 @@ bp_jsonrpc_client_parse(const char *ans, size_t len, struct bp_jsonrpc_call *cal
 }
 
 static size_t
-client_send(struct bp_upstream *up, const struct bp_network *net, struct bp_jsonrpc_call *calls,
+client_send(struct bp_upstream *up, const struct bp_network *net, struct bp_rpc_client_call *calls,
     size_t n, int batch)
 {
 	struct bp_upstream_info info;
@@ -167,14 +167,14 @@ client_send(struct bp_upstream *up, const struct bp_network *net, struct bp_json
 	case BP_UPSTREAM_FAILED:
 	default:
 		for (i = 0; i < n; i++)
-			set_err(&calls[i].err, BP_JSONRPC_ERR_TRANSPORT, 0, info.error);
+			set_err(&calls[i].err, BP_RPC_CLIENT_ERR_TRANSPORT, 0, info.error);
 		goto out;
 	}
-	got = bp_jsonrpc_client_parse(ans.data, ans.len, calls, n);
+	got = bp_rpc_client_parse(ans.data, ans.len, calls, n);
 	goto out;
 fail:
 	for (i = 0; i < n; i++)
-		set_err(&calls[i].err, BP_JSONRPC_ERR_PROTOCOL, 0,
+		set_err(&calls[i].err, BP_RPC_CLIENT_ERR_PROTOCOL, 0,
 		    "could not build the request (params must be an array or an object)");
 out:
 	bp_buf_free(&req);
@@ -183,10 +183,10 @@ out:
 }
 
 cJSON *
-bp_jsonrpc_call(struct bp_upstream *up, const struct bp_network *net, const char *method,
-    const cJSON *params, struct bp_jsonrpc_error *err)
+bp_rpc_client_call(struct bp_upstream *up, const struct bp_network *net, const char *method,
+    const cJSON *params, struct bp_rpc_client_error *err)
 {
-	struct bp_jsonrpc_call c = { method, params, NULL, { 0, 0, "" } };
+	struct bp_rpc_client_call c = { method, params, NULL, { 0, 0, "" } };
 
 	client_send(up, net, &c, 1, 0);
 	if (err != NULL)
@@ -195,8 +195,8 @@ bp_jsonrpc_call(struct bp_upstream *up, const struct bp_network *net, const char
 }
 
 size_t
-bp_jsonrpc_batch(struct bp_upstream *up, const struct bp_network *net,
-    struct bp_jsonrpc_call *calls, size_t n)
+bp_rpc_client_batch(struct bp_upstream *up, const struct bp_network *net,
+    struct bp_rpc_client_call *calls, size_t n)
 {
 	if (n == 0)
 		return 0;

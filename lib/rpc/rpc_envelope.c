@@ -1,5 +1,5 @@
 /*
- * The envelope scanner (lib/rpc_envelope.h): untrusted request bodies in, items out, and the
+ * The envelope scanner (lib/rpc/rpc_envelope.h): untrusted request bodies in, items out, and the
  * envelopes and error objects the proxy writes. Which member names are refused and which are
  * dropped is in docs/rpc.md, "What is forwarded".
  */
@@ -10,7 +10,7 @@
 
 /* 1 when the string value at span of s decodes to exactly lit. */
 static int
-string_is(const unsigned char *s, struct bp_jsonrpc_span v, const char *lit)
+string_is(const unsigned char *s, struct bp_rpc_scan_span v, const char *lit)
 {
 	char buf[16];
 	size_t n;
@@ -66,7 +66,7 @@ which_key(const unsigned char *s, size_t len)
 }
 
 static void
-invalid(struct bp_jsonrpc_item *it, const char *why)
+invalid(struct bp_rpc_envelope_item *it, const char *why)
 {
 	it->code = BP_JSONRPC_INVALID_REQUEST;
 	it->why = why;
@@ -77,16 +77,16 @@ invalid(struct bp_jsonrpc_item *it, const char *why)
  * Returns BP_RPC_SCAN_OK (the item's own verdict is in it->code), or the scan error of the body.
  */
 static int
-scan_request(struct bp_rpc_scan *sc, int depth, struct bp_jsonrpc_item *it)
+scan_request(struct bp_rpc_scan *sc, int depth, struct bp_rpc_envelope_item *it)
 {
-	struct bp_jsonrpc_span v[K__MAX];
+	struct bp_rpc_scan_span v[K__MAX];
 	int seen[K__MAX] = { 0 }, dup = 0, confusable = 0, k, rc;
 	size_t start = sc->pos;
 	unsigned char c;
 
 	memset(it, 0, sizeof(*it));
 	memset(v, 0, sizeof(v));
-	if (depth + 1 > BP_JSONRPC_DEPTH)
+	if (depth + 1 > BP_RPC_SCAN_DEPTH)
 		return BP_RPC_SCAN_DEEP;
 	sc->pos++;
 	bp_rpc_scan_ws(sc);
@@ -127,7 +127,7 @@ scan_request(struct bp_rpc_scan *sc, int depth, struct bp_jsonrpc_item *it)
 	/* The id first: the errors below echo it whenever it is one to echo. */
 	if (seen[K_ID] == 1) {
 		c = sc->s[v[K_ID].off];
-		if (c == '"' || c == '-' || bp_rpc_isdigit(c) || c == 'n')
+		if (c == '"' || c == '-' || bp_rpc_scan_isdigit(c) || c == 'n')
 			it->id = v[K_ID];
 	}
 	if (confusable)
@@ -161,11 +161,11 @@ scan_request(struct bp_rpc_scan *sc, int depth, struct bp_jsonrpc_item *it)
 }
 
 int
-bp_jsonrpc_parse(const char *body, size_t len, size_t max_batch, struct bp_jsonrpc_item *items,
-    size_t cap, struct bp_jsonrpc_body *out)
+bp_rpc_envelope_parse(const char *body, size_t len, size_t max_batch, struct bp_rpc_envelope_item *items,
+    size_t cap, struct bp_rpc_envelope_body *out)
 {
 	struct bp_rpc_scan sc = { (const unsigned char *)body, len, 0 };
-	struct bp_jsonrpc_item scratch, *it;
+	struct bp_rpc_envelope_item scratch, *it;
 	int rc = BP_RPC_SCAN_OK;
 
 	memset(out, 0, sizeof(*out));
@@ -238,7 +238,7 @@ bp_jsonrpc_parse(const char *body, size_t len, size_t max_batch, struct bp_jsonr
 }
 
 int
-bp_jsonrpc_id_simple(const char *id, size_t len)
+bp_rpc_envelope_id_simple(const char *id, size_t len)
 {
 	size_t i;
 
@@ -259,13 +259,13 @@ bp_jsonrpc_id_simple(const char *id, size_t len)
 	if (len > 15 || id[0] < '0' || id[0] > '9' || (id[0] == '0' && len > 1))
 		return 0;
 	for (i = 1; i < len; i++)
-		if (!bp_rpc_isdigit((unsigned char)id[i]))
+		if (!bp_rpc_scan_isdigit((unsigned char)id[i]))
 			return 0;
 	return 1;
 }
 
 int
-bp_jsonrpc_envelope(struct bp_buf *b, const char *body, const struct bp_jsonrpc_item *it,
+bp_rpc_envelope_write(struct bp_buf *b, const char *body, const struct bp_rpc_envelope_item *it,
     const char *id, size_t idlen)
 {
 	if (bp_buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":") == -1 || bp_buf_add(b, id, idlen) == -1 ||
@@ -279,7 +279,7 @@ bp_jsonrpc_envelope(struct bp_buf *b, const char *body, const struct bp_jsonrpc_
 }
 
 int
-bp_jsonrpc_error_obj(struct bp_buf *b, const char *id, size_t idlen, int code, const char *msg)
+bp_rpc_envelope_error_obj(struct bp_buf *b, const char *id, size_t idlen, int code, const char *msg)
 {
 	if (bp_buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":") == -1 ||
 	    (idlen > 0 ? bp_buf_add(b, id, idlen) : bp_buf_adds(b, "null")) == -1 ||

@@ -1,6 +1,6 @@
 /*
  * The JSON-RPC 2.0 envelope as Blockport accepts it (SPEC.md sections 2 and 4; docs/rpc.md):
- * one strict pass over an untrusted request body (lib/rpc_scan.h) that validates each request
+ * one strict pass over an untrusted request body (lib/rpc/rpc_scan.h) that validates each request
  * object (jsonrpc "2.0", method a string, params an array or object or absent, id a string,
  * number or null), refuses members a node could read as another envelope member, and records
  * where each item, id, method and params lie, so the proxy forwards and echoes the client's
@@ -26,11 +26,11 @@
 #define BP_JSONRPC_LIMITED		(-32005)	/* batch item over the plan's limits */
 
 /* One request of a body: the body itself, or one element of a batch. */
-struct bp_jsonrpc_item {
-	struct bp_jsonrpc_span	raw;	/* the whole element */
-	struct bp_jsonrpc_span	id;	/* the id's bytes; len 0 when absent or not valid */
-	struct bp_jsonrpc_span	params;	/* the params' bytes; len 0 when absent */
-	struct bp_jsonrpc_span	method_raw;	/* the method string's bytes, quotes included */
+struct bp_rpc_envelope_item {
+	struct bp_rpc_scan_span	raw;	/* the whole element */
+	struct bp_rpc_scan_span	id;	/* the id's bytes; len 0 when absent or not valid */
+	struct bp_rpc_scan_span	params;	/* the params' bytes; len 0 when absent */
+	struct bp_rpc_scan_span	method_raw;	/* the method string's bytes, quotes included */
 	int			extra;	/* members other than the four: not forwarded */
 	int			code;	/* 0 when the envelope is valid, else -32600 */
 	const char		*why;	/* static text for code */
@@ -39,7 +39,7 @@ struct bp_jsonrpc_item {
 };
 
 /* What the scanner found in a body. */
-struct bp_jsonrpc_body {
+struct bp_rpc_envelope_body {
 	int		batch;	/* the body was a JSON array */
 	size_t		n;	/* items seen; only the first min(n, cap) were stored */
 	int		code;	/* 0, or the one error that answers the whole body */
@@ -51,11 +51,11 @@ struct bp_jsonrpc_body {
  * Returns 0 when the items are to be answered one by one (each with its own code), or -1 when
  * the whole body gets one error object with id null, in out->code: -32700 for anything that is
  * not JSON (RFC 8259, UTF-8, no trailing bytes), -32600 for an empty batch, a batch of more than
- * max_batch items, nesting deeper than BP_JSONRPC_DEPTH, or a body that is neither an object
+ * max_batch items, nesting deeper than BP_RPC_SCAN_DEPTH, or a body that is neither an object
  * nor an array.
  */
-int		 bp_jsonrpc_parse(const char *body, size_t len, size_t max_batch,
-		    struct bp_jsonrpc_item *items, size_t cap, struct bp_jsonrpc_body *out);
+int		 bp_rpc_envelope_parse(const char *body, size_t len, size_t max_batch,
+		    struct bp_rpc_envelope_item *items, size_t cap, struct bp_rpc_envelope_body *out);
 
 /*
  * 1 when an id's raw bytes survive a round trip through any node unchanged (a plain integer of
@@ -63,7 +63,7 @@ int		 bp_jsonrpc_parse(const char *body, size_t len, size_t max_batch,
  * single call can be forwarded and answered byte for byte. 0 otherwise: the proxy then sends
  * its own id and puts the client's bytes back into the answer.
  */
-int		 bp_jsonrpc_id_simple(const char *id, size_t len);
+int		 bp_rpc_envelope_id_simple(const char *id, size_t len);
 
 /*
  * Appends the request it (a valid item of body) to b as the proxy forwards it: only the four
@@ -72,14 +72,14 @@ int		 bp_jsonrpc_id_simple(const char *id, size_t len);
  * raw JSON) for the id. Members the proxy does not read are not forwarded, so no node can act
  * on one. 0, or -1 when b is full.
  */
-int		 bp_jsonrpc_envelope(struct bp_buf *b, const char *body,
-		    const struct bp_jsonrpc_item *it, const char *id, size_t idlen);
+int		 bp_rpc_envelope_write(struct bp_buf *b, const char *body,
+		    const struct bp_rpc_envelope_item *it, const char *id, size_t idlen);
 
 /*
  * Appends {"jsonrpc":"2.0","id":ID,"error":{"code":CODE,"message":"MSG"}} to b; id is raw JSON
  * (idlen 0 writes null); msg is escaped. 0, or -1 when b is full.
  */
-int		 bp_jsonrpc_error_obj(struct bp_buf *b, const char *id, size_t idlen, int code,
+int		 bp_rpc_envelope_error_obj(struct bp_buf *b, const char *id, size_t idlen, int code,
 		    const char *msg);
 
 #endif

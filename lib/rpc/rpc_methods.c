@@ -1,5 +1,5 @@
 /*
- * The method tables (lib/rpc_methods.h) and compute-unit pricing. A table is data a program
+ * The method tables (lib/rpc/rpc_methods.h) and compute-unit pricing. A table is data a program
  * passes to the proxy; the node proxy's is here.
  */
 #include <stddef.h>
@@ -18,7 +18,7 @@
  * eth_getStorageAt at an archive block 20) and Alchemy's published costs divided by 10 and
  * rounded, at least 1, for the rest (docs/rpc.md). archive_cu applies when block_arg names a
  * block more than archive_depth below the head: the methods that read historical state. A call
- * answered from the response cache (lib/rpc_cache.h) costs a quarter of this, rounded up.
+ * answered from the response cache (lib/rpc/rpc_cache.h) costs a quarter of this, rounded up.
  */
 #define E	BP_CHAIN_EVM
 #define S	BP_CHAIN_SOLANA
@@ -29,7 +29,7 @@
 #define NO	BP_RPC_DENIED
 #define ARCHIVE_CU	20
 
-static const struct bp_jsonrpc_method node_methods[] = {
+static const struct bp_rpc_method node_methods[] = {
 	{ "accountSubscribe", S, SUB, 1, 0, -1 },
 	{ "accountUnsubscribe", S, SUB, 1, 0, -1 },
 	{ "blockSubscribe", S, SUB, 1, 0, -1 },
@@ -181,7 +181,7 @@ static const struct bp_jsonrpc_method node_methods[] = {
  * Whole namespaces that are never offered: the node's own accounts and keys, node
  * administration, mining, and the controls of development chains (anvil, hardhat, ganache).
  */
-static const struct bp_jsonrpc_method denied_prefixes[] = {
+static const struct bp_rpc_method denied_prefixes[] = {
 	{ "admin_", E, NO, 0, 0, -1 },
 	{ "anvil_", E, NO, 0, 0, -1 },
 	{ "clique_", E, NO, 0, 0, -1 },
@@ -209,7 +209,7 @@ const struct bp_rpc_table bp_rpc_node_table = {
 };
 
 const char *
-bp_jsonrpc_class_name(enum bp_rpc_class c)
+bp_rpc_methods_class_name(enum bp_rpc_class c)
 {
 	static const char *const names[BP_RPC_CLASS__MAX] = {
 		"read",		/* BP_RPC_READ */
@@ -234,8 +234,8 @@ cmp_name(const char *row, const char *name, size_t len)
 	return rl < len ? -1 : rl > len;
 }
 
-const struct bp_jsonrpc_method *
-bp_jsonrpc_method(const struct bp_rpc_table *t, enum bp_chain_kind kind, const char *name,
+const struct bp_rpc_method *
+bp_rpc_method(const struct bp_rpc_table *t, enum bp_chain_kind kind, const char *name,
     size_t len)
 {
 	size_t lo = 0, hi = t->nrows, i;
@@ -265,7 +265,7 @@ bp_jsonrpc_method(const struct bp_rpc_table *t, enum bp_chain_kind kind, const c
 
 /* A block argument given as a string: a quantity or a tag. */
 static enum bp_block_ref
-block_string(const unsigned char *s, struct bp_jsonrpc_span v, int64_t *number)
+block_string(const unsigned char *s, struct bp_rpc_scan_span v, int64_t *number)
 {
 	char buf[32];
 	uint64_t q;
@@ -285,16 +285,16 @@ block_string(const unsigned char *s, struct bp_jsonrpc_span v, int64_t *number)
 }
 
 enum bp_block_ref
-bp_jsonrpc_block_arg(const char *params, size_t len, int index, int64_t *number)
+bp_rpc_methods_block_arg(const char *params, size_t len, int index, int64_t *number)
 {
-	struct bp_jsonrpc_iter it;
-	struct bp_jsonrpc_span e, v;
+	struct bp_rpc_scan_iter it;
+	struct bp_rpc_scan_span e, v;
 	int i = 0;
 
 	if (index < 0)
 		return BP_BLOCK_NONE;
-	bp_jsonrpc_iter_init(&it, params, len);
-	while (bp_jsonrpc_iter_next(&it, &e) == 1) {
+	bp_rpc_scan_iter_init(&it, params, len);
+	while (bp_rpc_scan_iter_next(&it, &e) == 1) {
 		if (i++ != index)
 			continue;
 		if (params[e.off] == '"')
@@ -302,7 +302,7 @@ bp_jsonrpc_block_arg(const char *params, size_t len, int index, int64_t *number)
 		if (params[e.off] != '{')
 			return BP_BLOCK_NONE;
 		/* EIP-1898: {"blockNumber": "0x.."} or {"blockHash": "0x.."} (a hash: not known). */
-		switch (bp_jsonrpc_member_strict(params + e.off, e.len, "blockNumber", &v)) {
+		switch (bp_rpc_scan_member_strict(params + e.off, e.len, "blockNumber", &v)) {
 		case 1:
 			v.off += e.off;
 			return block_string((const unsigned char *)params, v, number);
@@ -318,7 +318,7 @@ bp_jsonrpc_block_arg(const char *params, size_t len, int index, int64_t *number)
 }
 
 unsigned
-bp_jsonrpc_cost(const struct bp_jsonrpc_method *m, enum bp_block_ref ref, int64_t number,
+bp_rpc_methods_cost(const struct bp_rpc_method *m, enum bp_block_ref ref, int64_t number,
     int64_t head, int64_t archive_depth)
 {
 	if (m->archive_cu == 0 || ref != BP_BLOCK_NUMBER || head < 0 || number > head ||

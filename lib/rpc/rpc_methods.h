@@ -1,5 +1,5 @@
 /*
- * JSON-RPC method tables (lib/rpc_methods.c; docs/rpc.md): per chain kind, each method's class
+ * JSON-RPC method tables (lib/rpc/rpc_methods.c; docs/rpc.md): per chain kind, each method's class
  * (read, write, debug, WebSocket only, never offered) and its compute-unit cost, plain and at
  * an archive block, and the reading of block arguments that decides which cost applies.
  */
@@ -22,7 +22,7 @@ enum bp_rpc_class {
 };
 
 /* One row of the method table. */
-struct bp_jsonrpc_method {
+struct bp_rpc_method {
 	const char		*name;
 	enum bp_chain_kind	 kind;
 	enum bp_rpc_class	 cls;
@@ -33,14 +33,14 @@ struct bp_jsonrpc_method {
 
 /*
  * A program's method table: what it offers and at what cost. Each program that answers
- * JSON-RPC passes its own to the proxy (lib/rpc_proxy.h): the node proxy's is bp_rpc_node_table;
+ * JSON-RPC passes its own to the proxy (lib/rpc/rpc_proxy.h): the node proxy's is bp_rpc_node_table;
  * the bundler's will hold its own methods.
  */
 struct bp_rpc_table {
 	const char			*name;		/* for logs and tests: "node" */
-	const struct bp_jsonrpc_method	*rows;		/* sorted by name in byte order */
+	const struct bp_rpc_method	*rows;		/* sorted by name in byte order */
 	size_t				 nrows;
-	const struct bp_jsonrpc_method	*prefixes;	/* whole namespaces never offered */
+	const struct bp_rpc_method	*prefixes;	/* whole namespaces never offered */
 	size_t				 nprefixes;
 };
 
@@ -52,10 +52,10 @@ extern const struct bp_rpc_table bp_rpc_node_table;
  * the row of a never-offered prefix (wallet_, personal_, admin_, miner_, anvil_, hardhat_,
  * evm_, ...). NULL for a method t does not know.
  */
-const struct bp_jsonrpc_method *bp_jsonrpc_method(const struct bp_rpc_table *t,
+const struct bp_rpc_method *bp_rpc_method(const struct bp_rpc_table *t,
 		    enum bp_chain_kind, const char *name, size_t len);
 /* The name of a class ("read"), or "?". */
-const char	*bp_jsonrpc_class_name(enum bp_rpc_class);
+const char	*bp_rpc_methods_class_name(enum bp_rpc_class);
 
 /* What a block argument names. */
 enum bp_block_ref {
@@ -71,14 +71,14 @@ enum bp_block_ref {
  * member whose name folds to blockNumber: "BlockNumber", "BLOCKNUMBER") counts as block 0, so
  * it is priced as the oldest block rather than the one this scan would pick.
  */
-enum bp_block_ref bp_jsonrpc_block_arg(const char *params, size_t len, int index,
+enum bp_block_ref bp_rpc_methods_block_arg(const char *params, size_t len, int index,
 		    int64_t *number);
 
 /*
  * The compute units of one call of m: archive_cu when m reads state at a block whose number is
  * more than archive_depth below head (head < 0: unknown, never archive), else cu.
  */
-unsigned	 bp_jsonrpc_cost(const struct bp_jsonrpc_method *m, enum bp_block_ref ref,
+unsigned	 bp_rpc_methods_cost(const struct bp_rpc_method *m, enum bp_block_ref ref,
 		    int64_t number, int64_t head, int64_t archive_depth);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * The JSON-RPC proxy pipeline (lib/rpc_proxy.h; SPEC.md section 4; docs/rpc.md): everything
+ * The JSON-RPC proxy pipeline (lib/rpc/rpc_proxy.h; SPEC.md section 4; docs/rpc.md): everything
  * between an authenticated request and the node's answer, shared by the programs that forward
  * JSON-RPC (fcgi/rpc.c; the WebSocket program for non-subscription methods). It validates the
  * envelope, judges each item against the program's method table (class, scope, plan), charges
@@ -48,7 +48,7 @@ struct verdict {
 	unsigned	 cu;		/* compute units charged */
 	size_t		 fwd;		/* its index in the forwarded batch */
 	char		 msg[224];
-	/* The response cache (lib/rpc_cache.h). */
+	/* The response cache (lib/rpc/rpc_cache.h). */
 	enum bp_rpc_cache_rule rule;	/* BP_CACHE_NEVER: not looked up, not kept */
 	int64_t		 block;		/* for BP_CACHE_AT_BLOCK */
 	unsigned char	 key[32];
@@ -59,8 +59,8 @@ struct verdict {
 
 /* An answer of the upstream for one forwarded item: the element and its id, in p->ans. */
 struct answer {
-	struct bp_jsonrpc_span	elem;
-	struct bp_jsonrpc_span	id;
+	struct bp_rpc_scan_span	elem;
+	struct bp_rpc_scan_span	id;
 };
 
 /*
@@ -72,7 +72,7 @@ struct bp_rpc_proxy {
 	const struct bp_rpc_table	*table;
 	struct bp_upstream		*up;
 	size_t				 cap;		/* max_batch */
-	struct bp_jsonrpc_item		*items;
+	struct bp_rpc_envelope_item		*items;
 	struct verdict			*v;
 	struct answer			*ans_of;
 	struct bp_buf			 req;	/* what goes upstream when it is not the body */
@@ -163,7 +163,7 @@ static int
 reply_error(struct bp_req *r, const char *id, size_t idlen, int code, const char *msg)
 {
 	bp_buf_reset(&r->out);
-	if (bp_jsonrpc_error_obj(&r->out, id, idlen, code, msg) == -1)
+	if (bp_rpc_envelope_error_obj(&r->out, id, idlen, code, msg) == -1)
 		return bp_error(r, 500, "internal_error", "out of memory");
 	r->content_type = "application/json";
 	return r->status = 200;
@@ -183,7 +183,7 @@ upstream_failed(struct bp_req *r, const struct bp_network *net, enum bp_upstream
 
 /* The method name for messages: as sent when it is short printable ASCII. */
 static const char *
-shown(const struct bp_jsonrpc_item *it)
+shown(const struct bp_rpc_envelope_item *it)
 {
 	size_t i;
 
@@ -233,7 +233,7 @@ static int64_t
 head_for(struct bp_rpc_proxy *p, const struct bp_network *net, int64_t number)
 {
 	size_t idx = (size_t)(net - p->cfg->nets);
-	struct bp_jsonrpc_error err;
+	struct bp_rpc_client_error err;
 	int64_t now = bp_mono_us(), h;
 	cJSON *res;
 
@@ -242,12 +242,12 @@ head_for(struct bp_rpc_proxy *p, const struct bp_network *net, int64_t number)
 	if (p->heads[idx].at != 0 && (now - p->heads[idx].at < HEAD_TTL_US ||
 	    number < p->heads[idx].number - net->archive_depth))
 		return p->heads[idx].number;
-	res = bp_jsonrpc_call(p->up, net, "eth_blockNumber", NULL, &err);
+	res = bp_rpc_client_call(p->up, net, "eth_blockNumber", NULL, &err);
 	h = quantity(res);
 	cJSON_Delete(res);
 	if (h < 0) {
 		bp_warn("%s.%s: no head for the archive check: %s", net->chain, net->network,
-		    err.kind != BP_JSONRPC_ERR_NONE ? err.message : "bad eth_blockNumber answer");
+		    err.kind != BP_RPC_CLIENT_ERR_NONE ? err.message : "bad eth_blockNumber answer");
 		return p->heads[idx].at != 0 ? p->heads[idx].number : -1;
 	}
 	p->heads[idx].number = h;
@@ -256,16 +256,16 @@ head_for(struct bp_rpc_proxy *p, const struct bp_network *net, int64_t number)
 }
 
 static unsigned
-cost(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *net, const struct bp_jsonrpc_method *m,
-    const struct bp_jsonrpc_item *it)
+cost(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *net, const struct bp_rpc_method *m,
+    const struct bp_rpc_envelope_item *it)
 {
 	int64_t number;
 
 	if (m->archive_cu == 0 || it->params.len == 0 || r->body[it->params.off] != '[' ||
-	    bp_jsonrpc_block_arg(r->body + it->params.off, it->params.len, m->block_arg,
+	    bp_rpc_methods_block_arg(r->body + it->params.off, it->params.len, m->block_arg,
 	    &number) != BP_BLOCK_NUMBER)
 		return m->cu;
-	return bp_jsonrpc_cost(m, BP_BLOCK_NUMBER, number, head_for(p, net, number),
+	return bp_rpc_methods_cost(m, BP_BLOCK_NUMBER, number, head_for(p, net, number),
 	    net->archive_depth);
 }
 
@@ -282,7 +282,7 @@ hit_cost(unsigned cu)
  */
 static int
 lookup(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *net,
-    const struct bp_jsonrpc_item *it, struct verdict *v)
+    const struct bp_rpc_envelope_item *it, struct verdict *v)
 {
 	const char *params = it->params.len != 0 ? r->body + it->params.off : "";
 
@@ -319,10 +319,10 @@ lookup(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *
  * (403 or 429, set in r) and that status is returned.
  */
 static int
-judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, const struct bp_jsonrpc_item *it,
+judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, const struct bp_rpc_envelope_item *it,
     struct verdict *v, int batch)
 {
-	const struct bp_jsonrpc_method *m;
+	const struct bp_rpc_method *m;
 	enum bp_limit_verdict lv;
 	enum bp_scope need;
 
@@ -336,7 +336,7 @@ judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, co
 		set_v(v, it->code, "%s", it->why);
 		return 0;
 	}
-	if ((m = bp_jsonrpc_method(p->table, net->kind, it->method, it->method_len)) == NULL) {
+	if ((m = bp_rpc_method(p->table, net->kind, it->method, it->method_len)) == NULL) {
 		set_v(v, BP_JSONRPC_METHOD_NOT_FOUND, "the method %s does not exist/is not available",
 		    shown(it));
 		return 0;
@@ -391,8 +391,8 @@ judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, co
 
 /* Appends src with [cut.off, cut.off + cut.len) replaced by rep (rlen bytes); 0 or -1. */
 static int
-splice(struct bp_buf *b, const char *src, struct bp_jsonrpc_span whole,
-    struct bp_jsonrpc_span cut, const char *rep, size_t rlen)
+splice(struct bp_buf *b, const char *src, struct bp_rpc_scan_span whole,
+    struct bp_rpc_scan_span cut, const char *rep, size_t rlen)
 {
 	if (bp_buf_add(b, src + whole.off, cut.off - whole.off) == -1 ||
 	    bp_buf_add(b, rep, rlen) == -1 ||
@@ -463,19 +463,19 @@ known_finalized(struct bp_rpc_proxy *p, const struct bp_network *net)
  * written anew with the result in fixed (cap bytes), else 0.
  */
 static int
-settle(struct bp_rpc_proxy *p, const struct bp_network *net, const struct bp_jsonrpc_item *it,
+settle(struct bp_rpc_proxy *p, const struct bp_network *net, const struct bp_rpc_envelope_item *it,
     const struct verdict *v, const char *elem, size_t elen, long upstream, char *fixed,
     size_t cap)
 {
-	struct bp_jsonrpc_span res, err;
+	struct bp_rpc_scan_span res, err;
 	size_t idx = (size_t)(net - p->cfg->nets);
 	const char *rs;
 	int64_t keep, now;
 	size_t rl;
 	int fix = 0;
 
-	if (bp_jsonrpc_member(elem, elen, "result", &res) != 1 ||
-	    bp_jsonrpc_member(elem, elen, "error", &err) != 0)
+	if (bp_rpc_scan_member(elem, elen, "result", &res) != 1 ||
+	    bp_rpc_scan_member(elem, elen, "error", &err) != 0)
 		return 0;	/* an error, or not an answer: never kept */
 	rs = elem + res.off;
 	rl = res.len;
@@ -535,11 +535,11 @@ trim(struct bp_buf *b)
 }
 
 static int
-single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, const struct bp_jsonrpc_item *it,
+single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, const struct bp_rpc_envelope_item *it,
     const struct verdict *v)
 {
 	const char *id = r->body + it->id.off;
-	struct bp_jsonrpc_span whole = { 0, r->body_len }, at;
+	struct bp_rpc_scan_span whole = { 0, r->body_len }, at;
 	struct bp_upstream_info info;
 	enum bp_upstream_status s;
 	char fixed[32];
@@ -554,7 +554,7 @@ single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, c
 		r->content_type = "application/json";
 		return r->status = 200;
 	}
-	if (!it->extra && bp_jsonrpc_id_simple(id, it->id.len)) {
+	if (!it->extra && bp_rpc_envelope_id_simple(id, it->id.len)) {
 		/* The hot path: the client's bytes up, the node's bytes down. */
 		if ((s = bp_upstream_post(p->up, net, r->body, r->body_len, &r->out, &info)) !=
 		    BP_UPSTREAM_OK)
@@ -573,7 +573,7 @@ single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, c
 	 * numbers, escapes): the envelope is written anew with only its four members and our id.
 	 */
 	bp_buf_reset(&p->req);
-	if (bp_jsonrpc_envelope(&p->req, r->body, it, "0", 1) == -1)
+	if (bp_rpc_envelope_write(&p->req, r->body, it, "0", 1) == -1)
 		return bp_error(r, 500, "internal_error", "out of memory");
 	s = bp_upstream_post(p->up, net, p->req.data, p->req.len, &p->ans, &info);
 	if (s != BP_UPSTREAM_OK) {
@@ -585,7 +585,7 @@ single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, c
 	if ((v->head || v->rule != BP_CACHE_NEVER) && settle(p, net, it, v, p->ans.data,
 	    p->ans.len, (long)info.index, fixed, sizeof(fixed)) == 1)
 		rc = result_obj(&r->out, id, it->id.len, fixed, strlen(fixed));
-	else if (bp_jsonrpc_member(p->ans.data, p->ans.len, "id", &at) == 1)
+	else if (bp_rpc_scan_member(p->ans.data, p->ans.len, "id", &at) == 1)
 		rc = splice(&r->out, p->ans.data, whole, at, id, it->id.len);
 	else
 		rc = bp_buf_add(&r->out, p->ans.data, p->ans.len);
@@ -603,7 +603,7 @@ out:
 
 /* The forwarded index an answer's id names, or -1. */
 static long
-answer_index(const char *s, struct bp_jsonrpc_span id, size_t nfwd)
+answer_index(const char *s, struct bp_rpc_scan_span id, size_t nfwd)
 {
 	size_t i;
 	long k = 0;
@@ -620,20 +620,20 @@ answer_index(const char *s, struct bp_jsonrpc_span id, size_t nfwd)
 
 /* Finds each forwarded item's answer in p->ans; sets *whole_err to a batch-wide error. */
 static void
-match_answers(struct bp_rpc_proxy *p, size_t nfwd, struct bp_jsonrpc_span *whole_err)
+match_answers(struct bp_rpc_proxy *p, size_t nfwd, struct bp_rpc_scan_span *whole_err)
 {
-	struct bp_jsonrpc_iter iter;
-	struct bp_jsonrpc_span e, id;
+	struct bp_rpc_scan_iter iter;
+	struct bp_rpc_scan_span e, id;
 	size_t i;
 
 	memset(whole_err, 0, sizeof(*whole_err));
 	for (i = 0; i < nfwd; i++)
 		memset(&p->ans_of[i], 0, sizeof(p->ans_of[i]));
-	bp_jsonrpc_iter_init(&iter, p->ans.data, p->ans.len);
-	while (bp_jsonrpc_iter_next(&iter, &e) == 1) {
+	bp_rpc_scan_iter_init(&iter, p->ans.data, p->ans.len);
+	while (bp_rpc_scan_iter_next(&iter, &e) == 1) {
 		long k;
 
-		if (bp_jsonrpc_member(p->ans.data + e.off, e.len, "id", &id) != 1)
+		if (bp_rpc_scan_member(p->ans.data + e.off, e.len, "id", &id) != 1)
 			continue;
 		id.off += e.off;
 		if ((k = answer_index(p->ans.data, id, nfwd)) < 0 || p->ans_of[k].elem.len != 0)
@@ -642,14 +642,14 @@ match_answers(struct bp_rpc_proxy *p, size_t nfwd, struct bp_jsonrpc_span *whole
 		p->ans_of[k].id = id;
 	}
 	/* Not an array: one error object for the whole batch (a node that refused it). */
-	if (iter.state != 2 && bp_jsonrpc_member(p->ans.data, p->ans.len, "error", whole_err) != 1)
+	if (iter.state != 2 && bp_rpc_scan_member(p->ans.data, p->ans.len, "error", whole_err) != 1)
 		memset(whole_err, 0, sizeof(*whole_err));
 }
 
 static int
 batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, size_t n)
 {
-	struct bp_jsonrpc_span whole_err = { 0, 0 };
+	struct bp_rpc_scan_span whole_err = { 0, 0 };
 	struct bp_upstream_info info;
 	enum bp_upstream_status s;
 	size_t i, nfwd = 0;
@@ -661,7 +661,7 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 	if (bp_buf_adds(&p->req, "[") == -1)
 		goto nomem;
 	for (i = 0; i < n; i++) {
-		const struct bp_jsonrpc_item *it = &p->items[i];
+		const struct bp_rpc_envelope_item *it = &p->items[i];
 		int w;
 
 		if (p->v[i].code != 0 || p->v[i].hit)
@@ -669,7 +669,7 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 		p->v[i].fwd = nfwd;
 		w = snprintf(num, sizeof(num), "%zu", nfwd);
 		if ((nfwd > 0 && bp_buf_adds(&p->req, ",") == -1) ||
-		    bp_jsonrpc_envelope(&p->req, r->body, it, num, (size_t)w) == -1)
+		    bp_rpc_envelope_write(&p->req, r->body, it, num, (size_t)w) == -1)
 			goto nomem;
 		nfwd++;
 	}
@@ -688,14 +688,14 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 	if (bp_buf_adds(&r->out, "[") == -1)
 		goto toolarge;
 	for (i = 0; i < n; i++) {
-		const struct bp_jsonrpc_item *it = &p->items[i];
+		const struct bp_rpc_envelope_item *it = &p->items[i];
 		const char *id = r->body + it->id.off;
 		const struct answer *a;
 
 		if (i > 0 && bp_buf_adds(&r->out, ",") == -1)
 			goto toolarge;
 		if (p->v[i].code != 0) {
-			if (bp_jsonrpc_error_obj(&r->out, id, it->id.len, p->v[i].code,
+			if (bp_rpc_envelope_error_obj(&r->out, id, it->id.len, p->v[i].code,
 			    p->v[i].msg) == -1)
 				goto toolarge;
 			continue;
@@ -723,7 +723,7 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 			    bp_buf_add(&r->out, p->ans.data + whole_err.off, whole_err.len) == -1 ||
 			    bp_buf_adds(&r->out, "}") == -1)
 				goto toolarge;
-		} else if (bp_jsonrpc_error_obj(&r->out, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
+		} else if (bp_rpc_envelope_error_obj(&r->out, id, it->id.len, BP_JSONRPC_INTERNAL_ERROR,
 		    "internal error: the upstream node gave no answer for this request") == -1)
 			goto toolarge;
 	}
@@ -761,7 +761,7 @@ compute_units_header(struct bp_req *r, unsigned cu)
 int
 bp_rpc_proxy_serve(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net)
 {
-	struct bp_jsonrpc_body body;
+	struct bp_rpc_envelope_body body;
 	unsigned total = 0;
 	size_t i;
 	int rc;
@@ -771,7 +771,7 @@ bp_rpc_proxy_serve(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_net
 		    "testnets only; use a live key", net->chain, net->network);
 	trim(&p->hits);
 	p->nhits = 0;
-	if (bp_jsonrpc_parse(r->body, r->body_len, (size_t)r->cfg->max_batch, p->items, p->cap,
+	if (bp_rpc_envelope_parse(r->body, r->body_len, (size_t)r->cfg->max_batch, p->items, p->cap,
 	    &body) == -1) {
 		compute_units_header(r, 0);
 		return reply_error(r, NULL, 0, body.code, body.why);

@@ -1,5 +1,5 @@
 /*
- * The JSON-RPC proxy pipeline (lib/rpc_proxy.c; docs/rpc.md): validate, judge, price and
+ * The JSON-RPC proxy pipeline (lib/rpc/rpc_proxy.c; docs/rpc.md): validate, judge, price and
  * forward a JSON-RPC request to a network's upstreams, answering the client in the proxy's
  * rules. A program makes one proxy with its own method table and hands it each request.
  */
@@ -20,7 +20,7 @@ struct bp_rpc_proxy;
 struct bp_rpc_proxy *bp_rpc_proxy_new(const struct bp_config *cfg,
 		    const struct bp_rpc_table *table);
 /*
- * Lets p answer from and fill the response cache (lib/rpc_cache.h) through db, the calling
+ * Lets p answer from and fill the response cache (lib/rpc/rpc_cache.h) through db, the calling
  * thread's connection, which must outlive p; with rpc_cache_file, through a connection of p's
  * own to that file instead; nothing when the config's rpc_cache is off.
  */

@@ -1,7 +1,7 @@
 /*
- * Strict JSON scanning for the JSON-RPC modules (lib/rpc_scan.h): the primitives the envelope
- * scanner (lib/rpc_envelope.c) and the method table's block arguments (lib/rpc_methods.c) are
- * built on, and the small scanners of node answers (bp_jsonrpc_member, bp_jsonrpc_iter_*).
+ * Strict JSON scanning for the JSON-RPC modules (lib/rpc/rpc_scan.h): the primitives the envelope
+ * scanner (lib/rpc/rpc_envelope.c) and the method table's block arguments (lib/rpc/rpc_methods.c) are
+ * built on, and the small scanners of node answers (bp_rpc_scan_member, bp_rpc_scan_iter_*).
  * Nothing here allocates or recurses.
  */
 #include <stddef.h>
@@ -132,25 +132,25 @@ skip_number(struct bp_rpc_scan *sc)
 
 	if (i < n && s[i] == '-')
 		i++;
-	if (i >= n || !bp_rpc_isdigit(s[i]))
+	if (i >= n || !bp_rpc_scan_isdigit(s[i]))
 		return BP_RPC_SCAN_SYNTAX;
 	if (s[i] == '0')
 		i++;
 	else
-		while (i < n && bp_rpc_isdigit(s[i]))
+		while (i < n && bp_rpc_scan_isdigit(s[i]))
 			i++;
 	if (i < n && s[i] == '.') {
-		if (++i >= n || !bp_rpc_isdigit(s[i]))
+		if (++i >= n || !bp_rpc_scan_isdigit(s[i]))
 			return BP_RPC_SCAN_SYNTAX;
-		while (i < n && bp_rpc_isdigit(s[i]))
+		while (i < n && bp_rpc_scan_isdigit(s[i]))
 			i++;
 	}
 	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
 		if (++i < n && (s[i] == '+' || s[i] == '-'))
 			i++;
-		if (i >= n || !bp_rpc_isdigit(s[i]))
+		if (i >= n || !bp_rpc_scan_isdigit(s[i]))
 			return BP_RPC_SCAN_SYNTAX;
-		while (i < n && bp_rpc_isdigit(s[i]))
+		while (i < n && bp_rpc_scan_isdigit(s[i]))
 			i++;
 	}
 	sc->pos = i;
@@ -217,7 +217,7 @@ bp_rpc_scan_next(struct bp_rpc_scan *sc, unsigned char close)
 int
 bp_rpc_scan_value(struct bp_rpc_scan *sc, int depth)
 {
-	unsigned char stack[BP_JSONRPC_DEPTH];
+	unsigned char stack[BP_RPC_SCAN_DEPTH];
 	int top = 0, rc;
 	unsigned char c;
 
@@ -228,7 +228,7 @@ bp_rpc_scan_value(struct bp_rpc_scan *sc, int depth)
 			return BP_RPC_SCAN_SYNTAX;
 		c = sc->s[sc->pos];
 		if (c == '{' || c == '[') {
-			if (depth + top + 1 > BP_JSONRPC_DEPTH)
+			if (depth + top + 1 > BP_RPC_SCAN_DEPTH)
 				return BP_RPC_SCAN_DEEP;
 			stack[top++] = c;
 			sc->pos++;
@@ -245,7 +245,7 @@ bp_rpc_scan_value(struct bp_rpc_scan *sc, int depth)
 		} else if (c == '"') {
 			if ((rc = bp_rpc_scan_string(sc)) != BP_RPC_SCAN_OK)
 				return rc;
-		} else if (c == '-' || bp_rpc_isdigit(c)) {
+		} else if (c == '-' || bp_rpc_scan_isdigit(c)) {
 			if ((rc = skip_number(sc)) != BP_RPC_SCAN_OK)
 				return rc;
 		} else if (c == 't') {
@@ -398,7 +398,7 @@ bp_rpc_scan_fold(const char *k, size_t n, char *out, size_t cap)
  * or a name that folds to name without being it (bp_rpc_scan_fold), makes the answer -2.
  */
 static int
-member_find(const char *text, size_t len, const char *name, struct bp_jsonrpc_span *val,
+member_find(const char *text, size_t len, const char *name, struct bp_rpc_scan_span *val,
     int strict)
 {
 	struct bp_rpc_scan sc = { (const unsigned char *)text, len, 0 };
@@ -445,20 +445,20 @@ member_find(const char *text, size_t len, const char *name, struct bp_jsonrpc_sp
 }
 
 int
-bp_jsonrpc_member(const char *text, size_t len, const char *name, struct bp_jsonrpc_span *val)
+bp_rpc_scan_member(const char *text, size_t len, const char *name, struct bp_rpc_scan_span *val)
 {
 	return member_find(text, len, name, val, 0);
 }
 
 int
-bp_jsonrpc_member_strict(const char *text, size_t len, const char *name,
-    struct bp_jsonrpc_span *val)
+bp_rpc_scan_member_strict(const char *text, size_t len, const char *name,
+    struct bp_rpc_scan_span *val)
 {
 	return member_find(text, len, name, val, 1);
 }
 
 void
-bp_jsonrpc_iter_init(struct bp_jsonrpc_iter *it, const char *s, size_t len)
+bp_rpc_scan_iter_init(struct bp_rpc_scan_iter *it, const char *s, size_t len)
 {
 	it->s = s;
 	it->len = len;
@@ -467,7 +467,7 @@ bp_jsonrpc_iter_init(struct bp_jsonrpc_iter *it, const char *s, size_t len)
 }
 
 int
-bp_jsonrpc_iter_next(struct bp_jsonrpc_iter *it, struct bp_jsonrpc_span *elem)
+bp_rpc_scan_iter_next(struct bp_rpc_scan_iter *it, struct bp_rpc_scan_span *elem)
 {
 	struct bp_rpc_scan sc = { (const unsigned char *)it->s, it->len, it->pos };
 

@@ -1,23 +1,23 @@
 /*
- * Strict JSON scanning for JSON-RPC (lib/rpc_scan.c; docs/rpc.md): one validating pass over
+ * Strict JSON scanning for JSON-RPC (lib/rpc/rpc_scan.c; docs/rpc.md): one validating pass over
  * untrusted text that records where values lie instead of building a tree. RFC 8259 exactly:
  * UTF-8 only (no overlong forms, no surrogates, nothing past U+10FFFF), no control characters
  * in strings, \u escapes well-formed with surrogates paired, numbers in the JSON grammar. Being
  * stricter than the nodes behind the proxy means nothing it passes can be read two ways.
  *
- * The primitives (bp_rpc_scan_*) are for the JSON-RPC modules (lib/rpc_envelope.c,
- * lib/rpc_methods.c); the small scanners of node answers (bp_jsonrpc_member, bp_jsonrpc_iter_*)
- * are for anyone. None allocates; none recurses; nesting is capped at BP_JSONRPC_DEPTH.
+ * The primitives (bp_rpc_scan_*) are for the JSON-RPC modules (lib/rpc/rpc_envelope.c,
+ * lib/rpc/rpc_methods.c); the small scanners of node answers (bp_rpc_scan_member, bp_rpc_scan_iter_*)
+ * are for anyone. None allocates; none recurses; nesting is capped at BP_RPC_SCAN_DEPTH.
  */
 #ifndef BP_RPC_SCAN_H
 #define BP_RPC_SCAN_H
 
 #include <stddef.h>
 
-#define BP_JSONRPC_DEPTH	64	/* the most nested arrays and objects in a body */
+#define BP_RPC_SCAN_DEPTH	64	/* the most nested arrays and objects in a body */
 
 /* A stretch of the scanned text: [off, off + len). */
-struct bp_jsonrpc_span {
+struct bp_rpc_scan_span {
 	size_t	off;
 	size_t	len;
 };
@@ -26,7 +26,7 @@ struct bp_jsonrpc_span {
 enum {
 	BP_RPC_SCAN_OK = 0,
 	BP_RPC_SCAN_SYNTAX = -1,	/* not JSON: -32700 */
-	BP_RPC_SCAN_DEEP = -2,		/* nested deeper than BP_JSONRPC_DEPTH: -32600 */
+	BP_RPC_SCAN_DEEP = -2,		/* nested deeper than BP_RPC_SCAN_DEPTH: -32600 */
 };
 
 /* A position in a text being scanned. */
@@ -37,7 +37,7 @@ struct bp_rpc_scan {
 };
 
 static inline int
-bp_rpc_isdigit(unsigned char c)
+bp_rpc_scan_isdigit(unsigned char c)
 {
 	return c >= '0' && c <= '9';
 }
@@ -83,25 +83,25 @@ size_t	bp_rpc_scan_fold(const char *k, size_t n, char *out, size_t cap);
  * Returns 1 with *val set to the member's value (the first, if it repeats), 0 when the object
  * has no such member, -1 when s does not start with a well-formed object.
  */
-int	bp_jsonrpc_member(const char *s, size_t len, const char *name,
-	    struct bp_jsonrpc_span *val);
+int	bp_rpc_scan_member(const char *s, size_t len, const char *name,
+	    struct bp_rpc_scan_span *val);
 /*
- * As bp_jsonrpc_member, for client input that a node will read too: -2 when the member is
+ * As bp_rpc_scan_member, for client input that a node will read too: -2 when the member is
  * there twice, or another member's name folds to name (bp_rpc_scan_fold), so a node could
  * read another value than *val.
  */
-int	bp_jsonrpc_member_strict(const char *s, size_t len, const char *name,
-	    struct bp_jsonrpc_span *val);
+int	bp_rpc_scan_member_strict(const char *s, size_t len, const char *name,
+	    struct bp_rpc_scan_span *val);
 
 /* Walks the elements of the JSON array at the start of a text. */
-struct bp_jsonrpc_iter {
+struct bp_rpc_scan_iter {
 	const char	*s;
 	size_t		 len;
 	size_t		 pos;
 	int		 state;
 };
-void	bp_jsonrpc_iter_init(struct bp_jsonrpc_iter *, const char *s, size_t len);
+void	bp_rpc_scan_iter_init(struct bp_rpc_scan_iter *, const char *s, size_t len);
 /* 1 with *elem set, 0 after the last element, -1 when the text is not a well-formed array. */
-int	bp_jsonrpc_iter_next(struct bp_jsonrpc_iter *, struct bp_jsonrpc_span *elem);
+int	bp_rpc_scan_iter_next(struct bp_rpc_scan_iter *, struct bp_rpc_scan_span *elem);
 
 #endif

@@ -15,7 +15,7 @@
  *     for the retention only, transfers for good.
  *
  * The text check is pure; the airdrop check reads the indexer's tables (read only). Both are
- * thread-safe. Callers cache the verdict (lib/token.c keeps it with the token's metadata).
+ * thread-safe. Callers cache the verdict (lib/token/token.c keeps it with the token's metadata).
  */
 #ifndef BP_SPAM_H
 #define BP_SPAM_H

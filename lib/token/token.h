@@ -5,7 +5,7 @@
  * token then answers with what is known (NULL). An address without code, or a contract without
  * decimals() and totalSupply(), is not a token.
  *
- * Name, symbol and decimals are read once; total_supply and the spam verdict (lib/spam.h) again
+ * Name, symbol and decimals are read once; total_supply and the spam verdict (lib/token/spam.h) again
  * once older than [server] token_refresh_seconds. Thread-safe: callers give their own database
  * connection and chain context.
  */

@@ -2,7 +2,7 @@
  * The token balance list of an address (docs/tokens.md, "Balances"): every ERC-20 contract the
  * index says the address has sent or received (index_read.h), its balanceOf read from the chain
  * at the index's head block through Multicall3 (or one JSON-RPC batch) for all holdings at once,
- * zero balances left out, metadata from lib/token.c, USD values from lib/price.c, logos from
+ * zero balances left out, metadata from lib/token/token.c, USD values from lib/token/price.c, logos from
  * the token list, ordered by USD value descending (unpriced last), then symbol, then contract,
  * and cut into pages.
  *
@@ -39,7 +39,7 @@ struct bp_token_ctx;
  */
 struct bp_token_ctx	*bp_token_ctx_new(const struct bp_config *cfg);
 void			 bp_token_ctx_free(struct bp_token_ctx *);
-/* The context's chain reader and metadata memo, for lib/token.c's calls. */
+/* The context's chain reader and metadata memo, for lib/token/token.c's calls. */
 struct bp_chain		*bp_token_ctx_chain(struct bp_token_ctx *);
 struct bp_token_memo	*bp_token_ctx_memo(struct bp_token_ctx *);
 

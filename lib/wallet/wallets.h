@@ -6,7 +6,7 @@
  * A wallet is created counterfactually: its address is SimpleAccountFactory v0.6's CREATE2
  * address (lib/evm/simple_account.h) and nothing is sent to the chain. It becomes deployed when
  * its first UserOperation lands; that is learnt from the indexer's AccountDeployed records
- * (lib/index.h's readers) or from the chain (lib/evm/chain.h), and kept in the table.
+ * (lib/index/index_read.h's readers) or from the chain (lib/evm/chain.h), and kept in the table.
  *
  * Chain reads, per call:
  *   create    eth_blockNumber + eth_getCode in one batch; once per context and network also the

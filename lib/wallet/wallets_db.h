@@ -1,5 +1,5 @@
 /*
- * The `wallets` table (schema/003_wallets.sql): rows in and out for lib/wallets.c, which owns
+ * The `wallets` table (schema/003_wallets.sql): rows in and out for lib/wallet/wallets.c, which owns
  * the table and its rules. Addresses are stored lower case (the keys) with their EIP-55 forms
  * (the answers), salts as 0x and 64 hex digits.
  */

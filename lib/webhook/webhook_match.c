@@ -55,7 +55,7 @@ struct tx {
 struct match {
 	struct bp_db			*db;
 	const char			*network;
-	const struct bp_store_block	*blk;
+	const struct bp_index_store_block	*blk;
 	struct filter			*f;
 	size_t				 nf;
 	struct tx			*tx;
@@ -65,7 +65,7 @@ struct match {
 };
 
 void
-bp_webhook_match_hook(const struct bp_config *cfg, struct bp_store_hook *out)
+bp_webhook_match_hook(const struct bp_config *cfg, struct bp_index_store_hook *out)
 {
 	out->block = bp_webhook_match_block;
 	out->rollback = bp_webhook_match_rollback;
@@ -393,7 +393,7 @@ match_tx_mined(struct match *m, const struct filter *f, const struct tx *t)
 
 /* One token movement of a log: an ERC-20 amount, or an NFT id and quantity. */
 struct move {
-	const struct bp_store_event	*e;
+	const struct bp_index_store_event	*e;
 	size_t				 item;		/* batch index */
 	struct bp_u256			 id, value;
 	int				 nft;
@@ -405,7 +405,7 @@ static int
 match_move(struct match *m, const struct filter *f, const struct move *mv)
 {
 	static const char *const dirs[2] = { "outgoing", "incoming" };
-	const struct bp_store_event *e = mv->e;
+	const struct bp_index_store_event *e = mv->e;
 	const uint8_t *contract = e->log.address;
 	char source[SOURCE_MAX];
 	int side, by_addr;
@@ -456,7 +456,7 @@ match_move(struct match *m, const struct filter *f, const struct move *mv)
 
 /* Whether log e passes f's eth_getLogs-style filter. */
 static int
-log_matches(const struct filter *f, const struct bp_store_event *e)
+log_matches(const struct filter *f, const struct bp_index_store_event *e)
 {
 	size_t i;
 
@@ -473,7 +473,7 @@ log_matches(const struct filter *f, const struct bp_store_event *e)
 
 /* log: the log as eth_getLogs returns it, with block_number and log_index decoded. */
 static int
-match_log(struct match *m, const struct filter *f, const struct bp_store_event *e)
+match_log(struct match *m, const struct filter *f, const struct bp_index_store_event *e)
 {
 	const struct tx *t;
 	char source[SOURCE_MAX], h[BP_BLOCKS_HASH_STR], *hex = NULL;
@@ -516,7 +516,7 @@ out:
 
 /* The token movements of log e (none, one, or one per id of a batch), each through fn. */
 static int
-each_move(struct match *m, const struct filter *f, const struct bp_store_event *e)
+each_move(struct match *m, const struct filter *f, const struct bp_index_store_event *e)
 {
 	struct move mv;
 	size_t i;
@@ -556,7 +556,7 @@ each_move(struct match *m, const struct filter *f, const struct bp_store_event *
 
 int
 bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
-    const struct bp_store_block *block)
+    const struct bp_index_store_block *block)
 {
 	struct match m;
 	size_t i, j;

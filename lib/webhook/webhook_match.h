@@ -15,14 +15,14 @@
 struct bp_config;
 
 /*
- * The hook to put in struct bp_store_chain: block and rollback as index_store.h describes; arg
+ * The hook to put in struct bp_index_store_chain: block and rollback as index_store.h describes; arg
  * is the config (for the chain names). Stateless: one hook serves every network and thread.
  */
-void	bp_webhook_match_hook(const struct bp_config *, struct bp_store_hook *out);
+void	bp_webhook_match_hook(const struct bp_config *, struct bp_index_store_hook *out);
 
 /* The hook's functions, for tests. */
 int	bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
-	    const struct bp_store_block *block);
+	    const struct bp_index_store_block *block);
 int	bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_t number,
 	    const char *hash);
 

@@ -7,7 +7,7 @@
  *
  * Crash safety: a claim and its lease commit before anything is sent; an attempt's outcome
  * commits after it. A worker killed in between leaves the row pending with its lease, and the
- * next pass (the worker's pass lock, lib/worker.h, means no other pass is running then) takes
+ * next pass (the worker's pass lock, lib/core/worker.h, means no other pass is running then) takes
  * the lease back and sends the same row, the same evt_ id and bytes, again: at least once.
  */
 #ifndef BP_WEBHOOK_QUEUE_H

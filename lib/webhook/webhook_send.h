@@ -1,7 +1,7 @@
 /*
  * Webhook delivery over HTTPS (docs/webhooks.md, "Delivery"): many signed POSTs at once with
  * curl multi, so one slow receiver does not hold up the others. Every transfer is armed by
- * lib/fetch.h (protocols, the connect-time address check, limits, redirects never followed);
+ * lib/net/fetch.h (protocols, the connect-time address check, limits, redirects never followed);
  * receivers' certificates are verified, [webhooks] ca_file adding trusted CAs. A 2xx answer
  * acknowledges; anything else (another status, a redirect, a timeout, a TLS error, a refused
  * address) is a failure.

@@ -23,7 +23,7 @@
 #include "index/index_read.h"
 #include "ws_follow.h"
 
-/* The node's header (index_headers, lib/index_headers.c) when the store kept it for that hash. */
+/* The node's header (index_headers, lib/index/index_headers.c) when the store kept it for that hash. */
 static const char sql_rows[] = "SELECT b.number, b.hash, b.parent_hash, b.timestamp, b.gas_used,"
     " b.gas_limit, b.base_fee, h.header FROM index_blocks b LEFT JOIN index_headers h"
     " ON h.chain = b.chain AND h.number = b.number AND h.hash = b.hash"

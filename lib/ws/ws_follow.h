@@ -1,5 +1,5 @@
 /*
- * The head follower of the WebSocket program (lib/ws_follow.c; docs/websocket.md): new blocks of
+ * The head follower of the WebSocket program (lib/ws/ws_follow.c; docs/websocket.md): new blocks of
  * one network read from the chain index (index_blocks, written by cron/indexer), never from the
  * node, so every connection shares one upstream follower (the indexer) whatever their number.
  * Heads are delivered in order without gaps; when the index's chain no longer holds a head that

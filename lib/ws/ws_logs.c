@@ -223,7 +223,7 @@ alt_match(const cJSON *alts, const char *s)
 }
 
 static int
-row_matches(const cJSON *filter, const struct bp_logs_row *row)
+row_matches(const cJSON *filter, const struct bp_index_logs_row *row)
 {
 	const cJSON *t;
 	size_t i = 0;
@@ -250,14 +250,14 @@ struct gather {
 };
 
 static int
-gather_row(const struct bp_logs_row *row, void *arg)
+gather_row(const struct bp_index_logs_row *row, void *arg)
 {
 	struct gather *g = arg;
 
 	if (!row_matches(g->l->filter, row))
 		return 0;
 	bp_buf_reset(&g->one);
-	if (bp_logs_json(row, 0, &g->one) == -1) {
+	if (bp_index_logs_json(row, 0, &g->one) == -1) {
 		bp_warn("block %lld: log %lld does not fit a message", (long long)row->block,
 		    (long long)row->log_index);
 		return 0;
@@ -284,7 +284,7 @@ bp_ws_logs_block(struct bp_ws_logs *l, struct bp_db *db, const char *chain, int6
 	g.arg = arg;
 	bp_buf_init(&g.arr, BP_WS_LOGS_KEEP_BYTES + 2);
 	bp_buf_init(&g.one, BP_WS_LOGS_KEEP_BYTES);
-	rc = bp_logs_block(db, chain, number, hash, gather_row, &g);
+	rc = bp_index_logs_block(db, chain, number, hash, gather_row, &g);
 	if (rc >= 0) {
 		rc = g.n;
 		if (g.n > 0 && !g.full && bp_buf_adds(&g.arr, "]") == 0 &&

@@ -1,5 +1,5 @@
 /*
- * The logs subscription of the WebSocket program (lib/ws_logs.c; docs/websocket.md): a filter
+ * The logs subscription of the WebSocket program (lib/ws/ws_logs.c; docs/websocket.md): a filter
  * ({address?, topics?}, as eth_getLogs takes them) checked once, the matching logs of each new
  * head, and the logs already sent for the last BP_WS_LOGS_KEEP blocks, so that when a block is
  * orphaned its logs are sent again with "removed": true.

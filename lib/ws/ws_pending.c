@@ -10,7 +10,7 @@
 #include "ws_pending.h"
 
 int
-bp_pending_last(struct bp_db *db, const char *chain, int64_t *seq)
+bp_ws_pending_last(struct bp_db *db, const char *chain, int64_t *seq)
 {
 	struct bp_stmt *st;
 	enum bp_db_step r;
@@ -25,7 +25,7 @@ bp_pending_last(struct bp_db *db, const char *chain, int64_t *seq)
 }
 
 int
-bp_pending_add(struct bp_db *db, const char *chain, const char *const *hashes, size_t n,
+bp_ws_pending_add(struct bp_db *db, const char *chain, const char *const *hashes, size_t n,
     int64_t now)
 {
 	static const char ins[] = "INSERT INTO ws_pending (chain, seq, hash, seen_at)"
@@ -41,7 +41,7 @@ bp_pending_add(struct bp_db *db, const char *chain, const char *const *hashes, s
 
 	if (bp_db_begin(db) == -1)
 		return -1;
-	if (bp_pending_last(db, chain, &seq) == -1)
+	if (bp_ws_pending_last(db, chain, &seq) == -1)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		if (hashes[i] == NULL || strlen(hashes[i]) != 66 ||
@@ -63,8 +63,8 @@ bp_pending_add(struct bp_db *db, const char *chain, const char *const *hashes, s
 	if ((st = bp_db_stmt(db, prune)) == NULL)
 		goto fail;
 	bp_stmt_text(st, 1, chain);
-	bp_stmt_int(st, 2, now - BP_PENDING_KEEP_SECONDS);
-	bp_stmt_int(st, 3, seq - BP_PENDING_KEEP_ROWS);
+	bp_stmt_int(st, 2, now - BP_WS_PENDING_KEEP_SECONDS);
+	bp_stmt_int(st, 3, seq - BP_WS_PENDING_KEEP_ROWS);
 	if (bp_stmt_run(st) == -1 || bp_db_commit(db) == -1)
 		goto fail;
 	return added;
@@ -74,7 +74,7 @@ fail:
 }
 
 int
-bp_pending_read(struct bp_db *db, const char *chain, int64_t *after,
+bp_ws_pending_read(struct bp_db *db, const char *chain, int64_t *after,
     int (*fn)(const char *hash, void *arg), void *arg)
 {
 	static const char sql[] = "SELECT seq, hash FROM ws_pending WHERE chain = ? AND seq > ?"

@@ -1,5 +1,5 @@
 // Many requests at once to the programs that serve several requests per process
-// (BLOCKPORT_THREADS, lib/fcgi.h): every answer is the right one for its request, with the
+// (BLOCKPORT_THREADS, lib/core/fcgi.h): every answer is the right one for its request, with the
 // caller's id, whatever the thread and connection that served it. make test also runs this
 // file against the ThreadSanitizer build, where a data race fails the run.
 import { test, before } from 'node:test';

@@ -3,7 +3,7 @@
 // error, because the wait for a first byte is bounded (upstream_first_byte_ms, 500 in the test
 // config, checked on curl's progress tick, about once a second while nothing moves: so up to
 // ~1.5 s) and the first thread to give up marks the node down for every thread and process
-// (lib/health.c). The frozen node is tests/e2e/relay.mjs, a real TCP relay to the devchain that
+// (lib/net/health.c). The frozen node is tests/e2e/relay.mjs, a real TCP relay to the devchain that
 // scripts/stack.sh starts as the primary upstream of ethereum.frozen (FROZEN_PID).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';

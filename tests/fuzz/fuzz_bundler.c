@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for what the bundler reads from nodes and clients (docs/bundler.md): the
- * revert data of simulateValidation (bp_uov_decode_validation: ValidationResult, FailedOp,
+ * revert data of simulateValidation (bp_userop_validate_decode_validation: ValidationResult, FailedOp,
  * Error(string)) and of simulateHandleOp (bp_bundler_execution_result), and a client's
  * UserOperation rendered back as the JSON of eth_getUserOperationByHash (bp_bundler_op_json).
  *
@@ -43,27 +43,27 @@ static const char *const sigs[] = {
 static void
 decode(const uint8_t *d, size_t n)
 {
-	struct bp_uov_result res;
-	struct bp_uov_error err;
+	struct bp_userop_validate_result res;
+	struct bp_userop_validate_error err;
 	const uint8_t *r;
 	size_t rlen;
 	uint64_t pre, paid;
 	int ok;
 
 	memset(&err, 0, sizeof(err));
-	if (bp_uov_decode_validation(d, n, &res, &err) == -1) {
+	if (bp_userop_validate_decode_validation(d, n, &res, &err) == -1) {
 		if (err.code < -32507 || err.code > -32500 ||
 		    memchr(err.message, '\0', sizeof(err.message)) == NULL)
 			abort();
 		if (err.data != NULL && (err.len != n || memcmp(err.data, d, n) != 0))
 			abort();
 	}
-	bp_uov_error_free(&err);
+	bp_userop_validate_error_free(&err);
 	if (bp_bundler_execution_result(d, n, &pre, &paid, &ok, &r, &rlen, &err) == 0) {
 		if (r < d || r + rlen > d + n)
 			abort();
 	}
-	bp_uov_error_free(&err);
+	bp_userop_validate_error_free(&err);
 }
 
 static void

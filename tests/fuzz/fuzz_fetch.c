@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the parts of lib/fetch.c that read a URL or a host without DNS or a
+ * libFuzzer harness for the parts of lib/net/fetch.c that read a URL or a host without DNS or a
  * socket: bp_fetch_check_url_static (length, bytes, scheme, credentials, localhost, literal
  * hosts in every spelling) and bp_addr_parse_literal with bp_addr_classify. bp_fetch_check_url
  * is not called: it resolves names. The connect-time check has unit tests (tests/unit).

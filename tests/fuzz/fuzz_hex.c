@@ -4,7 +4,7 @@
  * tie them together, aborting on a violation: strict implies lenient with the same value, a
  * printed value parses back to itself, the uint64 and u256 quantity parsers agree.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib lib/hex.c lib/evm/[a-z]*.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib lib/core/hex.c lib/evm/[a-z]*.c \
  *       tests/fuzz/fuzz_hex.c -lsecp256k1 -lcrypto
  */
 #include <stddef.h>

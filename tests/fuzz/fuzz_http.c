@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the request parsing every FastCGI program runs on untrusted input
- * (lib/http.c) and the route table lookup (lib/fcgi.c). The input is split at its first two
+ * (lib/core/http.c) and the route table lookup (lib/core/fcgi.c). The input is split at its first two
  * newlines into a method, a request target and a body; the request struct is reused across
  * inputs with bp_req_reset, as the accept loop reuses it. A target that starts with 0x7f is a
  * repeat: the next byte times 32 copies of the rest, up to 8 KiB, so the fuzzer reaches the

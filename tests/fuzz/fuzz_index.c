@@ -1,8 +1,8 @@
 /*
  * libFuzzer harness for the indexer's decoding of what a chain node sends: event logs through
- * bp_event_decode and bp_event_batch_item (lib/index_event.c), the JSON logs and blocks the
+ * bp_event_decode and bp_event_batch_item (lib/index/index_event.c), the JSON logs and blocks the
  * indexer reads its fields from (lib/evm/blocks.c), and the continuity check of a fetched batch
- * (bp_fetch_check, lib/index_fetch.c). The node is not trusted: a buggy or hostile one may
+ * (bp_index_fetch_check, lib/index/index_fetch.c). The node is not trusted: a buggy or hostile one may
  * send any topics, any data and any JSON.
  *
  * An input that starts with '{' or '[' is JSON (an eth_getLogs answer, a log, a block, an array
@@ -11,7 +11,7 @@
  * bp_blocks_jquantity, bp_blocks_jdec), then through bp_event_decode; each string through
  * bp_blocks_parse_head (an eth_blockNumber answer); and an array of objects, taken as the blocks
  * of a batch (their "receipts" and "logs" members as its receipts and logs), through
- * bp_fetch_check. Any other input is
+ * bp_index_fetch_check. Any other input is
  * a binary log (layout at binary_log), so the fuzzer reaches each event without having to guess
  * a Keccak-256 topic; that log is then also written as a node would write it in JSON, in one of
  * several spellings, printed, parsed back and read as the indexer reads it.
@@ -74,7 +74,7 @@ enum topic {
 	TOPIC__MAX
 };
 
-/* Written out rather than hashed with lib/, so a wrong topic in lib/index_event.c shows. */
+/* Written out rather than hashed with lib/, so a wrong topic in lib/index/index_event.c shows. */
 static const char *const topic_hex[TOPIC__MAX] = {
 	/* Transfer(address,address,uint256) */
 	"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef",
@@ -677,7 +677,7 @@ json_head(const cJSON *j)
  * An array of objects as the blocks of a fetched batch: from the first one's number on (0 when
  * it has none), each block's "receipts" and "logs" members (when arrays) as its receipts and a
  * piece of the batch's logs, checked against a stored head (nothing stored, or a zero hash, by
- * the parity of the array's length). What bp_fetch_check accepts must hold what its header
+ * the parity of the array's length). What bp_index_fetch_check accepts must hold what its header
  * says: lower-case hashes, each block's parentHash its predecessor's, every log's block one of
  * the batch's with its hash.
  */
@@ -688,7 +688,7 @@ json_batch(const cJSON *j)
 	    "0x0000000000000000000000000000000000000000000000000000000000000000";
 	const cJSON *blocks[MAX_BATCH], *receipts[MAX_BATCH], *logs[MAX_BATCH], *e, *l;
 	char err[256], h[HASH_STR];
-	struct bp_fetch b;
+	struct bp_index_fetch b;
 	uint64_t first = 0, num;
 	size_t n = 0, i;
 	int rc;
@@ -718,7 +718,7 @@ json_batch(const cJSON *j)
 	b.r.blocks = blocks;
 	b.r.receipts = receipts;
 	b.r.logs = logs;
-	rc = bp_fetch_check(&b, b.r.from - 1, n % 2 ? "" : zero_hash, err, sizeof(err));
+	rc = bp_index_fetch_check(&b, b.r.from - 1, n % 2 ? "" : zero_hash, err, sizeof(err));
 	if (rc != 0 && rc != 1 && rc != -1)
 		abort();
 	if (rc == 0) {

@@ -1,7 +1,7 @@
 /*
- * libFuzzer harness for the JSON-RPC envelope and batch scanner (lib/rpc_envelope.c), and for
- * the scanners that read upstream answers (lib/rpc_scan.c) and block arguments
- * (lib/rpc_methods.c). Beyond memory safety it checks what the proxy relies on, aborting on a
+ * libFuzzer harness for the JSON-RPC envelope and batch scanner (lib/rpc/rpc_envelope.c), and for
+ * the scanners that read upstream answers (lib/rpc/rpc_scan.c) and block arguments
+ * (lib/rpc/rpc_methods.c). Beyond memory safety it checks what the proxy relies on, aborting on a
  * violation:
  *
  *  - every span (item, id, params) lies inside the body, and ids and params start as their
@@ -9,11 +9,11 @@
  *  - whatever the scanner accepts, cJSON parses too, with the same number of batch items (the
  *    scanner is never looser than a real JSON parser, so nothing it forwards reads two ways);
  *  - a valid item's method is found by the table under its decoded name, or not at all;
- *  - each valid item, written anew as the proxy forwards it (bp_jsonrpc_envelope), is one valid
+ *  - each valid item, written anew as the proxy forwards it (bp_rpc_envelope_write), is one valid
  *    request with the same method and params and no other member.
  *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib lib/rpc_scan.c \
- *       lib/rpc_envelope.c lib/rpc_methods.c lib/hex.c lib/buf.c lib/log.c lib/util.c \
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib lib/rpc/rpc_scan.c \
+ *       lib/rpc/rpc_envelope.c lib/rpc/rpc_methods.c lib/core/hex.c lib/core/buf.c lib/core/log.c lib/core/util.c \
  *       tests/fuzz/fuzz_jsonrpc.c -lcjson -lcrypto -o build/fuzz_jsonrpc
  *   build/fuzz_jsonrpc -max_len=4096 -max_total_time=60
  */
@@ -33,7 +33,7 @@
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
-check_span(struct bp_jsonrpc_span s, size_t len)
+check_span(struct bp_rpc_scan_span s, size_t len)
 {
 	if (s.off > len || s.len > len - s.off)
 		abort();
@@ -41,7 +41,7 @@ check_span(struct bp_jsonrpc_span s, size_t len)
 
 /* The scanner said yes: so must cJSON, with the same shape. */
 static void
-agree_with_cjson(const char *body, size_t len, const struct bp_jsonrpc_body *b)
+agree_with_cjson(const char *body, size_t len, const struct bp_rpc_envelope_body *b)
 {
 	cJSON *j;
 
@@ -61,21 +61,21 @@ agree_with_cjson(const char *body, size_t len, const struct bp_jsonrpc_body *b)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct bp_jsonrpc_item items[CAP];
-	struct bp_jsonrpc_body b;
-	struct bp_jsonrpc_iter it;
-	struct bp_jsonrpc_span e, v;
+	struct bp_rpc_envelope_item items[CAP];
+	struct bp_rpc_envelope_body b;
+	struct bp_rpc_scan_iter it;
+	struct bp_rpc_scan_span e, v;
 	const char *body = (const char *)data;
 	int64_t number;
 	size_t i;
 
-	if (bp_jsonrpc_parse(body, size, MAX_BATCH, items, CAP, &b) == 0) {
+	if (bp_rpc_envelope_parse(body, size, MAX_BATCH, items, CAP, &b) == 0) {
 		if (b.code != 0 || b.n == 0 || b.n > CAP || (b.batch && b.n > MAX_BATCH))
 			abort();
 		agree_with_cjson(body, size, &b);
 		for (i = 0; i < b.n; i++) {
-			const struct bp_jsonrpc_item *x = &items[i];
-			const struct bp_jsonrpc_method *m;
+			const struct bp_rpc_envelope_item *x = &items[i];
+			const struct bp_rpc_method *m;
 
 			check_span(x->raw, size);
 			check_span(x->id, size);
@@ -92,25 +92,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (x->params.len != 0 && body[x->params.off] != '[' &&
 			    body[x->params.off] != '{')
 				abort();
-			m = bp_jsonrpc_method(NODE, BP_CHAIN_EVM, x->method, x->method_len);
+			m = bp_rpc_method(NODE, BP_CHAIN_EVM, x->method, x->method_len);
 			if (m != NULL && strncmp(m->name, x->method, strlen(m->name)) != 0)
 				abort();
 			if (m != NULL && m->block_arg >= 0 && x->params.len != 0)
-				bp_jsonrpc_block_arg(body + x->params.off, x->params.len, m->block_arg,
+				bp_rpc_methods_block_arg(body + x->params.off, x->params.len, m->block_arg,
 				    &number);
-			(void)bp_jsonrpc_id_simple(body + x->id.off, x->id.len);
+			(void)bp_rpc_envelope_id_simple(body + x->id.off, x->id.len);
 			/*
 			 * What the proxy forwards (the envelope written anew with our id) is one
 			 * valid request with the same method and params and nothing else.
 			 */
 			{
-				struct bp_jsonrpc_item again[1];
-				struct bp_jsonrpc_body b2;
+				struct bp_rpc_envelope_item again[1];
+				struct bp_rpc_envelope_body b2;
 				struct bp_buf fwd;
 
 				bp_buf_init(&fwd, size + 64);
-				if (bp_jsonrpc_envelope(&fwd, body, x, "7", 1) != 0 ||
-				    bp_jsonrpc_parse(fwd.data, fwd.len, MAX_BATCH, again, 1, &b2) != 0 ||
+				if (bp_rpc_envelope_write(&fwd, body, x, "7", 1) != 0 ||
+				    bp_rpc_envelope_parse(fwd.data, fwd.len, MAX_BATCH, again, 1, &b2) != 0 ||
 				    b2.batch || again[0].code != 0 || again[0].extra ||
 				    again[0].id.len != 1 || again[0].method_len != x->method_len ||
 				    memcmp(again[0].method, x->method, sizeof(x->method)) != 0 ||
@@ -124,16 +124,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	/* The answer scanners take anything an upstream might send. */
-	if (bp_jsonrpc_member(body, size, "id", &v) == 1)
+	if (bp_rpc_scan_member(body, size, "id", &v) == 1)
 		check_span(v, size);
-	if (bp_jsonrpc_member_strict(body, size, "blockNumber", &v) == 1)
+	if (bp_rpc_scan_member_strict(body, size, "blockNumber", &v) == 1)
 		check_span(v, size);
-	bp_jsonrpc_iter_init(&it, body, size);
-	for (i = 0; i < 1000 && bp_jsonrpc_iter_next(&it, &e) == 1; i++) {
+	bp_rpc_scan_iter_init(&it, body, size);
+	for (i = 0; i < 1000 && bp_rpc_scan_iter_next(&it, &e) == 1; i++) {
 		check_span(e, size);
-		if (bp_jsonrpc_member(body + e.off, e.len, "id", &v) == 1)
+		if (bp_rpc_scan_member(body + e.off, e.len, "id", &v) == 1)
 			check_span(v, e.len);
 	}
-	bp_jsonrpc_block_arg(body, size, 1, &number);
+	bp_rpc_methods_block_arg(body, size, 1, &number);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the JSON-RPC client's reading of an upstream's answer
- * (bp_jsonrpc_client_parse, lib/rpc_client.c): what the workers (cron/indexer.c) and the programs
+ * (bp_rpc_client_parse, lib/rpc/rpc_client.c): what the workers (cron/indexer.c) and the programs
  * (fcgi/wallets.c) make of the bytes a node sends back to one call or a batch. The node is not
  * trusted: a buggy or hostile one may answer anything, reorder a batch, repeat or leave out
  * ids, or send one object for a whole batch.
@@ -166,12 +166,12 @@ check_message(const char *message, size_t size, const char *s)
 }
 
 static void
-check_call(const struct bp_jsonrpc_call *c, enum want w, const cJSON *src)
+check_call(const struct bp_rpc_client_call *c, enum want w, const cJSON *src)
 {
 	const cJSON *err, *msg;
 
 	if (w == W_RESULT) {
-		if (c->result == NULL || c->err.kind != BP_JSONRPC_ERR_NONE || c->err.code != 0 ||
+		if (c->result == NULL || c->err.kind != BP_RPC_CLIENT_ERR_NONE || c->err.code != 0 ||
 		    !same_tree(c->result, cJSON_GetObjectItemCaseSensitive(src, "result")))
 			abort();
 		check_message(c->err.message, sizeof(c->err.message), "");
@@ -180,14 +180,14 @@ check_call(const struct bp_jsonrpc_call *c, enum want w, const cJSON *src)
 	if (c->result != NULL)
 		abort();
 	if (w != W_RPC) {
-		if (c->err.kind != BP_JSONRPC_ERR_PROTOCOL || c->err.code != 0)
+		if (c->err.kind != BP_RPC_CLIENT_ERR_PROTOCOL || c->err.code != 0)
 			abort();
 		check_message(c->err.message, sizeof(c->err.message), want_msg[w]);
 		return;
 	}
 	err = cJSON_GetObjectItemCaseSensitive(src, "error");
 	msg = cJSON_GetObjectItemCaseSensitive(err, "message");
-	if (c->err.kind != BP_JSONRPC_ERR_RPC || c->err.code != ref_code(err))
+	if (c->err.kind != BP_RPC_CLIENT_ERR_RPC || c->err.code != ref_code(err))
 		abort();
 	check_message(c->err.message, sizeof(c->err.message),
 	    cJSON_IsString(msg) ? msg->valuestring : "error without a message");
@@ -197,7 +197,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static cJSON stale;	/* what a call held before: never freed, must be overwritten */
-	struct bp_jsonrpc_call calls[MAX_CALLS + 1], canary;
+	struct bp_rpc_client_call calls[MAX_CALLS + 1], canary;
 	enum want want[MAX_CALLS];
 	const cJSON *src[MAX_CALLS];
 	size_t n, len, i, j, got, results = 0;
@@ -220,7 +220,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memcpy(&canary, &calls[n], sizeof(canary));
 
-	got = bp_jsonrpc_client_parse(len > 0 ? ans : NULL, len, calls, n);
+	got = bp_rpc_client_parse(len > 0 ? ans : NULL, len, calls, n);
 
 	if (memcmp(&calls[n], &canary, sizeof(canary)) != 0)
 		abort();	/* written past the last call */

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for lib/nft_uri.c: tokenURIs, image fields and ERC-1155 templates as a
+ * libFuzzer harness for lib/nft/nft_uri.c: tokenURIs, image fields and ERC-1155 templates as a
  * contract or a metadata server may give them. Beyond memory safety it checks that a URL answer
  * is printable ASCII within BP_NFT_URI_MAX and starts with http(s) or a gateway, that a data:
  * answer holds no NUL, that the image mapping agrees with the tokenURI mapping on URLs, and that

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the response cache's reading of untrusted params and node results
- * (lib/rpc_cache.c): bp_rpc_cache_rule on the client's params of every cached method, and
+ * (lib/rpc/rpc_cache.c): bp_rpc_cache_rule on the client's params of every cached method, and
  * bp_rpc_cache_keep on the same bytes as a result. Beyond memory safety it checks, aborting on a
  * violation: a rule is in range, a block is never negative, nothing is kept under
  * BP_CACHE_NEVER or for a null result, and a keep is 0, the TTL or for good.

@@ -1,7 +1,7 @@
 /*
  * libFuzzer harness for what the token modules read from outside: name()/symbol() return data
- * (lib/token.c), latestRoundData()/decimals() answers of an aggregator (lib/price.c), token-list
- * JSON (lib/token_list.c) and names judged by the spam signals (lib/spam.c). The first byte
+ * (lib/token/token.c), latestRoundData()/decimals() answers of an aggregator (lib/token/price.c), token-list
+ * JSON (lib/token/token_list.c) and names judged by the spam signals (lib/token/spam.c). The first byte
  * picks the parser. Beyond memory safety it checks that decoded text is NUL-terminated within
  * its buffer and holds no NUL before its end, and that a decoded price formats and parses back.
  *

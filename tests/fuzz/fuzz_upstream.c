@@ -1,11 +1,11 @@
 /*
- * libFuzzer harness for the parts of lib/upstream.c that read bytes without a socket:
+ * libFuzzer harness for the parts of lib/net/upstream.c that read bytes without a socket:
  * bp_upstream_definite, which reads an upstream node's answer (status and body, both the node's
  * or a proxy's in front of it, so untrusted) and decides between passing it through and failing
  * over, and bp_upstream_redact, which cuts an upstream URL down for the logs. The rest of
- * lib/upstream.c (bp_upstream_post and its curl write callback) needs a live transfer and is
+ * lib/net/upstream.c (bp_upstream_post and its curl write callback) needs a live transfer and is
  * not reached here; the JSON-RPC client's reading of the answers it returns
- * (bp_jsonrpc_client_parse, lib/rpc_client.c) has its own harness, fuzz_jsonrpc_client.c.
+ * (bp_rpc_client_parse, lib/rpc/rpc_client.c) has its own harness, fuzz_jsonrpc_client.c.
  *
  * Input: byte 0 picks the HTTP status (from a table of the interesting ones, or with byte 1 a
  * raw one), byte 2 a buffer size for redact; the rest is the body, and, up to its first NUL, the

@@ -1,8 +1,8 @@
 /*
  * libFuzzer harness for what /v1/gas takes from clients and nodes: the UserOperation of a
  * sponsor request (bp_userop_from_json, lib/evm/userop.c), the calls decoded from its callData
- * (bp_userop_calls), the rules of a policy (bp_policy_rules_parse, lib/policy.c) and an
- * eth_feeHistory answer (bp_gas_history_parse and bp_gas_estimate, lib/gas.c). Each input is
+ * (bp_userop_calls), the rules of a policy (bp_policy_rules_parse, lib/gas/policy.c) and an
+ * eth_feeHistory answer (bp_gas_history_parse and bp_gas_estimate, lib/gas/gas.c). Each input is
  * parsed as JSON and handed to the three JSON readers, and its raw bytes go to the callData
  * decoder.
  *

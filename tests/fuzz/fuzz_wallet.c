@@ -16,7 +16,7 @@
  *  - bp_addr_parse accepts "0x"/"0X" and 40 hex digits and nothing else; with the checksum flag
  *    a mixed-case string passes exactly when it is the EIP-55 form of its bytes;
  *  - a body bp_req_json refuses answers 400 in the uniform error body;
- *  - bp_json_find_nul (lib/http.c: the handler's scan for the NULs cJSON would hide, raw or
+ *  - bp_json_find_nul (lib/core/http.c: the handler's scan for the NULs cJSON would hide, raw or
  *    \u0000) agrees with a reference written from its header comment that walks the JSON
  *    grammar (a container stack, member names where an object expects one, escapes decoded),
  *    on what cJSON parsed, and names the same top-level member; the body cJSON prints back from

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for what /v1/webhooks takes from a client (fcgi/webhooks.c, lib/webhook.c):
+ * libFuzzer harness for what /v1/webhooks takes from a client (fcgi/webhooks.c, lib/webhook/webhook.c):
  * the POST and PATCH bodies through bp_webhook_input, and each event type's config through
  * bp_webhook_config_parse. allow_private_urls is on, so no url check reaches the resolver.
  *

@@ -1,7 +1,7 @@
 /*
- * libFuzzer harness for the WebSocket logs subscription's filter (lib/ws_logs.c): the params of
+ * libFuzzer harness for the WebSocket logs subscription's filter (lib/ws/ws_logs.c): the params of
  * eth_subscribe ["logs", FILTER] as a client sends them. A filter that is accepted is then run
- * against two stored logs of one block (lib/index_logs.c, an in-memory database made once): the
+ * against two stored logs of one block (lib/index/index_logs.c, an in-memory database made once): the
  * matches are emitted and kept, and the block's removal emits exactly as many again, each with
  * "removed":true; a mismatch aborts.
  *
@@ -30,7 +30,7 @@ static struct bp_db *db;
 static int
 setup(void)
 {
-	struct bp_store_event e;
+	struct bp_index_store_event e;
 	uint8_t data[3] = { 1, 2, 3 };
 
 	if ((db = bp_db_open(":memory:", 1)) == NULL)
@@ -44,13 +44,13 @@ setup(void)
 	e.log.topics[1][31] = 2;
 	e.log.data = data;
 	e.log.datalen = sizeof(data);
-	if (bp_logs_put(db, CH, BLOCK, 0, &e) == -1)
+	if (bp_index_logs_put(db, CH, BLOCK, 0, &e) == -1)
 		return -1;
 	e.pos.log_index = 1;
 	strcpy(e.pos.contract, "0x00000000000000000000000000000000000000bb");
 	e.log.ntopics = 0;
 	e.log.datalen = 0;
-	return bp_logs_put(db, CH, BLOCK, -1, &e);
+	return bp_index_logs_put(db, CH, BLOCK, -1, &e);
 }
 
 struct count {

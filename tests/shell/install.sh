@@ -34,9 +34,9 @@ same_programs() {	# every program of the build is installed
 }
 check "every FastCGI program and cron worker is installed" same_programs
 
-every_key() {	# each key of lib/config.c's table appears commented in the installed example
+every_key() {	# each key of lib/core/config.c's table appears commented in the installed example
 	local k n=0
-	for k in $(grep -oE '\{ SEC_[A-Z]+, "[a-z_]+"' "$top/lib/config.c" | cut -d'"' -f2); do
+	for k in $(grep -oE '\{ SEC_[A-Z]+, "[a-z_]+"' "$top/lib/core/config.c" | cut -d'"' -f2); do
 		n=$((n + 1))
 		grep -q "^#$k = " "$p/share/blockport/blockport.ini.example" ||
 			{ echo "# not in the example: $k"; return 1; }

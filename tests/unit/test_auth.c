@@ -1,5 +1,5 @@
 /*
- * lib/auth.c: scope lists (parsed and formatted, hostile rows), the shape of a key, generated
+ * lib/core/auth.c: scope lists (parsed and formatted, hostile rows), the shape of a key, generated
  * keys, and lookups against a temporary database made with bp_db_open(path, 1) and filled through
  * lib/db: found, unknown, malformed, revoked, and a cache that bp_limits_bump_generation drops.
  */

@@ -1,5 +1,5 @@
 /*
- * lib/buf.c: the cap (appends past it fail and leave the buffer as it was), printf, reuse, and
+ * lib/core/buf.c: the cap (appends past it fail and leave the buffer as it was), printf, reuse, and
  * JSON string escaping of quotes, control characters and bytes that are not UTF-8.
  */
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /*
- * The bundler: lib/bundler_pool.c (add, duplicates, replacement bump, the sender cap, bundles
- * recorded, settled and released), lib/userop_validate.c (AAxx codes, the simulateValidation
+ * The bundler: lib/bundler/bundler_pool.c (add, duplicates, replacement bump, the sender cap, bundles
+ * recorded, settled and released), lib/bundler/userop_validate.c (AAxx codes, the simulateValidation
  * revert decoder with hostile rows, the result checks, field checks, preVerificationGas) and
- * lib/bundler_estimate.c's ExecutionResult decoder.
+ * lib/bundler/bundler_estimate.c's ExecutionResult decoder.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +33,13 @@ teardown(void)
 }
 
 static void
-word(char out[BP_POOL_WORD_STR], unsigned long long v)
+word(char out[BP_BUNDLER_POOL_WORD_STR], unsigned long long v)
 {
-	snprintf(out, BP_POOL_WORD_STR, "%064llx", v);
+	snprintf(out, BP_BUNDLER_POOL_WORD_STR, "%064llx", v);
 }
 
 static void
-mkop(struct bp_pool_op *op, const char *hash, const char *sender, unsigned nonce, unsigned fee,
+mkop(struct bp_bundler_pool_op *op, const char *hash, const char *sender, unsigned nonce, unsigned fee,
     unsigned tip, int staked)
 {
 	memset(op, 0, sizeof(*op));
@@ -62,7 +62,7 @@ mkop(struct bp_pool_op *op, const char *hash, const char *sender, unsigned nonce
 #define S2 "0x2222222222222222222222222222222222222222"
 
 static int
-count(const struct bp_pool_op *op, void *arg)
+count(const struct bp_bundler_pool_op *op, void *arg)
 {
 	(void)op;
 	(*(int *)arg)++;
@@ -72,65 +72,65 @@ count(const struct bp_pool_op *op, void *arg)
 static int
 collect_hash(const char *hash, void *arg)
 {
-	char (*h)[BP_POOL_HASH_STR] = arg;
+	char (*h)[BP_BUNDLER_POOL_HASH_STR] = arg;
 
-	bp_strlcpy(h[0], hash, BP_POOL_HASH_STR);
+	bp_strlcpy(h[0], hash, BP_BUNDLER_POOL_HASH_STR);
 	return 0;
 }
 
 static void
 test_pool(void)
 {
-	struct bp_pool_op op, got;
-	struct bp_pool_bundle b;
-	struct bp_pool_outcome out;
-	char hashes[1][BP_POOL_HASH_STR];
+	struct bp_bundler_pool_op op, got;
+	struct bp_bundler_pool_bundle b;
+	struct bp_bundler_pool_outcome out;
+	char hashes[1][BP_BUNDLER_POOL_HASH_STR];
 	int n = 0;
 
 	mkop(&op, "a1", S1, 0, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_KNOWN);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_KNOWN);
 	/* Same sender and nonce: 9% more is underpriced, 10% on one fee only too, 10% on both is not. */
 	mkop(&op, "a2", S1, 0, 1090, 109, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_UNDERPRICED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_UNDERPRICED);
 	mkop(&op, "a2", S1, 0, 1100, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_UNDERPRICED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_UNDERPRICED);
 	mkop(&op, "a2", S1, 0, 1100, 110, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
 	mkop(&op, "a1", S1, 0, 0, 0, 0);
-	CU_ASSERT_EQUAL(bp_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
+	CU_ASSERT_EQUAL(bp_bundler_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
 	CU_ASSERT_STRING_EQUAL(got.status, "dropped");
 	CU_ASSERT_PTR_NOT_NULL(strstr(got.reason, "replaced by"));
-	bp_pool_op_free(&got);
+	bp_bundler_pool_op_free(&got);
 	/* The cap: an unstaked sender has 4 at most; a staked one is not capped. */
 	mkop(&op, "a3", S1, 1, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
 	mkop(&op, "a4", S1, 2, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
 	mkop(&op, "a5", S1, 3, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
 	mkop(&op, "a6", S1, 4, 1000, 100, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_SENDER_CAP);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_SENDER_CAP);
 	mkop(&op, "a6", S1, 4, 1000, 100, 1);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
 	/* An unstaked paymaster: 2 at most here. */
 	mkop(&op, "c1", "0x3333333333333333333333333333333333333333", 0, 1000, 100, 1);
 	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_ADDED);
 	mkop(&op, "c2", "0x4444444444444444444444444444444444444444", 0, 1000, 100, 1);
 	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_ADDED);
 	mkop(&op, "c3", "0x5555555555555555555555555555555555555555", 0, 1000, 100, 1);
 	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_PAYMASTER_CAP);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_PAYMASTER_CAP);
 	op.paymaster_staked = 1;
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 2), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_ADDED);
 	n = 0;
-	CU_ASSERT_EQUAL(bp_pool_each_pending(u.db, "ethereum.devnet", 100, count, &n), 8);
+	CU_ASSERT_EQUAL(bp_bundler_pool_each_pending(u.db, "ethereum.devnet", 100, count, &n), 8);
 	CU_ASSERT_EQUAL(n, 8);
 	/* A bundle recorded, then released: the op is pending again; then settled. */
 	mkop(&op, "b1", S2, 0, 5000, 500, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &op, 4, 10), BP_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
 	memset(&b, 0, sizeof(b));
 	bp_strlcpy(b.chain, "ethereum.devnet", sizeof(b.chain));
 	bp_strlcpy(b.bundler, S2, sizeof(b.bundler));
@@ -139,54 +139,54 @@ test_pool(void)
 	bp_strlcpy(b.max_fee, "5000", sizeof(b.max_fee));
 	bp_strlcpy(b.max_priority, "500", sizeof(b.max_priority));
 	memcpy(hashes[0], op.hash, sizeof(hashes[0]));
-	CU_ASSERT_EQUAL(bp_pool_bundle_record(u.db, &b, hashes, 1), 0);
+	CU_ASSERT_EQUAL(bp_bundler_pool_bundle_record(u.db, &b, hashes, 1), 0);
 	CU_ASSERT(b.id > 0);
-	CU_ASSERT_EQUAL(bp_pool_bundle_record(u.db, &b, hashes, 1), -1);	/* no longer pending */
+	CU_ASSERT_EQUAL(bp_bundler_pool_bundle_record(u.db, &b, hashes, 1), -1);	/* no longer pending */
 	mkop(&got, "b2", S2, 0, 6000, 600, 0);
-	CU_ASSERT_EQUAL(bp_pool_add(u.db, &got, 4, 10), BP_POOL_IN_BUNDLE);
-	CU_ASSERT_EQUAL(bp_pool_bundle_release(u.db, b.id, "dropped"), 0);
-	CU_ASSERT_EQUAL(bp_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &got, 4, 10), BP_BUNDLER_POOL_IN_BUNDLE);
+	CU_ASSERT_EQUAL(bp_bundler_pool_bundle_release(u.db, b.id, "dropped"), 0);
+	CU_ASSERT_EQUAL(bp_bundler_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
 	CU_ASSERT_STRING_EQUAL(got.status, "pending");
 	CU_ASSERT_EQUAL(got.bundle_id, 0);
-	bp_pool_op_free(&got);
-	CU_ASSERT_EQUAL(bp_pool_bundle_record(u.db, &b, hashes, 1), 0);
-	CU_ASSERT_EQUAL(bp_pool_bundle_ops(u.db, b.id, collect_hash, hashes), 1);
+	bp_bundler_pool_op_free(&got);
+	CU_ASSERT_EQUAL(bp_bundler_pool_bundle_record(u.db, &b, hashes, 1), 0);
+	CU_ASSERT_EQUAL(bp_bundler_pool_bundle_ops(u.db, b.id, collect_hash, hashes), 1);
 	memset(&out, 0, sizeof(out));
 	memcpy(out.hash, op.hash, sizeof(out.hash));
 	out.found = 1;
 	out.success = 1;
-	CU_ASSERT_EQUAL(bp_pool_bundle_included(u.db, b.id, b.tx_hash, 42, b.tx_hash, &out, 1,
+	CU_ASSERT_EQUAL(bp_bundler_pool_bundle_included(u.db, b.id, b.tx_hash, 42, b.tx_hash, &out, 1,
 	    "x"), 0);
-	CU_ASSERT_EQUAL(bp_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
+	CU_ASSERT_EQUAL(bp_bundler_pool_get(u.db, "ethereum.devnet", op.hash, &got), 1);
 	CU_ASSERT_STRING_EQUAL(got.status, "included");
 	CU_ASSERT_EQUAL(got.block_number, 42);
 	CU_ASSERT_EQUAL(got.success, 1);
-	bp_pool_op_free(&got);
-	bp_pool_bundle_free(&b);
+	bp_bundler_pool_op_free(&got);
+	bp_bundler_pool_bundle_free(&b);
 }
 
 static void
 test_reason_codes(void)
 {
 	static const struct { const char *reason; int code; } rows[] = {
-		{ "AA10 sender already constructed", BP_UOV_REJECTED_ACCOUNT },
-		{ "AA21 didn't pay prefund", BP_UOV_REJECTED_ACCOUNT },
-		{ "AA22 expired or not due", BP_UOV_SHORT_DEADLINE },
-		{ "AA23 reverted", BP_UOV_REJECTED_ACCOUNT },
-		{ "AA24 signature error", BP_UOV_BAD_SIGNATURE },
-		{ "AA30 paymaster not deployed", BP_UOV_REJECTED_PAYMASTER },
-		{ "AA32 paymaster expired or not due", BP_UOV_SHORT_DEADLINE },
-		{ "AA34 signature error", BP_UOV_BAD_SIGNATURE },
-		{ "AA96 invalid aggregator", BP_UOV_AGGREGATOR },
-		{ "", BP_UOV_REJECTED_ACCOUNT },
-		{ "AA", BP_UOV_REJECTED_ACCOUNT },
-		{ "AAx1", BP_UOV_REJECTED_ACCOUNT },
-		{ "\xff\xff", BP_UOV_REJECTED_ACCOUNT },
+		{ "AA10 sender already constructed", BP_USEROP_VALIDATE_REJECTED_ACCOUNT },
+		{ "AA21 didn't pay prefund", BP_USEROP_VALIDATE_REJECTED_ACCOUNT },
+		{ "AA22 expired or not due", BP_USEROP_VALIDATE_SHORT_DEADLINE },
+		{ "AA23 reverted", BP_USEROP_VALIDATE_REJECTED_ACCOUNT },
+		{ "AA24 signature error", BP_USEROP_VALIDATE_BAD_SIGNATURE },
+		{ "AA30 paymaster not deployed", BP_USEROP_VALIDATE_REJECTED_PAYMASTER },
+		{ "AA32 paymaster expired or not due", BP_USEROP_VALIDATE_SHORT_DEADLINE },
+		{ "AA34 signature error", BP_USEROP_VALIDATE_BAD_SIGNATURE },
+		{ "AA96 invalid aggregator", BP_USEROP_VALIDATE_AGGREGATOR },
+		{ "", BP_USEROP_VALIDATE_REJECTED_ACCOUNT },
+		{ "AA", BP_USEROP_VALIDATE_REJECTED_ACCOUNT },
+		{ "AAx1", BP_USEROP_VALIDATE_REJECTED_ACCOUNT },
+		{ "\xff\xff", BP_USEROP_VALIDATE_REJECTED_ACCOUNT },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		CU_ASSERT_EQUAL(bp_uov_reason_code(rows[i].reason), rows[i].code);
+		CU_ASSERT_EQUAL(bp_userop_validate_reason_code(rows[i].reason), rows[i].code);
 }
 
 /* FailedOp(uint256,string) encoded by hand. */
@@ -206,8 +206,8 @@ failed_op(uint8_t *out, const char *reason)
 static void
 test_decode(void)
 {
-	struct bp_uov_result res;
-	struct bp_uov_error err;
+	struct bp_userop_validate_result res;
+	struct bp_userop_validate_error err;
 	uint8_t buf[4 + 32 * 16];
 	size_t n, cut;
 	uint64_t pre, paid;
@@ -217,17 +217,17 @@ test_decode(void)
 
 	memset(&err, 0, sizeof(err));
 	n = failed_op(buf, "AA21 didn't pay prefund");
-	CU_ASSERT_EQUAL(bp_uov_decode_validation(buf, n, &res, &err), -1);
-	CU_ASSERT_EQUAL(err.code, BP_UOV_REJECTED_ACCOUNT);
+	CU_ASSERT_EQUAL(bp_userop_validate_decode_validation(buf, n, &res, &err), -1);
+	CU_ASSERT_EQUAL(err.code, BP_USEROP_VALIDATE_REJECTED_ACCOUNT);
 	CU_ASSERT_STRING_EQUAL(err.message, "AA21 didn't pay prefund");
 	CU_ASSERT_EQUAL(err.len, n);
-	bp_uov_error_free(&err);
+	bp_userop_validate_error_free(&err);
 	/* Every truncation of it fails cleanly. */
 	for (cut = 0; cut < n; cut++) {
-		CU_ASSERT_EQUAL(bp_uov_decode_validation(buf, cut, &res, &err), -1);
-		bp_uov_error_free(&err);
+		CU_ASSERT_EQUAL(bp_userop_validate_decode_validation(buf, cut, &res, &err), -1);
+		bp_userop_validate_error_free(&err);
 	}
-	CU_ASSERT_EQUAL(bp_uov_decode_validation(NULL, 0, &res, &err), -1);
+	CU_ASSERT_EQUAL(bp_userop_validate_decode_validation(NULL, 0, &res, &err), -1);
 	/* A ValidationResult: offset 0xe0 to returnInfo, 6 stake words, then returnInfo. */
 	memset(buf, 0, sizeof(buf));
 	bp_abi_selector("ValidationResult((uint256,uint256,bool,uint48,uint48,bytes),"
@@ -239,21 +239,21 @@ test_decode(void)
 	buf[4 + 0xe0 + 95] = 1;		/* sigFailed */
 	buf[4 + 0xe0 + 191] = 0xc0;	/* offset of paymasterContext */
 	n = 4 + 0xe0 + 0xc0 + 32;
-	CU_ASSERT_EQUAL(bp_uov_decode_validation(buf, n, &res, &err), 0);
+	CU_ASSERT_EQUAL(bp_userop_validate_decode_validation(buf, n, &res, &err), 0);
 	CU_ASSERT_EQUAL(res.sig_failed, 1);
 	CU_ASSERT_EQUAL(res.sender_unstake_delay, 9);
-	CU_ASSERT_EQUAL(bp_uov_check_result(&res, 1000, &err), -1);
-	CU_ASSERT_EQUAL(err.code, BP_UOV_BAD_SIGNATURE);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_result(&res, 1000, &err), -1);
+	CU_ASSERT_EQUAL(err.code, BP_USEROP_VALIDATE_BAD_SIGNATURE);
 	res.sig_failed = 0;
-	CU_ASSERT_EQUAL(bp_uov_check_result(&res, 1000, &err), 0);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_result(&res, 1000, &err), 0);
 	res.valid_until = 1010;
-	CU_ASSERT_EQUAL(bp_uov_check_result(&res, 1000, &err), -1);
-	CU_ASSERT_EQUAL(err.code, BP_UOV_SHORT_DEADLINE);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_result(&res, 1000, &err), -1);
+	CU_ASSERT_EQUAL(err.code, BP_USEROP_VALIDATE_SHORT_DEADLINE);
 	res.valid_until = 0;
 	res.valid_after = 1001;
-	CU_ASSERT_EQUAL(bp_uov_check_result(&res, 1000, &err), -1);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_result(&res, 1000, &err), -1);
 	buf[4 + 0xe0 + 95] = 2;		/* a bool that is not 0 or 1 */
-	CU_ASSERT_EQUAL(bp_uov_decode_validation(buf, n, &res, &err), -1);
+	CU_ASSERT_EQUAL(bp_userop_validate_decode_validation(buf, n, &res, &err), -1);
 	/* ExecutionResult(preOpGas, paid, validAfter, validUntil, targetSuccess, targetResult). */
 	memset(buf, 0, sizeof(buf));
 	bp_abi_selector("ExecutionResult(uint256,uint256,uint48,uint48,bool,bytes)", buf);
@@ -275,15 +275,15 @@ test_decode(void)
 		    &err), -1);
 	n = failed_op(buf, "AA33 reverted");
 	CU_ASSERT_EQUAL(bp_bundler_execution_result(buf, n, &pre, &paid, &ok, &r, &rlen, &err), -1);
-	CU_ASSERT_EQUAL(err.code, BP_UOV_REJECTED_PAYMASTER);
-	bp_uov_error_free(&err);
+	CU_ASSERT_EQUAL(err.code, BP_USEROP_VALIDATE_REJECTED_PAYMASTER);
+	bp_userop_validate_error_free(&err);
 }
 
 static void
 test_fields(void)
 {
 	struct bp_userop op;
-	struct bp_uov_error err;
+	struct bp_userop_validate_error err;
 	struct bp_u256 base;
 	uint8_t cd[4] = { 1, 0, 0, 2 };
 	uint64_t pvg;
@@ -292,9 +292,9 @@ test_fields(void)
 	memset(&err, 0, sizeof(err));
 	op.bytes[BP_USEROP_CALL_DATA] = cd;
 	op.len[BP_USEROP_CALL_DATA] = sizeof(cd);
-	pvg = bp_uov_pre_verification_gas(&op, 0);
+	pvg = bp_userop_validate_pre_verification_gas(&op, 0);
 	CU_ASSERT(pvg > 18300);
-	CU_ASSERT_EQUAL(bp_uov_pre_verification_gas(&op, 1), pvg + 21000);
+	CU_ASSERT_EQUAL(bp_userop_validate_pre_verification_gas(&op, 1), pvg + 21000);
 	/* What the estimate answers (with the fixed part) passes once written into the op. */
 	pvg += 21000;
 	bp_u256_from_u64(&op.num[BP_USEROP_PRE_VERIFICATION_GAS], pvg);
@@ -303,23 +303,23 @@ test_fields(void)
 	bp_u256_from_u64(&op.num[BP_USEROP_MAX_FEE_PER_GAS], 100);
 	bp_u256_from_u64(&op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], 10);
 	bp_u256_from_u64(&base, 100);
-	CU_ASSERT_EQUAL(bp_uov_check_fields(&op, &base, &err), 0);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, &base, &err), 0);
 	bp_u256_from_u64(&base, 101);
-	CU_ASSERT_EQUAL(bp_uov_check_fields(&op, &base, &err), -1);
-	CU_ASSERT_EQUAL(err.code, BP_UOV_INVALID_PARAMS);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, &base, &err), -1);
+	CU_ASSERT_EQUAL(err.code, BP_USEROP_VALIDATE_INVALID_PARAMS);
 	bp_u256_from_u64(&op.num[BP_USEROP_PRE_VERIFICATION_GAS], 18300);
-	CU_ASSERT_EQUAL(bp_uov_check_fields(&op, NULL, &err), -1);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, NULL, &err), -1);
 	bp_u256_from_u64(&op.num[BP_USEROP_PRE_VERIFICATION_GAS], pvg);
 	bp_u256_from_u64(&op.num[BP_USEROP_CALL_GAS_LIMIT], 9099);
-	CU_ASSERT_EQUAL(bp_uov_check_fields(&op, NULL, &err), -1);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, NULL, &err), -1);
 	bp_u256_from_u64(&op.num[BP_USEROP_CALL_GAS_LIMIT], 10000);
 	bp_u256_from_u64(&op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], 101);
-	CU_ASSERT_EQUAL(bp_uov_check_fields(&op, NULL, &err), -1);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, NULL, &err), -1);
 	bp_u256_from_u64(&op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], 10);
 	/* 2^255 gas saturates instead of wrapping. */
 	op.num[BP_USEROP_VERIFICATION_GAS_LIMIT].w[3] = UINT64_C(1) << 63;
-	CU_ASSERT_EQUAL(bp_uov_total_gas(&op), UINT64_MAX);
-	CU_ASSERT_EQUAL(bp_uov_check_fields(&op, NULL, &err), -1);
+	CU_ASSERT_EQUAL(bp_userop_validate_total_gas(&op), UINT64_MAX);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, NULL, &err), -1);
 }
 
 BP_UNIT_SUITE(bundler, setup, teardown,

@@ -1,5 +1,5 @@
 /*
- * lib/config.c: real INI files written to a temporary directory. A good file and what it loads
+ * lib/core/config.c: real INI files written to a temporary directory. A good file and what it loads
  * to; each kind of mistake with the file:line: key the error must name; the default plans and
  * how a file redefines them; the REST network a key kind resolves to.
  */

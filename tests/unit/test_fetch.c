@@ -1,5 +1,5 @@
 /*
- * lib/fetch.c: the address classifier (every refused range, its edges, and the spellings of
+ * lib/net/fetch.c: the address classifier (every refused range, its edges, and the spellings of
  * IPv4 and the IPv6 forms that carry an IPv4 address), the URL checks (schemes, credentials,
  * localhost, literals, length, bytes), and real fetches against a server on a loopback socket
  * (a thread per connection, one request each):

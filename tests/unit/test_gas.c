@@ -1,5 +1,5 @@
 /*
- * lib/gas.c and lib/price.c: the fee-history reader (hostile answers), the estimator (ordering,
+ * lib/gas/gas.c and lib/token/price.c: the fee-history reader (hostile answers), the estimator (ordering,
  * median, floor, empty blocks, no EIP-1559, saturation), the exact gwei answer, and USD prices.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * lib/policy.c: rules validation (each bad value names its key), canonical JSON, the check of
+ * lib/gas/policy.c: rules validation (each bad value names its key), canonical JSON, the check of
  * calls and cost, and the tables in a real database: create, get (other accounts see nothing),
  * update, delete, the counting of max_per_user_per_day and rate_limit, and the exact spend.
  */

@@ -1,5 +1,5 @@
 /*
- * lib/evm/userop.c and lib/paymaster.c: UserOperation v0.6 parsing (with hostile rows), the
+ * lib/evm/userop.c and lib/gas/paymaster.c: UserOperation v0.6 parsing (with hostile rows), the
  * userOpHash and VerifyingPaymaster 0.6.0 getHash against vectors read from the devchain, the
  * paymasterAndData signature, the worst-case cost, and the callData decoder.
  *

@@ -1,5 +1,5 @@
 /*
- * lib/health.c: marks shared by two mappings of one file (two processes), a mark that expires
+ * lib/net/health.c: marks shared by two mappings of one file (two processes), a mark that expires
  * handing one caller the probe while the others stay away, a probe's answer read by all.
  */
 #include <stdio.h>

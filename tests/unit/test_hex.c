@@ -1,5 +1,5 @@
 /*
- * lib/hex.c: DATA decode/encode, plain hex digits, and the one QUANTITY parser (strict and
+ * lib/core/hex.c: DATA decode/encode, plain hex digits, and the one QUANTITY parser (strict and
  * lenient, at any width) and encoder.
  */
 #include <stdint.h>

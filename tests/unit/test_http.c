@@ -1,5 +1,5 @@
 /*
- * lib/http.c and the route table of lib/fcgi.c: request-target parsing (lighttpd's
+ * lib/core/http.c and the route table of lib/core/fcgi.c: request-target parsing (lighttpd's
  * src/t/test_request.c style: each malformed target with the status it must get), query
  * integers, the API key headers, the JSON depth check and the uniform error body, and route
  * matching with 404 and 405 told apart.

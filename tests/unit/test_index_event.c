@@ -1,5 +1,5 @@
 /*
- * lib/index_event.c: decoding event logs into transfers and ERC-4337 records. Each table row is one
+ * lib/index/index_event.c: decoding event logs into transfers and ERC-4337 records. Each table row is one
  * log, well formed or hostile (short or long data, wrong topic counts, address topics with dirty
  * high bytes, batch arrays that disagree or point outside the data); the batch data are ethers
  * v6 encodings (AbiCoder.defaultAbiCoder().encode).

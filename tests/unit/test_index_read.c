@@ -1,5 +1,5 @@
 /*
- * lib/index_read.c, the chain index's readers: the bp_index_* readers against a fresh database migrated to the
+ * lib/index/index_read.c, the chain index's readers: the bp_index_* readers against a fresh database migrated to the
  * current schema, with rows as the indexer writes them (schema/002_indexer.sql).
  */
 #include <stdio.h>

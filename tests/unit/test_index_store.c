@@ -1,6 +1,6 @@
 /*
- * lib/index_store.c and lib/index_reorg.c against a fresh database: a checked batch (built here
- * from JSON as a node would answer it, and checked by bp_fetch_check) is stored with its rows
+ * lib/index/index_store.c and lib/index/index_reorg.c against a fresh database: a checked batch (built here
+ * from JSON as a node would answer it, and checked by bp_index_fetch_check) is stored with its rows
  * and cursor, the store hook sees each block once with its decoded logs, inside the store's
  * transaction (a failing hook takes its own writes and the whole batch back with it), and a
  * rollback tells the hook of each removed block, newest first, and recomputes NFT ownership.
@@ -88,7 +88,7 @@ count(const char *sql)
 }
 
 static int
-hook_block(void *arg, struct bp_db *hdb, const char *chain, const struct bp_store_block *b)
+hook_block(void *arg, struct bp_db *hdb, const char *chain, const struct bp_index_store_block *b)
 {
 	static const char ins[] = "INSERT INTO hook_rows (chain, number, what) VALUES (?, ?, 'block')";
 	struct seen *s = arg;
@@ -173,7 +173,7 @@ answer(void)
 
 /* Fills b with views into j (answer()), checked against an empty index. */
 static void
-batch_of(const cJSON *j, struct bp_fetch *b, const cJSON **blocks, const cJSON **logs)
+batch_of(const cJSON *j, struct bp_index_fetch *b, const cJSON **blocks, const cJSON **logs)
 {
 	const cJSON *e;
 	char err[256];
@@ -190,11 +190,11 @@ batch_of(const cJSON *j, struct bp_fetch *b, const cJSON **blocks, const cJSON *
 	b->r.blocks = blocks;
 	b->r.logs = logs;
 	b->r.nlogs = 1;
-	CU_ASSERT_EQUAL_FATAL(bp_fetch_check(b, 0, "", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(bp_index_fetch_check(b, 0, "", err, sizeof(err)), 0);
 }
 
 static void
-chain_init(struct bp_store_chain *c, struct bp_store_hook *hook, struct seen *s)
+chain_init(struct bp_index_store_chain *c, struct bp_index_store_hook *hook, struct seen *s)
 {
 	memset(c, 0, sizeof(*c));
 	memset(s, 0, sizeof(*s));
@@ -212,10 +212,10 @@ static void
 test_hook_fails(void)
 {
 	const cJSON *blocks[NBLOCKS], *logs[1];
-	struct bp_store_counts n;
-	struct bp_store_chain c;
-	struct bp_store_hook hook;
-	struct bp_fetch b;
+	struct bp_index_store_counts n;
+	struct bp_index_store_chain c;
+	struct bp_index_store_hook hook;
+	struct bp_index_fetch b;
 	struct seen s;
 	cJSON *j = answer();
 
@@ -225,7 +225,7 @@ test_hook_fails(void)
 	s.fail_at = 3;
 	memset(&n, 0, sizeof(n));
 	bp_unit_log_begin();
-	CU_ASSERT_EQUAL(bp_store_batch(db, &c, &b, 10, &n), -1);
+	CU_ASSERT_EQUAL(bp_index_store_batch(db, &c, &b, 10, &n), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "the store hook failed on block 3"));
 	/* The hook ran up to its failure, and its rows went back with the batch. */
 	CU_ASSERT_EQUAL(s.nblocks, 3);
@@ -242,20 +242,20 @@ test_hook_fails(void)
 
 /* Appends a stored log's JSON to the buffer arg. */
 static int
-log_text(const struct bp_logs_row *row, void *arg)
+log_text(const struct bp_index_logs_row *row, void *arg)
 {
-	return bp_logs_json(row, 0, arg);
+	return bp_index_logs_json(row, 0, arg);
 }
 
 static void
 test_hook_blocks(void)
 {
 	const cJSON *blocks[NBLOCKS], *logs[1];
-	struct bp_store_counts n;
-	struct bp_store_chain c;
-	struct bp_store_hook hook;
+	struct bp_index_store_counts n;
+	struct bp_index_store_chain c;
+	struct bp_index_store_hook hook;
 	struct bp_index_head h;
-	struct bp_fetch b;
+	struct bp_index_fetch b;
 	struct seen s;
 	struct bp_buf out;
 	char owner[64], hash[BP_BLOCKS_HASH_STR];
@@ -265,7 +265,7 @@ test_hook_blocks(void)
 	chain_init(&c, &hook, &s);
 	batch_of(j, &b, blocks, logs);
 	memset(&n, 0, sizeof(n));
-	CU_ASSERT_EQUAL_FATAL(bp_store_batch(db, &c, &b, 10, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(bp_index_store_batch(db, &c, &b, 10, &n), 0);
 	CU_ASSERT_EQUAL(n.blocks, NBLOCKS);
 	CU_ASSERT_EQUAL(n.txs, 1);
 	CU_ASSERT_EQUAL(n.logs, 3);
@@ -297,12 +297,12 @@ test_hook_blocks(void)
 	    NBLOCKS);
 	hash_of(0, 2, hash);
 	bp_buf_init(&out, 4096);
-	CU_ASSERT_EQUAL(bp_logs_block(db, CH, 2, hash, log_text, &out), 2);
+	CU_ASSERT_EQUAL(bp_index_logs_block(db, CH, 2, hash, log_text, &out), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "{\"address\":\"" NFT "\",\"topics\":[\""
 	    T_APPROVAL "\",\"" W_U1 "\",\"" W_U2 "\"],\"data\":\"0x\",\"blockNumber\":\"0x2\","));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "\"transactionIndex\":null,\"logIndex\":\"0x1\","
 	    "\"removed\":false}"));
-	CU_ASSERT_EQUAL(bp_logs_block(db, CH, 2, W_7, log_text, &out), 0);	/* another hash */
+	CU_ASSERT_EQUAL(bp_index_logs_block(db, CH, 2, W_7, log_text, &out), 0);	/* another hash */
 	bp_buf_free(&out);
 
 	/* A reorg back to block 2: the hook hears of 4 and 3, newest first. */
@@ -332,17 +332,17 @@ test_check_links(void)
 {
 	const cJSON *blocks[NBLOCKS], *logs[1];
 	char err[256], other[BP_BLOCKS_HASH_STR];
-	struct bp_fetch b;
+	struct bp_index_fetch b;
 	cJSON *j = answer();
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 	batch_of(j, &b, blocks, logs);
 	hash_of(1, 0, other);
-	CU_ASSERT_EQUAL(bp_fetch_check(&b, 0, other, err, sizeof(err)), 1);
+	CU_ASSERT_EQUAL(bp_index_fetch_check(&b, 0, other, err, sizeof(err)), 1);
 	/* A log naming a block outside the batch: the chain moved. */
 	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(logs[0], 2), "blockNumber",
 	    cJSON_CreateString("0x9"));
-	CU_ASSERT_EQUAL(bp_fetch_check(&b, 0, "", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(bp_index_fetch_check(&b, 0, "", err, sizeof(err)), -1);
 	free(b.hashes);	/* the views are this test's own */
 	cJSON_Delete(j);
 }

@@ -1,5 +1,5 @@
 /*
- * lib/limits.c against a temporary counters file: the per-second, per-day and compute-unit
+ * lib/core/limits.c against a temporary counters file: the per-second, per-day and compute-unit
  * limits to the exact count, unlimited plans, two handles (two processes' mappings) on one file,
  * two forked processes hammering one key without losing an increment, client addresses (IPv6 per
  * /64), a table filled by a flood of addresses (refused, keys spared, slots back within minutes).
@@ -420,7 +420,7 @@ test_open(void)
 	unlink(other);
 }
 
-/* The request threads of one process share one mapping (lib/fcgi.h). */
+/* The request threads of one process share one mapping (lib/core/fcgi.h). */
 #define NTHREADS	8
 #define THREAD_ROUNDS	200
 

@@ -1,6 +1,6 @@
 /*
- * The NFT resource's SQL: the index readers it uses (lib/index_read.c, "Readers for the NFT
- * resource") and the caches of schema/006_nfts.sql (lib/nft_cache.c), against a fresh database.
+ * The NFT resource's SQL: the index readers it uses (lib/index/index_read.c, "Readers for the NFT
+ * resource") and the caches of schema/006_nfts.sql (lib/nft/nft_cache.c), against a fresh database.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +27,11 @@ static int
 owner_set(const char *chain, const char *contract, const char *id, const char *owner,
     const char *standard, const char *quantity, int64_t block)
 {
-	struct bp_store_chain c;
+	struct bp_index_store_chain c;
 
 	memset(&c, 0, sizeof(c));
 	snprintf(c.key, sizeof(c.key), "%s", chain);
-	return bp_store_owner_set(db, &c, contract, id, owner, standard, quantity, block);
+	return bp_index_store_owner_set(db, &c, contract, id, owner, standard, quantity, block);
 }
 
 static int
@@ -203,7 +203,7 @@ test_caches(void)
 static void
 test_counts(void)
 {
-	struct bp_store_chain c;
+	struct bp_index_store_chain c;
 	int64_t n;
 	const char *who[] = { U1, U2 };
 	size_t i;
@@ -211,7 +211,7 @@ test_counts(void)
 	memset(&c, 0, sizeof(c));
 	snprintf(c.key, sizeof(c.key), "%s", CH);
 	/* An ERC-721 transfer: the holders cleared, the new owner set. */
-	CU_ASSERT_EQUAL(bp_store_owners_clear(db, &c, A, "0", "erc721"), 0);
+	CU_ASSERT_EQUAL(bp_index_store_owners_clear(db, &c, A, "0", "erc721"), 0);
 	CU_ASSERT_EQUAL(owner_set(CH, A, "0", U2, "erc721", "1", 20), 0);
 	CU_ASSERT_EQUAL(bp_index_nft_count(db, CH, U1, &n), 0);
 	CU_ASSERT_EQUAL(n, 3);
@@ -228,7 +228,7 @@ test_counts(void)
 	CU_ASSERT_EQUAL(n, 3);
 	/* A burn of an ERC-1155 id with two holders clears both. */
 	CU_ASSERT_EQUAL(owner_set(CH, B, "8", U1, "erc1155", "4", 22), 0);
-	CU_ASSERT_EQUAL(bp_store_owners_clear(db, &c, B, "8", "erc1155"), 0);
+	CU_ASSERT_EQUAL(bp_index_store_owners_clear(db, &c, B, "8", "erc1155"), 0);
 	for (i = 0; i < BP_NITEMS(who); i++) {
 		struct seen s;
 

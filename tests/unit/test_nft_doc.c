@@ -1,5 +1,5 @@
 /*
- * lib/nft_doc.c: metadata documents (name, description, image, traits) with hostile rows:
+ * lib/nft/nft_doc.c: metadata documents (name, description, image, traits) with hostile rows:
  * wrong types, NULs, deep nesting, not an object, huge attributes.
  */
 #include <stdlib.h>

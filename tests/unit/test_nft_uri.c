@@ -1,5 +1,5 @@
 /*
- * lib/nft_uri.c: the gateway mapping, data: decoding and {id} substitution, table-driven with
+ * lib/nft/nft_uri.c: the gateway mapping, data: decoding and {id} substitution, table-driven with
  * hostile rows (NULs, control bytes, other schemes, bad base64, over-long input).
  */
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * lib/rpc_cache.c and lib/head_mark.c: which answers the response cache keeps and for how long
+ * lib/rpc/rpc_cache.c and lib/rpc/head_mark.c: which answers the response cache keeps and for how long
  * (the method table, block arguments, EIP-1898 objects, logs filters, results), the table that
  * keeps them (hits, expiry, replacement, the byte bound and eviction, threads), and the shared
  * high-water mark of heads.

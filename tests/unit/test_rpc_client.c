@@ -1,5 +1,5 @@
 /*
- * lib/rpc_client.c: the client's reading of an upstream's answer (bp_jsonrpc_client_parse, with
+ * lib/rpc/rpc_client.c: the client's reading of an upstream's answer (bp_rpc_client_parse, with
  * hostile answers: reordered, repeated and stray ids, one object for a batch, codes past the
  * int64 range, cut messages, not JSON). Calls over the wire are in test_upstream.c.
  */
@@ -76,7 +76,7 @@ static const struct client_row client_rows[] = {
 static void
 test_client_parse(void)
 {
-	struct bp_jsonrpc_call calls[3];
+	struct bp_rpc_client_call calls[3];
 	char buf[300];
 	size_t i, k;
 
@@ -86,26 +86,26 @@ test_client_parse(void)
 		int bad = 0;
 
 		memset(calls, 0x5a, sizeof(calls));
-		got = bp_jsonrpc_client_parse(r->ans, len, calls, r->n);
+		got = bp_rpc_client_parse(r->ans, len, calls, r->n);
 		bad |= got != r->got;
 		for (k = 0; k < r->n; k++) {
-			const struct bp_jsonrpc_call *c = &calls[k];
+			const struct bp_rpc_client_call *c = &calls[k];
 			char *text = NULL;
 
 			switch (r->want[k][0]) {
 			case '=':
 				text = c->result ? cJSON_PrintUnformatted(c->result) : NULL;
 				bad |= text == NULL || strcmp(text, r->want[k] + 1) != 0 ||
-				    c->err.kind != BP_JSONRPC_ERR_NONE;
+				    c->err.kind != BP_RPC_CLIENT_ERR_NONE;
 				break;
 			case '!':
 				snprintf(buf, sizeof(buf), "!%lld %s", (long long)c->err.code,
 				    c->err.message);
-				bad |= c->result != NULL || c->err.kind != BP_JSONRPC_ERR_RPC ||
+				bad |= c->result != NULL || c->err.kind != BP_RPC_CLIENT_ERR_RPC ||
 				    strcmp(buf, r->want[k]) != 0;
 				break;
 			default:
-				bad |= c->result != NULL || c->err.kind != BP_JSONRPC_ERR_PROTOCOL ||
+				bad |= c->result != NULL || c->err.kind != BP_RPC_CLIENT_ERR_PROTOCOL ||
 				    strcmp(c->err.message, r->want[k] + 1) != 0;
 				break;
 			}
@@ -122,18 +122,18 @@ test_client_parse(void)
 static void
 test_client_parse_limits(void)
 {
-	struct bp_jsonrpc_call c;
+	struct bp_rpc_client_call c;
 	char ans[700], want[sizeof(c.err.message)];
 
 	memset(want, 'm', sizeof(want) - 1);
 	want[sizeof(want) - 1] = '\0';
 	snprintf(ans, sizeof(ans), "{\"id\":0,\"error\":{\"code\":1,\"message\":\"%s%s\"}}", want,
 	    "tail");
-	CU_ASSERT_EQUAL(bp_jsonrpc_client_parse(ans, strlen(ans), &c, 1), 0);
-	CU_ASSERT_EQUAL(c.err.kind, BP_JSONRPC_ERR_RPC);
+	CU_ASSERT_EQUAL(bp_rpc_client_parse(ans, strlen(ans), &c, 1), 0);
+	CU_ASSERT_EQUAL(c.err.kind, BP_RPC_CLIENT_ERR_RPC);
 	CU_ASSERT_STRING_EQUAL(c.err.message, want);
-	CU_ASSERT_EQUAL(bp_jsonrpc_client_parse(NULL, 0, &c, 1), 0);
-	CU_ASSERT_EQUAL(c.err.kind, BP_JSONRPC_ERR_PROTOCOL);
+	CU_ASSERT_EQUAL(bp_rpc_client_parse(NULL, 0, &c, 1), 0);
+	CU_ASSERT_EQUAL(c.err.kind, BP_RPC_CLIENT_ERR_PROTOCOL);
 	CU_ASSERT_PTR_NULL(c.result);
 }
 

@@ -1,5 +1,5 @@
 /*
- * lib/rpc_envelope.c: the envelope scanner (table-driven, with hostile rows: NULs, bad UTF-8,
+ * lib/rpc/rpc_envelope.c: the envelope scanner (table-driven, with hostile rows: NULs, bad UTF-8,
  * lone surrogates, deep nesting, ids of every type, over-long method names, and members that a
  * node could read as another envelope member: case variants, duplicates, escaped and folding
  * names), what the proxy forwards, and the error writer.
@@ -184,14 +184,14 @@ static const struct env_row env_rows[] = {
 static void
 test_envelope_table(void)
 {
-	struct bp_jsonrpc_item items[CAP];
-	struct bp_jsonrpc_body b;
+	struct bp_rpc_envelope_item items[CAP];
+	struct bp_rpc_envelope_body b;
 	size_t i;
 
 	for (i = 0; i < BP_NITEMS(env_rows); i++) {
 		const struct env_row *row = &env_rows[i];
 		size_t len = row->len ? row->len : strlen(row->body);
-		int rc = bp_jsonrpc_parse(row->body, len, 5, items, CAP, &b);
+		int rc = bp_rpc_envelope_parse(row->body, len, 5, items, CAP, &b);
 		int ok = 1;
 
 		if (row->code != 0)
@@ -240,30 +240,30 @@ test_envelope_depth(void)
 	static const char single[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":";
 	static const char batch[] = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":";
 	static char body[4 * 1024 * 1024];
-	struct bp_jsonrpc_item items[CAP];
-	struct bp_jsonrpc_body b;
+	struct bp_rpc_envelope_item items[CAP];
+	struct bp_rpc_envelope_body b;
 	size_t n;
 
 	/* A single call: the object and 63 arrays pass, 64 arrays do not. */
 	n = nested(body, sizeof(body), single, 63, "}");
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, n, 5, items, CAP, &b), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, n, 5, items, CAP, &b), 0);
 	n = nested(body, sizeof(body), single, 64, "}");
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, n, 5, items, CAP, &b), -1);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, n, 5, items, CAP, &b), -1);
 	CU_ASSERT_EQUAL(b.code, -32600);
 	/* In a batch the array counts as a level. */
 	n = nested(body, sizeof(body), batch, 62, "}]");
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, n, 5, items, CAP, &b), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, n, 5, items, CAP, &b), 0);
 	CU_ASSERT_EQUAL(b.n, 1);
 	n = nested(body, sizeof(body), batch, 63, "}]");
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, n, 5, items, CAP, &b), -1);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, n, 5, items, CAP, &b), -1);
 	CU_ASSERT_EQUAL(b.code, -32600);
 	/* Four million open brackets: refused without using the stack. */
 	memset(body, '[', sizeof(body));
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, sizeof(body), 5, items, CAP, &b), -1);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, sizeof(body), 5, items, CAP, &b), -1);
 	CU_ASSERT_EQUAL(b.code, -32600);
 	/* Objects that never close, within the depth: not JSON. */
 	memset(body, '{', 10);
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, 10, 5, items, CAP, &b), -1);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, 10, 5, items, CAP, &b), -1);
 	CU_ASSERT_EQUAL(b.code, -32700);
 }
 
@@ -275,10 +275,10 @@ test_envelope_batch(void)
 	    " {\"jsonrpc\":\"2.0\",\"id\":2},"
 	    " 5,"
 	    " {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"eth_getBalance\",\"params\":[\"0x1\",\"latest\"]}]";
-	struct bp_jsonrpc_item items[CAP];
-	struct bp_jsonrpc_body b;
+	struct bp_rpc_envelope_item items[CAP];
+	struct bp_rpc_envelope_body b;
 
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, sizeof(body) - 1, 100, items, CAP, &b), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, sizeof(body) - 1, 100, items, CAP, &b), 0);
 	CU_ASSERT(b.batch);
 	CU_ASSERT_EQUAL(b.n, 4);
 	CU_ASSERT_EQUAL(items[0].code, 0);
@@ -295,7 +295,7 @@ test_envelope_batch(void)
 	CU_ASSERT_EQUAL(body[items[3].raw.off], '{');
 	CU_ASSERT_EQUAL(body[items[3].raw.off + items[3].raw.len - 1], '}');
 	/* More items than room: refused, never written past cap. */
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, sizeof(body) - 1, 100, items, 2, &b), -1);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, sizeof(body) - 1, 100, items, 2, &b), -1);
 	CU_ASSERT_EQUAL(b.n, 4);
 }
 
@@ -319,19 +319,19 @@ test_envelope_forwarded(void)
 		    "\"method\\u0000\":\"eth_sendRawTransaction\",\"params\":{}}", 1, "1",
 		    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":{}}" },
 	};
-	struct bp_jsonrpc_item items[CAP];
-	struct bp_jsonrpc_body b;
+	struct bp_rpc_envelope_item items[CAP];
+	struct bp_rpc_envelope_body b;
 	struct bp_buf out;
 	size_t i;
 
 	bp_buf_init(&out, 4096);
 	for (i = 0; i < BP_NITEMS(rows); i++) {
-		CU_ASSERT_FATAL(bp_jsonrpc_parse(rows[i].body, strlen(rows[i].body), 5, items, CAP,
+		CU_ASSERT_FATAL(bp_rpc_envelope_parse(rows[i].body, strlen(rows[i].body), 5, items, CAP,
 		    &b) == 0);
 		CU_ASSERT_EQUAL(items[0].code, 0);
 		CU_ASSERT_EQUAL(items[0].extra, rows[i].extra);
 		bp_buf_reset(&out);
-		CU_ASSERT_EQUAL(bp_jsonrpc_envelope(&out, rows[i].body, &items[0], rows[i].id,
+		CU_ASSERT_EQUAL(bp_rpc_envelope_write(&out, rows[i].body, &items[0], rows[i].id,
 		    strlen(rows[i].id)), 0);
 		CU_ASSERT_EQUAL(out.len, strlen(rows[i].sent));
 		CU_ASSERT(out.len == strlen(rows[i].sent) &&
@@ -340,8 +340,8 @@ test_envelope_forwarded(void)
 	/* A full buffer is an error, not a cut request. */
 	bp_buf_free(&out);
 	bp_buf_init(&out, 16);
-	CU_ASSERT_FATAL(bp_jsonrpc_parse(rows[0].body, strlen(rows[0].body), 5, items, CAP, &b) == 0);
-	CU_ASSERT_EQUAL(bp_jsonrpc_envelope(&out, rows[0].body, &items[0], "1", 1), -1);
+	CU_ASSERT_FATAL(bp_rpc_envelope_parse(rows[0].body, strlen(rows[0].body), 5, items, CAP, &b) == 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_write(&out, rows[0].body, &items[0], "1", 1), -1);
 	bp_buf_free(&out);
 }
 
@@ -350,30 +350,30 @@ test_method_names(void)
 {
 	static const char *const long_name =
 	    "eth_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-	struct bp_jsonrpc_item items[CAP];
-	struct bp_jsonrpc_body b;
+	struct bp_rpc_envelope_item items[CAP];
+	struct bp_rpc_envelope_body b;
 	char body[512];
 	int n;
 
 	/* A name of exactly 64 bytes is kept; 65 is marked too long, truncated and terminated. */
 	n = snprintf(body, sizeof(body), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%.64s\"}", long_name);
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, (size_t)n, 5, items, CAP, &b), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, (size_t)n, 5, items, CAP, &b), 0);
 	CU_ASSERT_EQUAL(items[0].method_len, 64);
 	CU_ASSERT_EQUAL(strlen(items[0].method), 64);
 	n = snprintf(body, sizeof(body), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%.65s\"}", long_name);
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, (size_t)n, 5, items, CAP, &b), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, (size_t)n, 5, items, CAP, &b), 0);
 	CU_ASSERT(items[0].method_len > BP_JSONRPC_METHOD_MAX);
 	CU_ASSERT_EQUAL(strlen(items[0].method), 64);
-	CU_ASSERT_PTR_NULL(bp_jsonrpc_method(NODE, BP_CHAIN_EVM, items[0].method, items[0].method_len));
+	CU_ASSERT_PTR_NULL(bp_rpc_method(NODE, BP_CHAIN_EVM, items[0].method, items[0].method_len));
 	/* An escaped NUL stays in the name, so the name is not eth_call. */
 	n = snprintf(body, sizeof(body), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_call\\u0000x\"}");
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, (size_t)n, 5, items, CAP, &b), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, (size_t)n, 5, items, CAP, &b), 0);
 	CU_ASSERT_EQUAL(items[0].method_len, 10);
-	CU_ASSERT_PTR_NULL(bp_jsonrpc_method(NODE, BP_CHAIN_EVM, items[0].method, items[0].method_len));
-	CU_ASSERT_PTR_NOT_NULL(bp_jsonrpc_method(NODE, BP_CHAIN_EVM, items[0].method, 8));
+	CU_ASSERT_PTR_NULL(bp_rpc_method(NODE, BP_CHAIN_EVM, items[0].method, items[0].method_len));
+	CU_ASSERT_PTR_NOT_NULL(bp_rpc_method(NODE, BP_CHAIN_EVM, items[0].method, 8));
 	/* A 4-byte escape decodes to UTF-8. */
 	n = snprintf(body, sizeof(body), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\\ud83d\\ude00\"}");
-	CU_ASSERT_EQUAL(bp_jsonrpc_parse(body, (size_t)n, 5, items, CAP, &b), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_parse(body, (size_t)n, 5, items, CAP, &b), 0);
 	CU_ASSERT_EQUAL(items[0].method_len, 4);
 	CU_ASSERT(memcmp(items[0].method, "\xf0\x9f\x98\x80", 4) == 0);
 }
@@ -391,7 +391,7 @@ test_id_simple(void)
 	size_t i;
 
 	for (i = 0; i < BP_NITEMS(rows); i++) {
-		int got = bp_jsonrpc_id_simple(rows[i].id, strlen(rows[i].id));
+		int got = bp_rpc_envelope_id_simple(rows[i].id, strlen(rows[i].id));
 
 		if (got != rows[i].simple)
 			fprintf(stderr, "\nid_simple(%s) = %d\n", rows[i].id, got);
@@ -405,16 +405,16 @@ test_error_obj(void)
 	struct bp_buf b;
 
 	bp_buf_init(&b, 4096);
-	CU_ASSERT_EQUAL(bp_jsonrpc_error_obj(&b, "1.0", 3, -32601, "no \"such\"\n method"), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_error_obj(&b, "1.0", 3, -32601, "no \"such\"\n method"), 0);
 	CU_ASSERT_STRING_EQUAL(b.data, "{\"jsonrpc\":\"2.0\",\"id\":1.0,\"error\":{\"code\":-32601,"
 	    "\"message\":\"no \\\"such\\\"\\n method\"}}");
 	bp_buf_reset(&b);
-	CU_ASSERT_EQUAL(bp_jsonrpc_error_obj(&b, NULL, 0, -32700, "parse error"), 0);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_error_obj(&b, NULL, 0, -32700, "parse error"), 0);
 	CU_ASSERT_STRING_EQUAL(b.data, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
 	    "\"message\":\"parse error\"}}");
 	bp_buf_free(&b);
 	bp_buf_init(&b, 10);
-	CU_ASSERT_EQUAL(bp_jsonrpc_error_obj(&b, NULL, 0, -32700, "parse error"), -1);
+	CU_ASSERT_EQUAL(bp_rpc_envelope_error_obj(&b, NULL, 0, -32700, "parse error"), -1);
 	bp_buf_free(&b);
 }
 

@@ -1,5 +1,5 @@
 /*
- * lib/rpc_methods.c: the node method table (order, kinds, anchors, classes), compute-unit costs,
+ * lib/rpc/rpc_methods.c: the node method table (order, kinds, anchors, classes), compute-unit costs,
  * block arguments (tags, quantities, EIP-1898 objects, and objects a node could read another
  * block from) and archive pricing.
  */
@@ -17,7 +17,7 @@
 static void
 test_method_table(void)
 {
-	const struct bp_jsonrpc_method *t = NODE->rows;
+	const struct bp_rpc_method *t = NODE->rows;
 	size_t n = NODE->nrows, i;
 
 	CU_ASSERT(n > 100);
@@ -27,9 +27,9 @@ test_method_table(void)
 			fprintf(stderr, "\nmethod table out of order at %s\n", t[i].name);
 			CU_FAIL("method table out of order");
 		}
-		CU_ASSERT_PTR_EQUAL(bp_jsonrpc_method(NODE, t[i].kind, t[i].name, strlen(t[i].name)),
+		CU_ASSERT_PTR_EQUAL(bp_rpc_method(NODE, t[i].kind, t[i].name, strlen(t[i].name)),
 		    &t[i]);
-		CU_ASSERT_PTR_NULL(bp_jsonrpc_method(NODE, t[i].kind == BP_CHAIN_EVM ? BP_CHAIN_SOLANA :
+		CU_ASSERT_PTR_NULL(bp_rpc_method(NODE, t[i].kind == BP_CHAIN_EVM ? BP_CHAIN_SOLANA :
 		    BP_CHAIN_EVM, t[i].name, strlen(t[i].name)));
 		CU_ASSERT(strlen(t[i].name) <= BP_JSONRPC_METHOD_MAX);
 		CU_ASSERT((unsigned)t[i].cls < BP_RPC_CLASS__MAX);
@@ -102,7 +102,7 @@ test_method_classes_and_costs(void)
 	size_t i;
 
 	for (i = 0; i < BP_NITEMS(rows); i++) {
-		const struct bp_jsonrpc_method *m = bp_jsonrpc_method(NODE, rows[i].kind, rows[i].name,
+		const struct bp_rpc_method *m = bp_rpc_method(NODE, rows[i].kind, rows[i].name,
 		    strlen(rows[i].name));
 
 		if ((m != NULL) != rows[i].found || (m != NULL && (m->cls != rows[i].cls ||
@@ -111,8 +111,8 @@ test_method_classes_and_costs(void)
 			CU_FAIL("method row");
 		}
 	}
-	CU_ASSERT_STRING_EQUAL(bp_jsonrpc_class_name(BP_RPC_WRITE), "write");
-	CU_ASSERT_STRING_EQUAL(bp_jsonrpc_class_name(BP_RPC_CLASS__MAX), "?");
+	CU_ASSERT_STRING_EQUAL(bp_rpc_methods_class_name(BP_RPC_WRITE), "write");
+	CU_ASSERT_STRING_EQUAL(bp_rpc_methods_class_name(BP_RPC_CLASS__MAX), "?");
 }
 
 static void
@@ -163,12 +163,12 @@ test_block_arg_and_cost(void)
 		{ "[\"0xabc\" \"0x10\"]", 1, BP_BLOCK_NONE, 0 },
 		{ "[\"0x1\"]", -1, BP_BLOCK_NONE, 0 },
 	};
-	const struct bp_jsonrpc_method *getstorage, *blocknum;
+	const struct bp_rpc_method *getstorage, *blocknum;
 	size_t i;
 
 	for (i = 0; i < BP_NITEMS(rows); i++) {
 		int64_t number = -7;
-		enum bp_block_ref ref = bp_jsonrpc_block_arg(rows[i].params, strlen(rows[i].params),
+		enum bp_block_ref ref = bp_rpc_methods_block_arg(rows[i].params, strlen(rows[i].params),
 		    rows[i].index, &number);
 
 		if (ref != rows[i].ref || (ref == BP_BLOCK_NUMBER && number != rows[i].number)) {
@@ -177,20 +177,20 @@ test_block_arg_and_cost(void)
 			CU_FAIL("block arg");
 		}
 	}
-	getstorage = bp_jsonrpc_method(NODE, BP_CHAIN_EVM, "eth_getStorageAt", 16);
-	blocknum = bp_jsonrpc_method(NODE, BP_CHAIN_EVM, "eth_blockNumber", 15);
+	getstorage = bp_rpc_method(NODE, BP_CHAIN_EVM, "eth_getStorageAt", 16);
+	blocknum = bp_rpc_method(NODE, BP_CHAIN_EVM, "eth_blockNumber", 15);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(getstorage);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(blocknum);
 	/* Archive: more than archive_depth below the head. */
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NUMBER, 0, 1000, 128), 20);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NUMBER, 871, 1000, 128), 20);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NUMBER, 872, 1000, 128), 2);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NUMBER, 1000, 1000, 128), 2);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NUMBER, 5000, 1000, 128), 2);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NUMBER, 0, -1, 128), 2);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NONE, 0, 1000, 128), 2);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(getstorage, BP_BLOCK_NUMBER, 0, INT64_MAX, 1), 20);
-	CU_ASSERT_EQUAL(bp_jsonrpc_cost(blocknum, BP_BLOCK_NUMBER, 0, 1000, 128), 1);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 0, 1000, 128), 20);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 871, 1000, 128), 20);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 872, 1000, 128), 2);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 1000, 1000, 128), 2);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 5000, 1000, 128), 2);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 0, -1, 128), 2);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NONE, 0, 1000, 128), 2);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 0, INT64_MAX, 1), 20);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(blocknum, BP_BLOCK_NUMBER, 0, 1000, 128), 1);
 }
 
 BP_UNIT_SUITE(rpc_methods, NULL, NULL,

@@ -1,5 +1,5 @@
 /*
- * lib/rpc_scan.c: the answer scanners (bp_jsonrpc_member, its strict form, the array walker)
+ * lib/rpc/rpc_scan.c: the answer scanners (bp_rpc_scan_member, its strict form, the array walker)
  * and the folding of member names that the envelope scanner refuses.
  */
 #include <stdio.h>
@@ -16,33 +16,33 @@ test_answer_scanners(void)
 	static const char obj[] =
 	    " {\"jsonrpc\":\"2.0\",\"result\":{\"id\":5,\"x\":[1,2]},\"\\u0069d\":\"abc\",\"id\":9}";
 	static const char arr[] = "[ {\"id\":0} , 1 ,\"x\",[[]] ]";
-	struct bp_jsonrpc_iter it;
-	struct bp_jsonrpc_span v, e;
+	struct bp_rpc_scan_iter it;
+	struct bp_rpc_scan_span v, e;
 	int n = 0;
 
 	/* The member at the top level, spelt with an escape, first one wins. */
-	CU_ASSERT_EQUAL(bp_jsonrpc_member(obj, sizeof(obj) - 1, "id", &v), 1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_member(obj, sizeof(obj) - 1, "id", &v), 1);
 	CU_ASSERT_EQUAL(v.len, 5);
 	CU_ASSERT(memcmp(obj + v.off, "\"abc\"", 5) == 0);
-	CU_ASSERT_EQUAL(bp_jsonrpc_member(obj, sizeof(obj) - 1, "error", &v), 0);
-	CU_ASSERT_EQUAL(bp_jsonrpc_member("[1]", 3, "id", &v), -1);
-	CU_ASSERT_EQUAL(bp_jsonrpc_member("{\"a\":", 5, "id", &v), -1);
-	CU_ASSERT_EQUAL(bp_jsonrpc_member("{}", 2, "id", &v), 0);
-	CU_ASSERT_EQUAL(bp_jsonrpc_member("", 0, "id", &v), -1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_member(obj, sizeof(obj) - 1, "error", &v), 0);
+	CU_ASSERT_EQUAL(bp_rpc_scan_member("[1]", 3, "id", &v), -1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_member("{\"a\":", 5, "id", &v), -1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_member("{}", 2, "id", &v), 0);
+	CU_ASSERT_EQUAL(bp_rpc_scan_member("", 0, "id", &v), -1);
 
-	bp_jsonrpc_iter_init(&it, arr, sizeof(arr) - 1);
-	while (bp_jsonrpc_iter_next(&it, &e) == 1)
+	bp_rpc_scan_iter_init(&it, arr, sizeof(arr) - 1);
+	while (bp_rpc_scan_iter_next(&it, &e) == 1)
 		n++;
 	CU_ASSERT_EQUAL(n, 4);
-	CU_ASSERT_EQUAL(bp_jsonrpc_iter_next(&it, &e), 0);
-	bp_jsonrpc_iter_init(&it, "[]", 2);
-	CU_ASSERT_EQUAL(bp_jsonrpc_iter_next(&it, &e), 0);
-	bp_jsonrpc_iter_init(&it, "[1,", 3);
-	CU_ASSERT_EQUAL(bp_jsonrpc_iter_next(&it, &e), 1);
-	CU_ASSERT_EQUAL(bp_jsonrpc_iter_next(&it, &e), -1);
-	CU_ASSERT_EQUAL(bp_jsonrpc_iter_next(&it, &e), -1);
-	bp_jsonrpc_iter_init(&it, "{\"a\":1}", 7);
-	CU_ASSERT_EQUAL(bp_jsonrpc_iter_next(&it, &e), -1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_iter_next(&it, &e), 0);
+	bp_rpc_scan_iter_init(&it, "[]", 2);
+	CU_ASSERT_EQUAL(bp_rpc_scan_iter_next(&it, &e), 0);
+	bp_rpc_scan_iter_init(&it, "[1,", 3);
+	CU_ASSERT_EQUAL(bp_rpc_scan_iter_next(&it, &e), 1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_iter_next(&it, &e), -1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_iter_next(&it, &e), -1);
+	bp_rpc_scan_iter_init(&it, "{\"a\":1}", 7);
+	CU_ASSERT_EQUAL(bp_rpc_scan_iter_next(&it, &e), -1);
 }
 
 /* Folding: ASCII case and the four letters whose case mappings reach ASCII; nothing else. */
@@ -101,11 +101,11 @@ test_member_strict(void)
 		{ "{\"blockNumber\":1", -1, NULL },
 		{ "[1]", -1, NULL },
 	};
-	struct bp_jsonrpc_span v;
+	struct bp_rpc_scan_span v;
 	size_t i;
 
 	for (i = 0; i < BP_NITEMS(rows); i++) {
-		int rc = bp_jsonrpc_member_strict(rows[i].obj, strlen(rows[i].obj), "blockNumber", &v);
+		int rc = bp_rpc_scan_member_strict(rows[i].obj, strlen(rows[i].obj), "blockNumber", &v);
 
 		if (rc != rows[i].rc)
 			fprintf(stderr, "\nmember strict %s: %d\n", rows[i].obj, rc);
@@ -117,7 +117,7 @@ test_member_strict(void)
 		}
 	}
 	/* The lax form keeps the first, as answers from nodes are read. */
-	CU_ASSERT_EQUAL(bp_jsonrpc_member("{\"id\":1,\"id\":2}", 15, "id", &v), 1);
+	CU_ASSERT_EQUAL(bp_rpc_scan_member("{\"id\":1,\"id\":2}", 15, "id", &v), 1);
 	CU_ASSERT_EQUAL(v.len, 1);
 }
 

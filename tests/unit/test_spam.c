@@ -1,5 +1,5 @@
 /*
- * lib/spam.c: the text signal over a table of names (hostile rows included), the airdrop
+ * lib/token/spam.c: the text signal over a table of names (hostile rows included), the airdrop
  * figures read from index rows as the indexer writes them, and the verdict's thresholds.
  */
 #include <stdio.h>

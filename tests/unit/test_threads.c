@@ -1,5 +1,5 @@
 /*
- * What the request threads of one process share (lib/fcgi.h): many threads at once on the
+ * What the request threads of one process share (lib/core/fcgi.h): many threads at once on the
  * process-wide pieces of lib/: the SHA-256 method fetched once, the secp256k1 context created
  * once, curl's global init under several upstream pools opened at once, the log's request id
  * (per thread); the limits counters are in test_limits.c. make test runs the unit tests in the

@@ -1,8 +1,8 @@
 /*
- * The token modules: lib/token.c's decoding of name()/symbol() answers (ABI strings, bytes32,
- * hostile blobs), lib/token_balance.c's order of exact decimals, lib/token_list.c's logos,
- * lib/price.c's token prices (fixed and Chainlink samples, staleness, exact USD values) and the
- * [prices CHAIN] token lines of lib/config.c.
+ * The token modules: lib/token/token.c's decoding of name()/symbol() answers (ABI strings, bytes32,
+ * hostile blobs), lib/token/token_balance.c's order of exact decimals, lib/token/token_list.c's logos,
+ * lib/token/price.c's token prices (fixed and Chainlink samples, staleness, exact USD values) and the
+ * [prices CHAIN] token lines of lib/core/config.c.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * lib/upstream.c and the client (lib/rpc_client.c) against a scripted HTTP server on a loopback
+ * lib/net/upstream.c and the client (lib/rpc/rpc_client.c) against a scripted HTTP server on a loopback
  * socket (a thread per connection, keep-alive): failover order, what is definite and what fails
  * over, marking down and skipping, the last-resort pass, the response cap (announced and
  * chunked), timeouts, connection reuse, and single and batch client calls matched by id.
@@ -607,38 +607,38 @@ test_client_call(void)
 	struct bp_config cfg;
 	struct bp_network net;
 	struct bp_upstream *u;
-	struct bp_jsonrpc_error err;
+	struct bp_rpc_client_error err;
 	cJSON *params = cJSON_Parse("[\"0x1\",{\"a\":[1,2]}]"), *res;
 	char *text;
 
 	config_init(&cfg, 2000, 30);
 	net_init(&net, paths, 2);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(u = bp_upstream_new(&cfg));
-	res = bp_jsonrpc_call(u, &net, "echo", params, &err);
+	res = bp_rpc_client_call(u, &net, "echo", params, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
 	text = cJSON_PrintUnformatted(res);
 	CU_ASSERT_STRING_EQUAL(text, "[\"0x1\",{\"a\":[1,2]}]");
-	CU_ASSERT_EQUAL(err.kind, BP_JSONRPC_ERR_NONE);
+	CU_ASSERT_EQUAL(err.kind, BP_RPC_CLIENT_ERR_NONE);
 	free(text);
 	cJSON_Delete(res);
 	/* No params: []. */
-	res = bp_jsonrpc_call(u, &net, "echo", NULL, &err);
+	res = bp_rpc_client_call(u, &net, "echo", NULL, &err);
 	CU_ASSERT(cJSON_IsArray(res) && cJSON_GetArraySize(res) == 0);
 	cJSON_Delete(res);
 	/* A JSON-RPC error. */
-	CU_ASSERT_PTR_NULL(bp_jsonrpc_call(u, &net, "fail", NULL, &err));
-	CU_ASSERT_EQUAL(err.kind, BP_JSONRPC_ERR_RPC);
+	CU_ASSERT_PTR_NULL(bp_rpc_client_call(u, &net, "fail", NULL, &err));
+	CU_ASSERT_EQUAL(err.kind, BP_RPC_CLIENT_ERR_RPC);
 	CU_ASSERT_EQUAL(err.code, -32000);
 	CU_ASSERT_STRING_EQUAL(err.message, "boom");
 	/* Params that are neither array nor object are refused before sending. */
 	res = cJSON_CreateString("x");
-	CU_ASSERT_PTR_NULL(bp_jsonrpc_call(u, &net, "echo", res, &err));
-	CU_ASSERT_EQUAL(err.kind, BP_JSONRPC_ERR_PROTOCOL);
+	CU_ASSERT_PTR_NULL(bp_rpc_client_call(u, &net, "echo", res, &err));
+	CU_ASSERT_EQUAL(err.kind, BP_RPC_CLIENT_ERR_PROTOCOL);
 	cJSON_Delete(res);
 	/* Nothing answers. */
 	net_init(&net, dead, 1);
-	CU_ASSERT_PTR_NULL(bp_jsonrpc_call(u, &net, "echo", NULL, &err));
-	CU_ASSERT_EQUAL(err.kind, BP_JSONRPC_ERR_TRANSPORT);
+	CU_ASSERT_PTR_NULL(bp_rpc_client_call(u, &net, "echo", NULL, &err));
+	CU_ASSERT_EQUAL(err.kind, BP_RPC_CLIENT_ERR_TRANSPORT);
 	cJSON_Delete(params);
 	bp_upstream_free(u);
 }
@@ -650,7 +650,7 @@ test_client_batch(void)
 	struct bp_config cfg;
 	struct bp_network net;
 	struct bp_upstream *u;
-	struct bp_jsonrpc_call calls[4];
+	struct bp_rpc_client_call calls[4];
 	cJSON *p0 = cJSON_Parse("[0]"), *p2 = cJSON_Parse("[2]");
 	size_t i;
 
@@ -665,23 +665,23 @@ test_client_batch(void)
 	calls[2].params = p2;
 	calls[3].method = "other";
 	/* The node answers in reverse order: answers still land on their calls. */
-	CU_ASSERT_EQUAL(bp_jsonrpc_batch(u, &net, calls, 4), 3);
+	CU_ASSERT_EQUAL(bp_rpc_client_batch(u, &net, calls, 4), 3);
 	CU_ASSERT(cJSON_IsArray(calls[0].result) &&
 	    cJSON_GetArrayItem(calls[0].result, 0)->valueint == 0);
 	CU_ASSERT_PTR_NULL(calls[1].result);
-	CU_ASSERT_EQUAL(calls[1].err.kind, BP_JSONRPC_ERR_RPC);
+	CU_ASSERT_EQUAL(calls[1].err.kind, BP_RPC_CLIENT_ERR_RPC);
 	CU_ASSERT(cJSON_IsArray(calls[2].result) &&
 	    cJSON_GetArrayItem(calls[2].result, 0)->valueint == 2);
 	CU_ASSERT(cJSON_IsString(calls[3].result));
 	for (i = 0; i < 4; i++)
 		cJSON_Delete(calls[i].result);
 	net_init(&net, dead, 1);
-	CU_ASSERT_EQUAL(bp_jsonrpc_batch(u, &net, calls, 4), 0);
+	CU_ASSERT_EQUAL(bp_rpc_client_batch(u, &net, calls, 4), 0);
 	for (i = 0; i < 4; i++) {
 		CU_ASSERT_PTR_NULL(calls[i].result);
-		CU_ASSERT_EQUAL(calls[i].err.kind, BP_JSONRPC_ERR_TRANSPORT);
+		CU_ASSERT_EQUAL(calls[i].err.kind, BP_RPC_CLIENT_ERR_TRANSPORT);
 	}
-	CU_ASSERT_EQUAL(bp_jsonrpc_batch(u, &net, calls, 0), 0);
+	CU_ASSERT_EQUAL(bp_rpc_client_batch(u, &net, calls, 0), 0);
 	cJSON_Delete(p0);
 	cJSON_Delete(p2);
 	bp_upstream_free(u);

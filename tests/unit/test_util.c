@@ -1,5 +1,5 @@
 /*
- * lib/util.c: the bounded integer parser (with hostile rows), timestamps, hex, SHA-256, the
+ * lib/core/util.c: the bounded integer parser (with hostile rows), timestamps, hex, SHA-256, the
  * constant-time compare, bp_strlcpy and the random source.
  */
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * lib/wallets.c, the rules of the wallet resource, against a fresh database and a network whose
+ * lib/wallet/wallets.c, the rules of the wallet resource, against a fresh database and a network whose
  * node refuses connections (a closed loopback port): validation and network resolution with the
  * status each refusal gets, idempotent creation whatever the salt's spelling, creation while
  * the node is down, ownership (another account's wallet is 404), the indexer's AccountDeployed
@@ -301,7 +301,7 @@ test_get_and_list(void)
 }
 
 /*
- * The readers lib/wallets.c adds to lib/index.c: the first of two AccountDeployed records of a
+ * The readers lib/wallet/wallets.c adds to lib/index/index_read.c: the first of two AccountDeployed records of a
  * sender (by block, then log index, whatever order they were written in), and a block's time.
  */
 static void

@@ -398,8 +398,8 @@ test_match(void)
 	static const char bh[] = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 	static const char tx[] = "0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
 	struct bp_webhook w;
-	struct bp_store_event e;
-	struct bp_store_block blk;
+	struct bp_index_store_event e;
+	struct bp_index_store_block blk;
 	uint8_t data[32];
 	int i;
 

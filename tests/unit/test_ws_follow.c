@@ -1,5 +1,5 @@
 /*
- * lib/ws_follow.c and lib/ws_logs.c, the WebSocket program's head follower and logs filter: heads
+ * lib/ws/ws_follow.c and lib/ws/ws_logs.c, the WebSocket program's head follower and logs filter: heads
  * written by a second connection (as the indexer writes them) are delivered in order, a reorg
  * reports the orphaned heads newest first and delivers the new branch, and the logs filter
  * refuses what eth_getLogs would not take.

@@ -1,5 +1,5 @@
 /*
- * lib/ws_pending.c against a fresh database: the hashes cron/pending appends, in order per
+ * lib/ws/ws_pending.c against a fresh database: the hashes cron/pending appends, in order per
  * chain, malformed ones skipped, read after a seq in bounded steps, and pruned by age.
  */
 #include <stdio.h>
@@ -52,24 +52,24 @@ test_pending(void)
 	struct got g;
 	int64_t seq, after = 0;
 
-	CU_ASSERT_EQUAL(bp_pending_last(u.db, CH, &seq), 0);
+	CU_ASSERT_EQUAL(bp_ws_pending_last(u.db, CH, &seq), 0);
 	CU_ASSERT_EQUAL(seq, 0);
-	CU_ASSERT_EQUAL(bp_pending_add(u.db, CH, in, 4, 1000), 2);
-	CU_ASSERT_EQUAL(bp_pending_add(u.db, "polygon.mainnet", other, 1, 1000), 1);
-	CU_ASSERT_EQUAL(bp_pending_last(u.db, CH, &seq), 0);
+	CU_ASSERT_EQUAL(bp_ws_pending_add(u.db, CH, in, 4, 1000), 2);
+	CU_ASSERT_EQUAL(bp_ws_pending_add(u.db, "polygon.mainnet", other, 1, 1000), 1);
+	CU_ASSERT_EQUAL(bp_ws_pending_last(u.db, CH, &seq), 0);
 	CU_ASSERT_EQUAL(seq, 2);
 	memset(&g, 0, sizeof(g));
-	CU_ASSERT_EQUAL(bp_pending_read(u.db, CH, &after, collect, &g), 2);
+	CU_ASSERT_EQUAL(bp_ws_pending_read(u.db, CH, &after, collect, &g), 2);
 	CU_ASSERT_EQUAL(after, 2);
 	CU_ASSERT_STRING_EQUAL(g.hashes[0], H1);
 	CU_ASSERT_STRING_EQUAL(g.hashes[1],
 	    "0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
-	CU_ASSERT_EQUAL(bp_pending_read(u.db, CH, &after, collect, &g), 0);
+	CU_ASSERT_EQUAL(bp_ws_pending_read(u.db, CH, &after, collect, &g), 0);
 	/* Later, past the age: the old rows go, the numbering goes on. */
-	CU_ASSERT_EQUAL(bp_pending_add(u.db, CH, other, 1, 1000 + BP_PENDING_KEEP_SECONDS + 1), 1);
+	CU_ASSERT_EQUAL(bp_ws_pending_add(u.db, CH, other, 1, 1000 + BP_WS_PENDING_KEEP_SECONDS + 1), 1);
 	after = 0;
 	memset(&g, 0, sizeof(g));
-	CU_ASSERT_EQUAL(bp_pending_read(u.db, CH, &after, collect, &g), 1);
+	CU_ASSERT_EQUAL(bp_ws_pending_read(u.db, CH, &after, collect, &g), 1);
 	CU_ASSERT_EQUAL(after, 3);
 }
 
