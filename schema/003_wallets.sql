@@ -1,4 +1,5 @@
--- 003: ERC-4337 smart wallets (owner: lib/wallet/wallets.c, its SQL in lib/wallet/wallets_db.c). See docs/wallets.md.
+-- 003: ERC-4337 smart wallets. See docs/wallets.md.
+-- Owner: lib/wallet/wallets_db.c (the SQL of lib/wallet/wallets.c).
 -- A wallet belongs to the account of the key that created it; the same counterfactual address
 -- may be created by several accounts (it is public: anyone can compute it), each with its own
 -- row. Addresses and hashes are lower-case 0x hex; times are Unix seconds.

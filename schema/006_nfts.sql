@@ -1,7 +1,8 @@
--- 006: the NFT resource's caches (docs/nfts.md). Owner: lib/nft/nft.c (written by fcgi/nfts.c on a
--- metadata or collection request, and by cron/nftmeta.c). Chains are "CHAIN.NETWORK" keys,
+-- 006: the NFT resource's caches (docs/nfts.md), written by fcgi/nfts.c on a
+-- metadata or collection request, and by cron/nftmeta.c. Chains are "CHAIN.NETWORK" keys,
 -- addresses lower-case 0x hex, token ids decimal text, times Unix seconds.
 
+-- Owner: lib/nft/nft_cache.c.
 -- One token's metadata document as last fetched. status 'ok': the fields below hold what the
 -- document said; 'failed': the fetch or the parse failed, the fields are NULL, and nothing is
 -- fetched again before next_retry (a backoff that doubles with each failure).
@@ -22,6 +23,7 @@ CREATE TABLE nft_metadata (
 	PRIMARY KEY (chain, contract, token_id)
 ) WITHOUT ROWID;
 
+-- Owner: lib/nft/nft_cache.c.
 -- One collection's on-chain facts and contractURI document. standard is what ERC-165 said;
 -- name and symbol what the contract answered (NULL when it has none); the rest from
 -- contractURI() when the contract has one. spam is lib/token/spam.c's verdict (NULL: not judged).
@@ -43,6 +45,7 @@ CREATE TABLE nft_collections (
 	PRIMARY KEY (chain, contract)
 ) WITHOUT ROWID;
 
+-- Owner: lib/nft/nft_cache.c.
 -- A counter per network, moved by every write to the two caches above: GET owned keeps its
 -- answers while this and the index's cursor stay put (lib/nft/nft_owned.c).
 CREATE TABLE nft_cache_versions (
@@ -50,6 +53,7 @@ CREATE TABLE nft_cache_versions (
 	version		INTEGER NOT NULL
 );
 
+-- Owner: lib/nft/nft_cache.c.
 -- Where cron/nftmeta.c's walk over the index's tokens stopped, per network.
 CREATE TABLE nft_fill_cursors (
 	chain		TEXT PRIMARY KEY,

@@ -1,5 +1,7 @@
 #!/bin/sh
-# make lint: the banned-function list (curl's), and no raw sqlite3_*/curl_* calls outside lib/.
+# make lint: the banned-function list (curl's), no raw sqlite3_*/curl_* calls outside lib/, the
+# folders of lib/ depending one way (scripts/layers.sh), one owner per table (scripts/owners.sh)
+# and no file of lib/, fcgi/, cron/, ws/ or admin/ past 900 lines.
 set -u
 rc=0
 src=$(ls lib/*/*.c fcgi/*.c cron/*.c ws/*.c admin/*.c 2>/dev/null)
@@ -13,5 +15,14 @@ if [ -n "$outside" ] && grep -nE '\b(sqlite3_[a-z_]+|curl_[a-z_]+)[[:space:]]*\(
 	echo "lint: SQL and HTTP go through lib/db and lib/upstream, not raw sqlite3_/curl_ calls"
 	rc=1
 fi
+sh scripts/layers.sh || rc=1
+sh scripts/owners.sh || rc=1
+for f in $src; do
+	n=$(wc -l < "$f")
+	if [ "$n" -gt 900 ]; then
+		echo "lint: $f has $n lines (over 900: it holds two concerns, split it along them)"
+		rc=1
+	fi
+done
 [ $rc = 0 ] && echo "lint: ok"
 exit $rc

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test: builds everything with ASan and UBSan, runs the CUnit suites, the shell tests
 # (tests/shell: make install, make run), then the end-to-end suite against the real stack twice,
-# behind lighttpd and behind Apache. Sanitizer reports from any program fail the run. The last
+# behind lighttpd and behind Apache, after make lint. Sanitizer reports from any program fail the run. The last
 # line sums up every suite: "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +16,14 @@ if ! make -s -j"$jobs" BUILD=$build SAN=1 all; then
 	echo "build failed"
 	echo "0 passed, 1 failed"
 	exit 1
+fi
+
+# make lint: banned calls, folders that depend one way, one owner per table, no file past 900 lines.
+echo "== lint"
+if sh scripts/lint.sh; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
 fi
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
