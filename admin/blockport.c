@@ -19,6 +19,7 @@
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "core/worker.h"
 #include "index/index_read.h"
 #include "net/upstream.h"
 #include "rpc/head_mark.h"
@@ -239,11 +240,20 @@ cmd_key(struct ctx *c, int argc, char **argv)
 }
 
 static int
+print_run(const struct bp_worker_run *r, void *arg)
+{
+	char ts[32];
+
+	(void)arg;
+	bp_time_iso((time_t)r->started_at, ts, sizeof(ts));
+	printf("worker:   %-12s last run %s %s %s\n", r->name, ts,
+	    r->running ? "(running)" : r->ok ? "ok" : "FAILED", r->message);
+	return 0;
+}
+
+static int
 cmd_status(struct ctx *c)
 {
-	static const char sql[] = "SELECT name, started_at, finished_at, ok, message"
-	    " FROM worker_runs ORDER BY name";
-	struct bp_stmt *st;
 	char ts[32];
 	size_t i;
 
@@ -279,15 +289,7 @@ cmd_status(struct ctx *c)
 		    " last pass %s\n", key, (long long)h.head, (long long)h.chain_head,
 		    (long long)h.confirmed, (long long)h.reorgs, h.reorgs == 1 ? "" : "s", ts);
 	}
-	if ((st = bp_db_stmt(c->db, sql)) == NULL)
-		return 1;
-	while (bp_stmt_step(st) == BP_DB_ROW) {
-		bp_time_iso((time_t)bp_col_int(st, 1), ts, sizeof(ts));
-		printf("worker:   %-12s last run %s %s %s\n", bp_col_text(st, 0), ts,
-		    bp_col_is_null(st, 2) ? "(running)" : bp_col_int(st, 3) ? "ok" : "FAILED",
-		    bp_col_text(st, 4));
-	}
-	return 0;
+	return bp_worker_each_run(c->db, print_run, NULL) == -1 ? 1 : 0;
 }
 
 int
