@@ -12,12 +12,14 @@
 #include <openssl/crypto.h>
 
 #include "admin_webhook.h"
+#include "core/account.h"
 #include "core/auth.h"
 #include "core/config.h"
 #include "core/db.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "core/worker.h"
 #include "index/index_read.h"
 #include "net/upstream.h"
 #include "rpc/head_mark.h"
@@ -104,88 +106,47 @@ flag(int argc, char **argv, const char *name)
 	return 0;
 }
 
-struct account {
-	int64_t	id;
-	char	email[256];
-	char	plan[BP_NAME_MAX];
-};
-
-/* The account for an id or an e-mail (a may be NULL); its id, or -1 when there is none. */
-static int64_t
-find_account(struct ctx *c, const char *who, struct account *a)
+static int
+print_account(const struct bp_account_row *r, void *arg)
 {
-	static const char sql[] = "SELECT id, email, plan FROM accounts WHERE id = ? OR email = ?";
-	struct bp_stmt *st = bp_db_stmt(c->db, sql);
-	int64_t id = -1, n;
+	char ts[32];
 
-	if (st == NULL)
-		return -1;
-	bp_stmt_int(st, 1, bp_parse_int64(who, 1, INT64_MAX, &n) == 0 ? n : -1);
-	bp_stmt_text(st, 2, who);
-	if (bp_stmt_step(st) == BP_DB_ROW) {
-		id = bp_col_int(st, 0);
-		if (a != NULL) {
-			a->id = id;
-			snprintf(a->email, sizeof(a->email), "%s", bp_col_text(st, 1));
-			snprintf(a->plan, sizeof(a->plan), "%s", bp_col_text(st, 2));
-		}
-	}
-	bp_stmt_reset(st);
-	return id;
+	(void)arg;
+	bp_time_iso((time_t)r->created_at, ts, sizeof(ts));
+	printf("%-6lld %-32s %-12s %-20s %lld\n", (long long)r->id, r->email, r->plan, ts,
+	    (long long)r->active_keys);
+	return 0;
 }
 
 static int
 cmd_account(struct ctx *c, int argc, char **argv)
 {
 	if (argc >= 1 && strcmp(argv[0], "create") == 0) {
-		static const char sql[] =
-		    "INSERT INTO accounts (email, plan, created_at) VALUES (?, ?, ?)";
 		const char *email = opt(argc, argv, "--email");
 		const char *plan = opt(argc, argv, "--plan");
-		struct bp_stmt *st;
+		int64_t id;
 
 		if (plan == NULL)
 			plan = "free";
-		if (email == NULL || strchr(email, '@') == NULL || strlen(email) > 254)
+		if (email == NULL || strchr(email, '@') == NULL ||
+		    strlen(email) > BP_ACCOUNT_EMAIL_MAX)
 			return die("account create needs --email ADDRESS", NULL);
 		if (bp_config_plan(c->cfg, plan) == NULL)
 			return die("no such plan in the config", plan);
-		if ((st = bp_db_stmt(c->db, sql)) == NULL)
-			return 1;
-		bp_stmt_text(st, 1, email);
-		bp_stmt_text(st, 2, plan);
-		bp_stmt_int(st, 3, time(NULL));
-		if (bp_stmt_step(st) != BP_DB_DONE)
-			return die(bp_stmt_was_conflict(st) ? "an account with that e-mail exists" :
+		if ((id = bp_account_create(c->db, email, plan)) <= 0)
+			return die(id == 0 ? "an account with that e-mail exists" :
 			    "cannot create the account", email);
-		printf("account %lld created: %s, plan %s\n", (long long)bp_db_last_id(c->db),
-		    email, plan);
+		printf("account %lld created: %s, plan %s\n", (long long)id, email, plan);
 		return 0;
 	}
 	if (argc >= 1 && strcmp(argv[0], "list") == 0) {
-		static const char sql[] = "SELECT a.id, a.email, a.plan, a.created_at,"
-		    " (SELECT count(*) FROM api_keys k WHERE k.account_id = a.id"
-		    " AND k.revoked_at IS NULL) FROM accounts a ORDER BY a.id";
-		struct bp_stmt *st = bp_db_stmt(c->db, sql);
-		char ts[32];
-
-		if (st == NULL)
-			return 1;
 		printf("%-6s %-32s %-12s %-20s %s\n", "ID", "EMAIL", "PLAN", "CREATED", "KEYS");
-		while (bp_stmt_step(st) == BP_DB_ROW) {
-			bp_time_iso((time_t)bp_col_int(st, 3), ts, sizeof(ts));
-			printf("%-6lld %-32s %-12s %-20s %lld\n", (long long)bp_col_int(st, 0),
-			    bp_col_text(st, 1), bp_col_text(st, 2), ts,
-			    (long long)bp_col_int(st, 4));
-		}
-		return 0;
+		return bp_account_each(c->db, print_account, NULL) == -1 ? 1 : 0;
 	}
 	if (argc >= 3 && strcmp(argv[0], "plan") == 0) {
-		static const char sql[] = "UPDATE accounts SET plan = ? WHERE id = ?";
-		struct bp_stmt *st;
-		struct account a;
+		struct bp_account a;
 
-		if (find_account(c, argv[1], &a) < 0)
+		if (bp_account_find(c->db, argv[1], &a) != 1)
 			return die("no such account", argv[1]);
 		if (bp_config_plan(c->cfg, argv[2]) == NULL)
 			return die("no such plan in the config", argv[2]);
@@ -194,11 +155,7 @@ cmd_account(struct ctx *c, int argc, char **argv)
 			    a.plan);
 			return 0;
 		}
-		if ((st = bp_db_stmt(c->db, sql)) == NULL)
-			return 1;
-		bp_stmt_text(st, 1, argv[2]);
-		bp_stmt_int(st, 2, a.id);
-		if (bp_stmt_step(st) != BP_DB_DONE)
+		if (bp_account_set_plan(c->db, a.id, argv[2]) == -1)
 			return 1;
 		bp_limits_bump_generation(c->lim);
 		printf("account %lld (%s): plan %s -> %s\n", (long long)a.id, a.email, a.plan,
@@ -211,87 +168,67 @@ cmd_account(struct ctx *c, int argc, char **argv)
 }
 
 static int
+print_key(const struct bp_account_key_row *r, void *arg)
+{
+	char ts[32];
+
+	(void)arg;
+	bp_time_iso((time_t)r->created_at, ts, sizeof(ts));
+	printf("%-6lld %-24s %-22s %-5s %-8s %-20s %s\n", (long long)r->id, r->email, r->prefix,
+	    r->kind, r->revoked ? "revoked" : "active", ts, r->scopes[0] ? r->scopes : "all");
+	return 0;
+}
+
+static int
 cmd_key(struct ctx *c, int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[0], "create") == 0) {
-		static const char sql[] = "INSERT INTO api_keys (account_id, key_hash, prefix, kind,"
-		    " scopes, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
 		const char *scopes = opt(argc, argv, "--scopes");
 		const char *name = opt(argc, argv, "--name");
 		int test = !flag(argc, argv, "--live");
-		char key[BP_KEY_LEN + 1], prefix[32], canon[256], bad[80];
-		unsigned char hash[32];
-		struct bp_stmt *st;
+		char key[BP_KEY_LEN + 1], canon[256], bad[80];
+		struct bp_account a;
 		unsigned mask;
-		int64_t id;
+		int64_t kid;
 
-		if ((id = find_account(c, argv[1], NULL)) < 0)
+		if (bp_account_find(c->db, argv[1], &a) != 1)
 			return die("no such account", argv[1]);
 		if (bp_scopes_parse(scopes ? scopes : "", &mask, bad, sizeof(bad)) == -1)
 			return die("unknown scope", bad);
 		bp_scopes_format(mask, canon, sizeof(canon));
 		if (bp_key_generate(test, key, sizeof(key)) == -1)
 			return die("no randomness for the key", NULL);
-		bp_sha256(key, strlen(key), hash);
-		snprintf(prefix, sizeof(prefix), "%.19s", key);
-		if ((st = bp_db_stmt(c->db, sql)) == NULL)
-			return 1;
-		bp_stmt_int(st, 1, id);
-		bp_stmt_blob(st, 2, hash, sizeof(hash));
-		bp_stmt_text(st, 3, prefix);
-		bp_stmt_text(st, 4, test ? "test" : "live");
-		bp_stmt_text(st, 5, canon);
-		bp_stmt_text(st, 6, name ? name : "");
-		bp_stmt_int(st, 7, time(NULL));
-		if (bp_stmt_step(st) != BP_DB_DONE)
+		if ((kid = bp_account_key_add(c->db, a.id, key, canon, name ? name : "")) == -1) {
+			OPENSSL_cleanse(key, sizeof(key));
 			return die("cannot store the key", NULL);
+		}
 		bp_limits_bump_generation(c->lim);
 		fprintf(stderr, "key id %lld for account %lld (%s, scopes: %s); it is shown only"
-		    " now:\n", (long long)bp_db_last_id(c->db), (long long)id,
-		    test ? "test" : "live", canon[0] ? canon : "all");
+		    " now:\n", (long long)kid, (long long)a.id, test ? "test" : "live",
+		    canon[0] ? canon : "all");
 		printf("%s\n", key);
 		OPENSSL_cleanse(key, sizeof(key));
 		return 0;
 	}
 	if (argc >= 1 && strcmp(argv[0], "list") == 0) {
-		static const char sql[] = "SELECT k.id, a.email, k.prefix, k.kind, k.scopes, k.name,"
-		    " k.created_at, k.revoked_at FROM api_keys k JOIN accounts a"
-		    " ON a.id = k.account_id WHERE ?1 < 0 OR k.account_id = ?1 ORDER BY k.id";
-		struct bp_stmt *st;
-		int64_t id = -1;
-		char ts[32];
+		struct bp_account a;
 
-		if (argc >= 2 && (id = find_account(c, argv[1], NULL)) < 0)
+		a.id = -1;	/* every account's keys */
+		if (argc >= 2 && bp_account_find(c->db, argv[1], &a) != 1)
 			return die("no such account", argv[1]);
-		if ((st = bp_db_stmt(c->db, sql)) == NULL)
-			return 1;
-		bp_stmt_int(st, 1, id);
 		printf("%-6s %-24s %-22s %-5s %-8s %-20s %s\n", "ID", "ACCOUNT", "PREFIX", "KIND",
 		    "STATE", "CREATED", "SCOPES");
-		while (bp_stmt_step(st) == BP_DB_ROW) {
-			bp_time_iso((time_t)bp_col_int(st, 6), ts, sizeof(ts));
-			printf("%-6lld %-24s %-22s %-5s %-8s %-20s %s\n",
-			    (long long)bp_col_int(st, 0), bp_col_text(st, 1), bp_col_text(st, 2),
-			    bp_col_text(st, 3), bp_col_is_null(st, 7) ? "active" : "revoked", ts,
-			    bp_col_text(st, 4)[0] ? bp_col_text(st, 4) : "all");
-		}
-		return 0;
+		return bp_account_each_key(c->db, a.id, print_key, NULL) == -1 ? 1 : 0;
 	}
 	if (argc >= 2 && strcmp(argv[0], "revoke") == 0) {
-		static const char sql[] = "UPDATE api_keys SET revoked_at = ?"
-		    " WHERE id = ? AND revoked_at IS NULL";
-		struct bp_stmt *st;
 		int64_t id;
+		int r;
 
 		if (bp_parse_int64(argv[1], 1, INT64_MAX, &id) == -1)
 			return die("key revoke takes the key id (see key list)", argv[1]);
-		if ((st = bp_db_stmt(c->db, sql)) == NULL)
+		if ((r = bp_account_key_revoke(c->db, id)) == -1)
 			return 1;
-		bp_stmt_int(st, 1, time(NULL));
-		bp_stmt_int(st, 2, id);
-		if (bp_stmt_step(st) != BP_DB_DONE)
-			return 1;
-		if (bp_db_changes(c->db) != 1)
+		if (r == 0)
 			return die("no active key with that id", argv[1]);
 		bp_limits_bump_generation(c->lim);
 		fprintf(stderr, "key %s revoked\n", argv[1]);
@@ -303,11 +240,20 @@ cmd_key(struct ctx *c, int argc, char **argv)
 }
 
 static int
+print_run(const struct bp_worker_run *r, void *arg)
+{
+	char ts[32];
+
+	(void)arg;
+	bp_time_iso((time_t)r->started_at, ts, sizeof(ts));
+	printf("worker:   %-12s last run %s %s %s\n", r->name, ts,
+	    r->running ? "(running)" : r->ok ? "ok" : "FAILED", r->message);
+	return 0;
+}
+
+static int
 cmd_status(struct ctx *c)
 {
-	static const char sql[] = "SELECT name, started_at, finished_at, ok, message"
-	    " FROM worker_runs ORDER BY name";
-	struct bp_stmt *st;
 	char ts[32];
 	size_t i;
 
@@ -343,15 +289,7 @@ cmd_status(struct ctx *c)
 		    " last pass %s\n", key, (long long)h.head, (long long)h.chain_head,
 		    (long long)h.confirmed, (long long)h.reorgs, h.reorgs == 1 ? "" : "s", ts);
 	}
-	if ((st = bp_db_stmt(c->db, sql)) == NULL)
-		return 1;
-	while (bp_stmt_step(st) == BP_DB_ROW) {
-		bp_time_iso((time_t)bp_col_int(st, 1), ts, sizeof(ts));
-		printf("worker:   %-12s last run %s %s %s\n", bp_col_text(st, 0), ts,
-		    bp_col_is_null(st, 2) ? "(running)" : bp_col_int(st, 3) ? "ok" : "FAILED",
-		    bp_col_text(st, 4));
-	}
-	return 0;
+	return bp_worker_each_run(c->db, print_run, NULL) == -1 ? 1 : 0;
 }
 
 int

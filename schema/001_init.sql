@@ -1,6 +1,8 @@
--- 001: accounts and API keys (owner: lib/core/auth.c; written by the admin CLI), worker runs
--- (owner: lib/core/worker.c, written by every cron/ program).
+-- 001: accounts and API keys (written by the admin CLI through their owner; lib/core/auth.c
+-- reads keys), worker runs (written by every cron/ program through theirs, read by `blockport
+-- status`). A table's owner is its one writer.
 
+-- Owner: lib/core/account.c
 CREATE TABLE accounts (
 	id		INTEGER PRIMARY KEY,
 	email		TEXT NOT NULL UNIQUE,
@@ -9,6 +11,7 @@ CREATE TABLE accounts (
 );
 
 -- Only the SHA-256 of a key is kept; the key itself is shown once, when it is created.
+-- Owner: lib/core/account.c
 CREATE TABLE api_keys (
 	id		INTEGER PRIMARY KEY,
 	account_id	INTEGER NOT NULL REFERENCES accounts(id),
@@ -22,6 +25,7 @@ CREATE TABLE api_keys (
 );
 CREATE INDEX api_keys_account ON api_keys(account_id);
 
+-- Owner: lib/core/worker.c
 CREATE TABLE worker_runs (
 	name		TEXT PRIMARY KEY,
 	started_at	INTEGER NOT NULL,

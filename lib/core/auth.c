@@ -37,6 +37,10 @@ struct bp_auth_cache {
 	struct cache_entry e[CACHE_SLOTS];
 };
 
+/*
+ * The key lookup reads the tables account.c owns and writes; it stays here, next to the cache
+ * whose entries it fills, so a miss costs one step and no copy through fixed-size buffers.
+ */
 static const char sql_lookup[] =
     "SELECT k.id, k.account_id, k.kind, k.scopes, a.plan FROM api_keys k"
     " JOIN accounts a ON a.id = k.account_id"

@@ -355,6 +355,20 @@ bp_stmt_run(struct bp_stmt *st)
 }
 
 int
+bp_stmt_each(struct bp_stmt *st, int (*row)(struct bp_stmt *, void *), void *arg)
+{
+	enum bp_db_step step;
+	int n = 0, stop = 0;
+
+	while (!stop && (step = bp_stmt_step(st)) == BP_DB_ROW) {
+		stop = row(st, arg);
+		n++;
+	}
+	bp_stmt_reset(st);
+	return !stop && step == BP_DB_ERROR ? -1 : n;
+}
+
+int
 bp_stmt_was_conflict(struct bp_stmt *s)
 {
 	return s->conflict;

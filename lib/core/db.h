@@ -68,6 +68,11 @@ int		 bp_stmt_was_conflict(struct bp_stmt *);
 /* Column readers, 0-based; valid until the next step or reset. */
 /* Steps a statement without rows (INSERT, DELETE) once and resets it; 0, or -1 (logged). */
 int		 bp_stmt_run(struct bp_stmt *);
+/*
+ * Steps a statement through its rows, calling row for each until it returns non-zero, then
+ * resets it. The number of calls, or -1 on a database error (logged).
+ */
+int		 bp_stmt_each(struct bp_stmt *, int (*row)(struct bp_stmt *, void *), void *arg);
 int64_t		 bp_col_int(struct bp_stmt *, int col);
 const char	*bp_col_text(struct bp_stmt *, int col);	/* "" for NULL */
 int		 bp_col_is_null(struct bp_stmt *, int col);

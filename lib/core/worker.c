@@ -10,6 +10,8 @@
  *   only when its outcome (ok, message) differs from the last one recorded, or RECORD_EVERY_S
  *   after it: an idle loop would otherwise commit twice a pass, and every commit makes every
  *   reader of the database (each FastCGI thread, each WebSocket connection) drop its page cache.
+ * - worker_runs is this module's table: the passes write it, and bp_worker_each_run reads it back
+ *   for `blockport status`.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -414,4 +416,37 @@ out:
 	bp_db_close(w.db);
 	bp_config_free((struct bp_config *)w.cfg);
 	return rc;
+}
+
+/* The caller's callback of bp_worker_each_run, for run_row. */
+struct each_run {
+	int	(*fn)(const struct bp_worker_run *, void *);
+	void	*arg;
+};
+
+static int
+run_row(struct bp_stmt *st, void *arg)
+{
+	const struct each_run *e = arg;
+	struct bp_worker_run r;
+
+	r.name = bp_col_text(st, 0);
+	r.started_at = bp_col_int(st, 1);
+	r.running = bp_col_is_null(st, 2);
+	r.ok = bp_col_int(st, 3) != 0;
+	r.message = bp_col_text(st, 4);
+	return e->fn(&r, e->arg);
+}
+
+int
+bp_worker_each_run(struct bp_db *db, int (*fn)(const struct bp_worker_run *, void *), void *arg)
+{
+	static const char sql[] = "SELECT name, started_at, finished_at, ok, message"
+	    " FROM worker_runs ORDER BY name";
+	struct each_run e = { fn, arg };
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	return bp_stmt_each(st, run_row, &e);
 }

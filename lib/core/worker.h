@@ -24,6 +24,7 @@
 #define BP_WORKER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct bp_config;
 struct bp_db;
@@ -74,5 +75,21 @@ int	bp_worker_stopping(void);
  * failure, 2 on a usage error, 75 when --once found the worker busy.
  */
 int	bp_worker_main(const struct bp_worker_def *, int argc, char *argv[]);
+
+/* A worker's last recorded pass (a row of worker_runs); strings valid during the call only. */
+struct bp_worker_run {
+	const char	*name;
+	int64_t		 started_at;	/* Unix seconds */
+	int		 running;	/* no end recorded yet */
+	int		 ok;
+	const char	*message;
+};
+
+/*
+ * Calls fn for each worker's last recorded pass, in name order (`blockport status`); fn returns
+ * 0 to go on, non-zero to stop. Returns the number of calls, or -1 on a database error.
+ */
+int	bp_worker_each_run(struct bp_db *, int (*fn)(const struct bp_worker_run *, void *),
+	    void *arg);
 
 #endif

@@ -1,13 +1,15 @@
 /*
  * lib/core/auth.c: scope lists (parsed and formatted, hostile rows), the shape of a key, generated
  * keys, and lookups against a temporary database made with bp_db_open(path, 1) and filled through
- * lib/db: found, unknown, malformed, revoked, and a cache that bp_limits_bump_generation drops.
+ * lib/db: found, unknown, malformed, revoked, and a cache that bp_limits_bump_generation drops;
+ * keys that lib/core/account.c wrote, as the admin CLI does, found with their kind, scopes and plan.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/account.h"
 #include "core/admit.h"
 #include "core/auth.h"
 #include "core/config.h"
@@ -416,6 +418,42 @@ test_cache(void)
 	cfg->key_cache_seconds = 60;
 }
 
+/* What lib/core/account.c writes is what the lookup reads: kind, scopes, plan, revocation. */
+static void
+test_account_keys(void)
+{
+	char tkey[BP_KEY_LEN + 1], lkey[BP_KEY_LEN + 1];
+	int64_t acct = bp_account_create(db, "owner@example.test", "gold"), tid, lid;
+	struct bp_key k;
+
+	CU_ASSERT_FATAL(acct > 0);
+	bp_auth_cache_clear(kc);
+	gen(1, tkey);
+	gen(0, lkey);
+	tid = bp_account_key_add(db, acct, tkey, "rpc:read,bundler:send", "");
+	lid = bp_account_key_add(db, acct, lkey, "", "backend");
+	CU_ASSERT_FATAL(tid > 0 && lid > tid);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, tkey, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(k.id, tid);
+	CU_ASSERT_EQUAL(k.account_id, acct);
+	CU_ASSERT_EQUAL(k.test, 1);
+	CU_ASSERT_EQUAL(k.scopes, B(RPC_READ) | B(BUNDLER));
+	CU_ASSERT_STRING_EQUAL(k.plan.name, "gold");
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, lkey, &k), BP_AUTH_OK);
+	CU_ASSERT_EQUAL(k.id, lid);
+	CU_ASSERT_EQUAL(k.test, 0);
+	CU_ASSERT_EQUAL(k.scopes, ALL);
+
+	/* A plan move and a revocation show once the generation is bumped, as the CLI does. */
+	CU_ASSERT_EQUAL(bp_account_set_plan(db, acct, "unlimited"), 0);
+	CU_ASSERT_EQUAL(bp_account_key_revoke(db, tid), 1);
+	bp_limits_bump_generation(lim);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, tkey, &k), BP_AUTH_UNKNOWN);
+	CU_ASSERT_EQUAL(bp_auth_lookup(kc, db, lim, cfg, lkey, &k), BP_AUTH_OK);
+	CU_ASSERT_STRING_EQUAL(k.plan.name, "unlimited");
+	CU_ASSERT_EQUAL(k.plan.rps, 0);
+}
+
 static void
 test_db_error(void)
 {
@@ -575,6 +613,7 @@ BP_UNIT_SUITE(auth, setup, teardown,
 	{ "generated keys", test_key_generate },
 	{ "lookup: found, unknown, malformed, revoked", test_lookup },
 	{ "cache dropped by the key generation", test_cache },
+	{ "keys written by lib/core/account.c", test_account_keys },
 	{ "database errors", test_db_error },
 	{ "admission refused: 401 and 429 per address", test_admit_refused },
 	{ "admission of a key: who, figures, limits", test_admit_key },
