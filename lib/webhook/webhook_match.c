@@ -18,6 +18,7 @@
 #include "evm/u256.h"
 #include "webhook.h"
 #include "webhook_match.h"
+#include "webhook_queue.h"
 
 #define EVT_ID_MAX	29		/* "evt_" + 24 hex digits + NUL */
 #define BODY_MAX	(1024 * 1024)	/* an event's envelope; a bigger log is not sent */
@@ -285,14 +286,9 @@ data_start(struct match *m, const struct filter *f, const char *tx_hash)
 static int
 emit(struct match *m, const struct filter *f, const char *source, const char *token)
 {
-	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
-	    " block_number, block_hash, source, body, state, next_at, created_at, token)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
-	    " ON CONFLICT (webhook_id, source) DO NOTHING";
-	struct bp_stmt *st;
+	struct bp_webhook_event ev;
 	uint8_t rnd[12];
 	char id[EVT_ID_MAX];
-	int64_t now = (int64_t)time(NULL);
 
 	if (bp_buf_adds(&m->data, "}") == -1) {
 		bp_warn("webhook %s: the data of %s is too large; not recorded", f->id, source);
@@ -310,19 +306,16 @@ emit(struct match *m, const struct filter *f, const char *source, const char *to
 		bp_warn("webhook %s: the event of %s is too large; not recorded", f->id, source);
 		return 0;
 	}
-	if ((st = bp_db_stmt(m->db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, id);
-	bp_stmt_text(st, 2, f->id);
-	bp_stmt_text(st, 3, m->network);
-	bp_stmt_int(st, 4, m->blk->number);
-	bp_stmt_text(st, 5, m->blk->hash);
-	bp_stmt_text(st, 6, source);
-	bp_stmt_text(st, 7, m->body.data);
-	bp_stmt_int(st, 8, now);
-	bp_stmt_int(st, 9, now);
-	bp_stmt_text(st, 10, token);
-	return bp_stmt_run(st);
+	ev.id = id;
+	ev.webhook_id = f->id;
+	ev.network = m->network;
+	ev.block_number = m->blk->number;
+	ev.block_hash = m->blk->hash;
+	ev.source = source;
+	ev.body = m->body.data;
+	ev.token = token;
+	ev.now = (int64_t)time(NULL);
+	return bp_webhook_queue_add(m->db, &ev);
 }
 
 /* address_activity of a transaction: its native value, one event per watched side. */
@@ -606,16 +599,6 @@ int
 bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_t number,
     const char *hash)
 {
-	/* Only what was never tried: a delivered event cannot be taken back. */
-	static const char sql[] = "DELETE FROM webhook_events WHERE network = ? AND"
-	    " block_number = ? AND block_hash = ? AND state = 'pending' AND attempts = 0";
-	struct bp_stmt *st;
-
 	(void)cfg;
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, chain);
-	bp_stmt_int(st, 2, number);
-	bp_stmt_text(st, 3, hash);
-	return bp_stmt_run(st);
+	return bp_webhook_queue_drop_block(db, chain, number, hash);
 }

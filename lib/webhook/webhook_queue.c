@@ -26,6 +26,61 @@ bp_webhook_jobs_free(struct bp_webhook_job *jobs, size_t n)
 }
 
 int
+bp_webhook_queue_add(struct bp_db *db, const struct bp_webhook_event *ev)
+{
+	/* A (webhook, source) recorded before is left alone: the envelope sent is the first. */
+	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
+	    " block_number, block_hash, source, body, state, next_at, created_at, token)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
+	    " ON CONFLICT (webhook_id, source) DO NOTHING";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, ev->id);
+	bp_stmt_text(st, 2, ev->webhook_id);
+	bp_stmt_text(st, 3, ev->network);
+	bp_stmt_int(st, 4, ev->block_number);
+	bp_stmt_text(st, 5, ev->block_hash);
+	bp_stmt_text(st, 6, ev->source);
+	bp_stmt_text(st, 7, ev->body);
+	bp_stmt_int(st, 8, ev->now);
+	bp_stmt_int(st, 9, ev->now);
+	bp_stmt_text(st, 10, ev->token);
+	return bp_stmt_run(st);
+}
+
+int
+bp_webhook_queue_drop_block(struct bp_db *db, const char *network, int64_t number,
+    const char *hash)
+{
+	/* Only what was never tried: a delivered event cannot be taken back. */
+	static const char sql[] = "DELETE FROM webhook_events WHERE network = ? AND"
+	    " block_number = ? AND block_hash = ? AND state = 'pending' AND attempts = 0";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, network);
+	bp_stmt_int(st, 2, number);
+	bp_stmt_text(st, 3, hash);
+	return bp_stmt_run(st);
+}
+
+int
+bp_webhook_queue_complete(struct bp_db *db, const char *id, const char *body)
+{
+	static const char sql[] = "UPDATE webhook_events SET body = ?, token = NULL WHERE id = ?";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, body);
+	bp_stmt_text(st, 2, id);
+	return bp_stmt_run(st);
+}
+
+int
 bp_webhook_queue_release(struct bp_db *db)
 {
 	static const char sql[] = "UPDATE webhook_events SET lease_until = 0"
@@ -233,25 +288,6 @@ event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int
 	return bp_stmt_run(st);
 }
 
-/* Pauses an active webhook after its last retry: 1 paused now, 0 it was not active, -1. */
-static int
-pause_webhook(struct bp_db *db, const char *id, int64_t now)
-{
-	static const char sql[] = "UPDATE webhooks SET status = 'paused', updated_at = ?"
-	    " WHERE id = ? AND status = 'active'";
-	struct bp_stmt *st;
-	int rc = -1;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, now);
-	bp_stmt_text(st, 2, id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = bp_db_changes(db) > 0;
-	bp_stmt_reset(st);
-	return rc;
-}
-
 int
 bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t now_ms,
     const struct bp_webhook_job *jobs, const struct bp_webhook_outcome *out, size_t n,
@@ -284,7 +320,7 @@ bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t n
 			continue;
 		}
 		/* The last retry failed: pause, and hold the event for the resume. */
-		if ((p = pause_webhook(db, jobs[i].webhook_id, now)) == -1 ||
+		if ((p = bp_webhook_pause(db, jobs[i].webhook_id, now)) == -1 ||
 		    event_set(db, jobs[i].event_id, 0, 0, now, now) == -1)
 			goto fail;
 		if (p == 1)

@@ -217,21 +217,21 @@ make_webhook(int64_t acct, struct bp_webhook *w)
 	cJSON_Delete(j);
 }
 
+/* A pending event of webhook wh in block (source id, body {}), recorded as the matcher does. */
 static void
 add_event(const char *id, const char *wh, int64_t block)
 {
-	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
-	    " block_number, block_hash, source, body, state, next_at, created_at) VALUES"
-	    " (?, ?, 'ethereum.devnet', ?, '0x', ?, '{}', 'pending', 0, 0)";
-	struct bp_stmt *st = bp_db_stmt(u.db, sql);
+	struct bp_webhook_event ev;
 
-	CU_ASSERT_FATAL(st != NULL);
-	bp_stmt_text(st, 1, id);
-	bp_stmt_text(st, 2, wh);
-	bp_stmt_int(st, 3, block);
-	bp_stmt_text(st, 4, id);
-	CU_ASSERT(bp_stmt_step(st) == BP_DB_DONE);
-	bp_stmt_reset(st);
+	memset(&ev, 0, sizeof(ev));
+	ev.id = id;
+	ev.webhook_id = wh;
+	ev.network = "ethereum.devnet";
+	ev.block_number = block;
+	ev.block_hash = "0x";
+	ev.source = id;
+	ev.body = "{}";
+	CU_ASSERT(bp_webhook_queue_add(u.db, &ev) == 0);
 }
 
 static void
@@ -308,6 +308,56 @@ test_queue(void)
 	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 1, w1.id), 1);
 	bp_webhook_clear(&w1);
 	bp_webhook_clear(&w2);
+}
+
+/*
+ * A token event waits for its symbol and is sent as completed; a source is recorded once; the
+ * worker's pause takes only an active webhook.
+ */
+static void
+test_complete_pause(void)
+{
+	struct bp_webhook w, got;
+	struct bp_webhook_event ev;
+	struct bp_webhook_job *jobs;
+	int64_t now = ((int64_t)time(NULL) / 86400 + 3) * 86400 + 43200;
+	int n;
+
+	make_webhook(2, &w);
+	memset(&ev, 0, sizeof(ev));
+	ev.id = "evt_tok";
+	ev.webhook_id = w.id;
+	ev.network = "ethereum.devnet";
+	ev.block_number = 9;
+	ev.block_hash = "0x";
+	ev.source = "log:0x1:0:0";
+	ev.body = "{\"symbol\":null}";
+	ev.token = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	ev.id = "evt_tok2";
+	ev.body = "{}";
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);	/* the same source: left alone */
+	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs), 0);
+	bp_webhook_jobs_free(jobs, 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_complete(u.db, "evt_tok", "{\"symbol\":\"T\"}"), 0);
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_STRING_EQUAL(jobs[0].event_id, "evt_tok");
+	CU_ASSERT_STRING_EQUAL(jobs[0].body, "{\"symbol\":\"T\"}");
+	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_pause(u.db, w.id, now), 1);
+	CU_ASSERT_EQUAL(bp_webhook_pause(u.db, w.id, now + 1), 0);	/* paused already */
+	CU_ASSERT_EQUAL(bp_webhook_get(u.db, 2, w.id, &got), 1);
+	CU_ASSERT_EQUAL(got.status, BP_WEBHOOK_PAUSED);
+	CU_ASSERT_EQUAL(got.updated_at, now);
+	bp_webhook_clear(&got);
+	CU_ASSERT_EQUAL(bp_webhook_set_status(u.db, w.id, BP_WEBHOOK_DISABLED), 1);
+	CU_ASSERT_EQUAL(bp_webhook_pause(u.db, w.id, now), 0);	/* disabled stays disabled */
+	CU_ASSERT_EQUAL(bp_webhook_get(u.db, 2, w.id, &got), 1);
+	CU_ASSERT_EQUAL(got.status, BP_WEBHOOK_DISABLED);
+	bp_webhook_clear(&got);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w.id), 1);
+	bp_webhook_clear(&w);
 }
 
 /* The [webhooks] and [smtp] keys: "" when the file loads, else the error. */
@@ -452,4 +502,5 @@ BP_UNIT_SUITE(webhook, setup, teardown,
 	{ "url: https, length, private hosts", test_url_rules },
 	{ "signature vector", test_sign_vector },
 	{ "queue: confirmation, day cap, retries, pause, resume, prune", test_queue },
+	{ "queue: a token event waits for its symbol; pause", test_complete_pause },
 );
