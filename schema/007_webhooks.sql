@@ -1,8 +1,9 @@
 -- 007: webhooks, their events and the delivery log (docs/webhooks.md). Times are Unix seconds;
 -- addresses and hashes lower-case 0x hex.
 
--- Owner: lib/webhook/webhook.c (fcgi/webhooks.c, the admin CLI; cron/deliver pauses). The signing
--- secret is kept as given out: the worker signs with it.
+-- Owner: lib/webhook/webhook.c, the one writer: fcgi/webhooks.c, the admin CLI and the queue's
+-- pause after the last retry (bp_webhook_pause) go through it. The signing secret is kept as
+-- given out: the worker signs with it.
 CREATE TABLE webhooks (
 	id		TEXT PRIMARY KEY,		-- wh_ + 24 hex digits
 	account_id	INTEGER NOT NULL REFERENCES accounts(id),
@@ -20,8 +21,11 @@ CREATE TABLE webhooks (
 CREATE INDEX webhooks_account ON webhooks(account_id, created_at);
 CREATE INDEX webhooks_network ON webhooks(network, event_type);
 
--- Owner: lib/webhook/webhook_match.c inserts (in the indexer's store transaction) and removes the rows
--- of a block a reorg takes back; lib/webhook/webhook_queue.c claims, leases and settles them. One row
+-- Owner: lib/webhook/webhook_queue.c, the one writer: the matcher (webhook_match.c, in the
+-- indexer's store transaction) records rows and takes back those of a block a reorg removes
+-- through it (bp_webhook_queue_add, bp_webhook_queue_drop_block), the token filler
+-- (webhook_token.c) completes bodies through it (bp_webhook_queue_complete); it claims, leases,
+-- settles and prunes them. Deleting a webhook deletes its rows (ON DELETE CASCADE). One row
 -- per (webhook, source): source names the transaction, log or batch item and the direction, so
 -- an event is recorded once. body is the whole envelope, fixed when recorded: every attempt
 -- sends the same evt_ id and bytes. A row waits until its block is confirmed

@@ -437,3 +437,43 @@ bp_index_user_op_tx(struct bp_db *db, const char *chain, const char *user_op_has
 }
 
 /* ---- End of the bundler's readers. */
+/* ---- Readers for webhooks (lib/webhook/webhook_match.c); self-contained, may move as a block. */
+
+int
+bp_index_each_block_tx(struct bp_db *db, const char *chain, int64_t number,
+    int (*fn)(const struct bp_index_block_tx *, void *), void *arg)
+{
+	/*
+	 * Run by the webhook matcher per stored block, in the store's transaction: the
+	 * (chain, block_number) index finds the block's rows, and the columns are handed over
+	 * as they are, not copied.
+	 */
+	static const char sql[] = "SELECT hash, tx_index, from_addr, to_addr, value, status,"
+	    " gas_used FROM index_transactions WHERE chain = ? AND block_number = ?"
+	    " ORDER BY tx_index";
+	const char *keys[] = { chain };
+	struct bp_index_block_tx t;
+	struct bp_stmt *st;
+	enum bp_db_step r;
+	int count = 0;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 2, number);
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
+		t.hash = bp_col_text(st, 0);
+		t.tx_index = bp_col_int(st, 1);
+		t.from = bp_col_text(st, 2);
+		t.to = bp_col_is_null(st, 3) ? NULL : bp_col_text(st, 3);
+		t.value = bp_col_text(st, 4);
+		t.status = bp_col_is_null(st, 5) ? -1 : (int)bp_col_int(st, 5);
+		t.gas_used = bp_col_is_null(st, 6) ? -1 : bp_col_int(st, 6);
+		count++;
+		if (fn(&t, arg) != 0)
+			break;
+	}
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : count;
+}
+
+/* ---- End of the webhooks' readers. */

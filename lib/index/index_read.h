@@ -173,4 +173,26 @@ int		bp_index_user_op_tx(struct bp_db *, const char *chain, const char *user_op_
 
 /* ---- End of the bundler's readers. */
 
+/* ---- Readers for webhooks (lib/webhook/webhook_match.c); self-contained, may move as a block. */
+
+/* A transaction of a block, for bp_index_each_block_tx. Strings valid during the callback only. */
+struct bp_index_block_tx {
+	const char	*hash;
+	int64_t		 tx_index;
+	const char	*from;
+	const char	*to;		/* NULL for a contract creation */
+	const char	*value;		/* wei, decimal */
+	int		 status;	/* 1, 0, or -1 unknown */
+	int64_t		 gas_used;	/* -1 unknown */
+};
+
+/*
+ * Calls fn for each transaction of block number of chain, as indexed, by tx_index; fn returns
+ * 0 to go on, non-zero to stop. Returns the number of calls, or -1 on a database error.
+ */
+int		bp_index_each_block_tx(struct bp_db *, const char *chain, int64_t number,
+		    int (*fn)(const struct bp_index_block_tx *, void *), void *arg);
+
+/* ---- End of the webhooks' readers. */
+
 #endif

@@ -436,6 +436,18 @@ webhook_row(struct bp_stmt *st, struct bp_webhook *w)
 	return (w->config = strdup(bp_col_text(st, 6))) == NULL ? -1 : 0;
 }
 
+/* Steps st, an UPDATE or DELETE of webhooks, once and resets it: 1 a row changed, 0 none, -1. */
+static int
+changed(struct bp_db *db, struct bp_stmt *st)
+{
+	int rc = -1;
+
+	if (bp_stmt_step(st) == BP_DB_DONE)
+		rc = bp_db_changes(db) > 0;
+	bp_stmt_reset(st);
+	return rc;
+}
+
 int
 bp_webhook_get(struct bp_db *db, int64_t account_id, const char *id, struct bp_webhook *out)
 {
@@ -537,7 +549,7 @@ bp_webhook_update(struct bp_db *db, int64_t account_id, const char *id, const ch
 	    " config = coalesce(?, config), status = CASE WHEN status = 'disabled' THEN status"
 	    " ELSE coalesce(?, status) END, updated_at = ? WHERE id = ? AND account_id = ?";
 	struct bp_stmt *st;
-	int rc = -1;
+	int rc;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -547,10 +559,7 @@ bp_webhook_update(struct bp_db *db, int64_t account_id, const char *id, const ch
 	bp_stmt_int(st, 4, (int64_t)time(NULL));
 	bp_stmt_text(st, 5, id);
 	bp_stmt_int(st, 6, account_id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = bp_db_changes(db) > 0;
-	bp_stmt_reset(st);
-	if (rc != 1)
+	if ((rc = changed(db, st)) != 1)
 		return rc;
 	if ((rc = bp_webhook_get(db, account_id, id, out)) == 1 && status != NULL &&
 	    out->status == BP_WEBHOOK_DISABLED && *status != BP_WEBHOOK_DISABLED)
@@ -558,22 +567,35 @@ bp_webhook_update(struct bp_db *db, int64_t account_id, const char *id, const ch
 	return rc;
 }
 
-int
-bp_webhook_set_status(struct bp_db *db, const char *id, enum bp_webhook_status s)
+/* Sets webhook id's status to s, if it is from (NULL: whatever it is), at now. 1, 0 none, -1. */
+static int
+status_set(struct bp_db *db, const char *id, enum bp_webhook_status s, const char *from,
+    int64_t now)
 {
-	static const char sql[] = "UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?";
+	static const char sql[] = "UPDATE webhooks SET status = ?, updated_at = ? WHERE id = ?"
+	    " AND (?4 IS NULL OR status = ?4)";
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, status_names[s]);
-	bp_stmt_int(st, 2, (int64_t)time(NULL));
+	bp_stmt_int(st, 2, now);
 	bp_stmt_text(st, 3, id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = bp_db_changes(db) > 0;
-	bp_stmt_reset(st);
-	return rc;
+	bp_stmt_text(st, 4, from);
+	return changed(db, st);
+}
+
+int
+bp_webhook_set_status(struct bp_db *db, const char *id, enum bp_webhook_status s)
+{
+	return status_set(db, id, s, NULL, (int64_t)time(NULL));
+}
+
+int
+bp_webhook_pause(struct bp_db *db, const char *id, int64_t now)
+{
+	/* Only an active one: a paused webhook is not paused again, a disabled one stays so. */
+	return status_set(db, id, BP_WEBHOOK_PAUSED, status_names[BP_WEBHOOK_ACTIVE], now);
 }
 
 int
@@ -582,16 +604,12 @@ bp_webhook_delete(struct bp_db *db, int64_t account_id, const char *id)
 	/* Its events go with it (ON DELETE CASCADE): pending deliveries are dropped. */
 	static const char sql[] = "DELETE FROM webhooks WHERE id = ? AND account_id = ?";
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, id);
 	bp_stmt_int(st, 2, account_id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = bp_db_changes(db) > 0;
-	bp_stmt_reset(st);
-	return rc;
+	return changed(db, st);
 }
 
 static int

@@ -109,8 +109,13 @@ int		 bp_webhook_get(struct bp_db *, int64_t account_id, const char *id,
 int		 bp_webhook_update(struct bp_db *, int64_t account_id, const char *id,
 		    const char *url, const char *config, const enum bp_webhook_status *status,
 		    struct bp_webhook *out);
-/* Sets the status whatever it was (the operator's enable/disable, the worker's pause). */
+/* Sets the status whatever it was (the operator's enable/disable). */
 int		 bp_webhook_set_status(struct bp_db *, const char *id, enum bp_webhook_status);
+/*
+ * Pauses webhook id if it is active (the worker, after the last retry; in the caller's
+ * transaction), updated_at now (Unix seconds): 1 paused now, 0 it was not active, -1 error.
+ */
+int		 bp_webhook_pause(struct bp_db *, const char *id, int64_t now);
 /* Deletes the account's webhook and its events (pending ones are dropped). 1, 0 none, -1. */
 int		 bp_webhook_delete(struct bp_db *, int64_t account_id, const char *id);
 /* Appends {webhooks:[...], page, limit, total} of the account, newest first. 0 or -1. */

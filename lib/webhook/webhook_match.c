@@ -16,8 +16,10 @@
 #include "core/util.h"
 #include "evm/address.h"
 #include "evm/u256.h"
+#include "index/index_read.h"
 #include "webhook.h"
 #include "webhook_match.h"
+#include "webhook_queue.h"
 
 #define EVT_ID_MAX	29		/* "evt_" + 24 hex digits + NUL */
 #define BODY_MAX	(1024 * 1024)	/* an event's envelope; a bigger log is not sent */
@@ -59,7 +61,8 @@ struct match {
 	struct filter			*f;
 	size_t				 nf;
 	struct tx			*tx;
-	size_t				 ntx;
+	size_t				 ntx, txcap;
+	int				 nomem;		/* keep_tx ran out of memory */
 	struct bp_buf			 data, body;
 	char				 now[32];
 };
@@ -192,45 +195,41 @@ load_filters(struct match *m)
 	return step == BP_DB_DONE ? 0 : -1;
 }
 
-/* The block's transactions as stored. 0 or -1. */
+/* Keeps transaction t of the block in m (the struct match at arg); 1 to stop when out of memory. */
+static int
+keep_tx(const struct bp_index_block_tx *t, void *arg)
+{
+	struct match *m = arg;
+	struct tx *x;
+
+	if (m->ntx == m->txcap) {
+		m->txcap = m->txcap ? m->txcap * 2 : 64;
+		if ((x = realloc(m->tx, m->txcap * sizeof(*x))) == NULL) {
+			m->nomem = 1;
+			return 1;
+		}
+		m->tx = x;
+	}
+	x = &m->tx[m->ntx];
+	memset(x, 0, sizeof(*x));
+	bp_strlcpy(x->hash, t->hash, sizeof(x->hash));
+	x->index = t->tx_index;
+	if (bp_addr_parse(t->from, strlen(t->from), 0, x->from) == -1)
+		return 0;
+	x->has_to = t->to != NULL && bp_addr_parse(t->to, strlen(t->to), 0, x->to) == 0;
+	bp_strlcpy(x->value, t->value, sizeof(x->value));
+	x->status = t->status;
+	x->gas_used = t->gas_used;
+	m->ntx++;
+	return 0;
+}
+
+/* The block's transactions as stored, through the index's reader. 0 or -1. */
 static int
 load_txs(struct match *m)
 {
-	static const char sql[] = "SELECT hash, tx_index, from_addr, to_addr, value, status,"
-	    " gas_used FROM index_transactions WHERE chain = ? AND block_number = ?"
-	    " ORDER BY tx_index";
-	struct bp_stmt *st;
-	enum bp_db_step step;
-	struct tx *t;
-	size_t cap = 0;
-	const char *to;
-
-	if ((st = bp_db_stmt(m->db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, m->network);
-	bp_stmt_int(st, 2, m->blk->number);
-	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
-		if (m->ntx == cap) {
-			cap = cap ? cap * 2 : 64;
-			if ((t = realloc(m->tx, cap * sizeof(*t))) == NULL)
-				break;
-			m->tx = t;
-		}
-		t = &m->tx[m->ntx];
-		memset(t, 0, sizeof(*t));
-		bp_strlcpy(t->hash, bp_col_text(st, 0), sizeof(t->hash));
-		t->index = bp_col_int(st, 1);
-		to = bp_col_text(st, 3);
-		if (bp_addr_parse(bp_col_text(st, 2), strlen(bp_col_text(st, 2)), 0, t->from) == -1)
-			continue;
-		t->has_to = !bp_col_is_null(st, 3) && bp_addr_parse(to, strlen(to), 0, t->to) == 0;
-		bp_strlcpy(t->value, bp_col_text(st, 4), sizeof(t->value));
-		t->status = bp_col_is_null(st, 5) ? -1 : (int)bp_col_int(st, 5);
-		t->gas_used = bp_col_is_null(st, 6) ? -1 : bp_col_int(st, 6);
-		m->ntx++;
-	}
-	bp_stmt_reset(st);
-	return step == BP_DB_DONE ? 0 : -1;
+	return bp_index_each_block_tx(m->db, m->network, m->blk->number, keep_tx, m) == -1 ||
+	    m->nomem ? -1 : 0;
 }
 
 static const struct tx *
@@ -285,14 +284,9 @@ data_start(struct match *m, const struct filter *f, const char *tx_hash)
 static int
 emit(struct match *m, const struct filter *f, const char *source, const char *token)
 {
-	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
-	    " block_number, block_hash, source, body, state, next_at, created_at, token)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
-	    " ON CONFLICT (webhook_id, source) DO NOTHING";
-	struct bp_stmt *st;
+	struct bp_webhook_event ev;
 	uint8_t rnd[12];
 	char id[EVT_ID_MAX];
-	int64_t now = (int64_t)time(NULL);
 
 	if (bp_buf_adds(&m->data, "}") == -1) {
 		bp_warn("webhook %s: the data of %s is too large; not recorded", f->id, source);
@@ -310,19 +304,16 @@ emit(struct match *m, const struct filter *f, const char *source, const char *to
 		bp_warn("webhook %s: the event of %s is too large; not recorded", f->id, source);
 		return 0;
 	}
-	if ((st = bp_db_stmt(m->db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, id);
-	bp_stmt_text(st, 2, f->id);
-	bp_stmt_text(st, 3, m->network);
-	bp_stmt_int(st, 4, m->blk->number);
-	bp_stmt_text(st, 5, m->blk->hash);
-	bp_stmt_text(st, 6, source);
-	bp_stmt_text(st, 7, m->body.data);
-	bp_stmt_int(st, 8, now);
-	bp_stmt_int(st, 9, now);
-	bp_stmt_text(st, 10, token);
-	return bp_stmt_run(st);
+	ev.id = id;
+	ev.webhook_id = f->id;
+	ev.network = m->network;
+	ev.block_number = m->blk->number;
+	ev.block_hash = m->blk->hash;
+	ev.source = source;
+	ev.body = m->body.data;
+	ev.token = token;
+	ev.now = (int64_t)time(NULL);
+	return bp_webhook_queue_add(m->db, &ev);
 }
 
 /* address_activity of a transaction: its native value, one event per watched side. */
@@ -606,16 +597,6 @@ int
 bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_t number,
     const char *hash)
 {
-	/* Only what was never tried: a delivered event cannot be taken back. */
-	static const char sql[] = "DELETE FROM webhook_events WHERE network = ? AND"
-	    " block_number = ? AND block_hash = ? AND state = 'pending' AND attempts = 0";
-	struct bp_stmt *st;
-
 	(void)cfg;
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, chain);
-	bp_stmt_int(st, 2, number);
-	bp_stmt_text(st, 3, hash);
-	return bp_stmt_run(st);
+	return bp_webhook_queue_drop_block(db, chain, number, hash);
 }

@@ -10,10 +10,12 @@
 #include "core/db.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "index/index_read.h"
 #include "webhook_queue.h"
 
 #define DAY	86400
 #define ACCOUNTS_MAX	256	/* accounts whose day counts one claim keeps */
+#define NETWORKS_MAX	BP_MAX_NETWORKS	/* networks whose confirmed head one claim keeps */
 
 void
 bp_webhook_jobs_free(struct bp_webhook_job *jobs, size_t n)
@@ -23,6 +25,61 @@ bp_webhook_jobs_free(struct bp_webhook_job *jobs, size_t n)
 	for (i = 0; jobs != NULL && i < n; i++)
 		free(jobs[i].body);
 	free(jobs);
+}
+
+int
+bp_webhook_queue_add(struct bp_db *db, const struct bp_webhook_event *ev)
+{
+	/* A (webhook, source) recorded before is left alone: the envelope sent is the first. */
+	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
+	    " block_number, block_hash, source, body, state, next_at, created_at, token)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
+	    " ON CONFLICT (webhook_id, source) DO NOTHING";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, ev->id);
+	bp_stmt_text(st, 2, ev->webhook_id);
+	bp_stmt_text(st, 3, ev->network);
+	bp_stmt_int(st, 4, ev->block_number);
+	bp_stmt_text(st, 5, ev->block_hash);
+	bp_stmt_text(st, 6, ev->source);
+	bp_stmt_text(st, 7, ev->body);
+	bp_stmt_int(st, 8, ev->now);
+	bp_stmt_int(st, 9, ev->now);
+	bp_stmt_text(st, 10, ev->token);
+	return bp_stmt_run(st);
+}
+
+int
+bp_webhook_queue_drop_block(struct bp_db *db, const char *network, int64_t number,
+    const char *hash)
+{
+	/* Only what was never tried: a delivered event cannot be taken back. */
+	static const char sql[] = "DELETE FROM webhook_events WHERE network = ? AND"
+	    " block_number = ? AND block_hash = ? AND state = 'pending' AND attempts = 0";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, network);
+	bp_stmt_int(st, 2, number);
+	bp_stmt_text(st, 3, hash);
+	return bp_stmt_run(st);
+}
+
+int
+bp_webhook_queue_complete(struct bp_db *db, const char *id, const char *body)
+{
+	static const char sql[] = "UPDATE webhook_events SET body = ?, token = NULL WHERE id = ?";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, body);
+	bp_stmt_text(st, 2, id);
+	return bp_stmt_run(st);
 }
 
 int
@@ -111,23 +168,64 @@ lease(struct bp_db *db, const char *id, int64_t until)
 	return bp_stmt_run(st);
 }
 
+/* A network's last confirmed block, as one claim read it. */
+struct final {
+	char	network[BP_WEBHOOK_NETKEY_MAX];
+	int64_t	confirmed;
+};
+
+/*
+ * The last confirmed block of network into *out (-1 while the network is not indexed), read
+ * through the index's reader the first time a claim meets the network and kept in f[0..*nf)
+ * for the rest of the claim. 0 or -1.
+ */
+static int
+final_of(struct bp_db *db, struct final *f, size_t *nf, const char *network, int64_t *out)
+{
+	struct bp_index_head h;
+	size_t i;
+
+	for (i = 0; i < *nf; i++)
+		if (strcmp(f[i].network, network) == 0) {
+			*out = f[i].confirmed;
+			return 0;
+		}
+	if (bp_index_get_head(db, network, &h) == -1)
+		return -1;
+	*out = h.confirmed;
+	/* Past NETWORKS_MAX (networks no longer configured) each row reads its cursor again. */
+	if (*nf < NETWORKS_MAX &&
+	    bp_strlcpy(f[*nf].network, network, sizeof(f[*nf].network)) == 0)
+		f[(*nf)++].confirmed = h.confirmed;
+	return 0;
+}
+
 int
 bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t now,
     int64_t lease_s, size_t max, struct bp_webhook_job **jobs)
 {
+	/*
+	 * Whether a row's block is final is asked of the index's reader (bp_index_get_head), not
+	 * joined from index_cursors: once per network and claim, inside the claim's transaction,
+	 * so the rows and the heads are one snapshot as they were with the join, and a row costs
+	 * a string compare instead of a cursor lookup. There is no LIMIT: it would count the rows
+	 * above the confirmed head, which the join never returned, and could fill with them while
+	 * due retries of final blocks wait behind. SQLite steps the statement lazily along
+	 * webhook_events_due, in next_at order, so it reads only as far as the loop goes, and the
+	 * loop stops as the LIMIT did. (accounts.plan is still joined here, see lib/core/auth.c.)
+	 */
 	static const char sql[] = "SELECT e.id, e.webhook_id, w.account_id, w.url, w.secret,"
-	    " e.body, e.attempts, a.plan FROM webhook_events e"
+	    " e.body, e.attempts, a.plan, e.network, e.block_number FROM webhook_events e"
 	    " JOIN webhooks w ON w.id = e.webhook_id JOIN accounts a ON a.id = w.account_id"
-	    " JOIN index_cursors c ON c.chain = e.network"
 	    " WHERE e.state = 'pending' AND e.next_at <= ?1 AND e.lease_until <= ?1"
-	    " AND w.status = 'active' AND e.block_number <= c.confirmed AND e.token IS NULL"
-	    " ORDER BY e.next_at LIMIT ?2";
+	    " AND w.status = 'active' AND e.token IS NULL ORDER BY e.next_at";
 	struct quota q[ACCOUNTS_MAX], *qa;
+	struct final f[NETWORKS_MAX];
 	struct bp_webhook_job *j = NULL, *jj;
 	struct bp_stmt *st;
 	enum bp_db_step step = BP_DB_ERROR;
-	size_t n = 0, nq = 0, i;
-	int64_t day = now / DAY;
+	size_t n = 0, nq = 0, nf = 0, seen = 0, i;
+	int64_t day = now / DAY, confirmed;
 
 	*jobs = NULL;
 	if (max == 0)
@@ -142,8 +240,14 @@ bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t no
 		goto fail;
 	bp_stmt_int(st, 1, now);
 	/* A few more than max: rows of accounts past their day's deliveries are passed over. */
-	bp_stmt_int(st, 2, (int64_t)max * 2);
-	while (n < max && (step = bp_stmt_step(st)) == BP_DB_ROW) {
+	while (n < max && seen < max * 2 && (step = bp_stmt_step(st)) == BP_DB_ROW) {
+		if (final_of(db, f, &nf, bp_col_text(st, 8), &confirmed) == -1) {
+			step = BP_DB_ERROR;
+			break;
+		}
+		if (bp_col_int(st, 9) > confirmed)
+			continue;	/* not final yet */
+		seen++;
 		jj = &j[n];
 		if ((qa = quota_of(db, cfg, q, &nq, bp_col_int(st, 2), bp_col_text(st, 7), day)) ==
 		    NULL)
@@ -233,25 +337,6 @@ event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int
 	return bp_stmt_run(st);
 }
 
-/* Pauses an active webhook after its last retry: 1 paused now, 0 it was not active, -1. */
-static int
-pause_webhook(struct bp_db *db, const char *id, int64_t now)
-{
-	static const char sql[] = "UPDATE webhooks SET status = 'paused', updated_at = ?"
-	    " WHERE id = ? AND status = 'active'";
-	struct bp_stmt *st;
-	int rc = -1;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, now);
-	bp_stmt_text(st, 2, id);
-	if (bp_stmt_step(st) == BP_DB_DONE)
-		rc = bp_db_changes(db) > 0;
-	bp_stmt_reset(st);
-	return rc;
-}
-
 int
 bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t now_ms,
     const struct bp_webhook_job *jobs, const struct bp_webhook_outcome *out, size_t n,
@@ -284,7 +369,7 @@ bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t n
 			continue;
 		}
 		/* The last retry failed: pause, and hold the event for the resume. */
-		if ((p = pause_webhook(db, jobs[i].webhook_id, now)) == -1 ||
+		if ((p = bp_webhook_pause(db, jobs[i].webhook_id, now)) == -1 ||
 		    event_set(db, jobs[i].event_id, 0, 0, now, now) == -1)
 			goto fail;
 		if (p == 1)

@@ -1,9 +1,10 @@
 /*
- * The webhook delivery queue (docs/webhooks.md, "Delivery"): the webhook_events rows the
- * matcher recorded, claimed with a lease, settled after each attempt (delivered, retried after
- * [webhooks] retry_schedule, or the webhook paused after the last retry), counted per account
- * and UTC day against [plan] webhook_deliveries, and pruned. Also the delivery log
- * (webhook_attempts) and the token symbols of the events' data (webhook_tokens).
+ * The webhook delivery queue (docs/webhooks.md, "Delivery"), the one writer of webhook_events,
+ * webhook_attempts and webhook_usage: the events the matcher records (and a reorg takes back),
+ * completed with their token's symbol, claimed with a lease, settled after each attempt
+ * (delivered, retried after [webhooks] retry_schedule, or the webhook paused after the last
+ * retry), counted per account and UTC day against [plan] webhook_deliveries, and pruned. Also
+ * the delivery log (webhook_attempts).
  *
  * Crash safety: a claim and its lease commit before anything is sent; an attempt's outcome
  * commits after it. A worker killed in between leaves the row pending with its lease, and the
@@ -42,6 +43,35 @@ struct bp_webhook_outcome {
 	long		 duration_ms;
 	int64_t		 at;		/* Unix seconds the attempt started */
 };
+
+/* A matched event, as the matcher records it. */
+struct bp_webhook_event {
+	const char	*id;		/* evt_ + 24 hex digits */
+	const char	*webhook_id;
+	const char	*network;	/* the chain key: "ethereum.devnet" */
+	int64_t		 block_number;
+	const char	*block_hash;
+	const char	*source;	/* the transaction, log or item and direction it is of */
+	const char	*body;		/* the envelope, sent as it is by every attempt */
+	const char	*token;		/* NULL, or a contract whose symbol completes body first */
+	int64_t		 now;		/* Unix seconds: created, and due from */
+};
+
+/*
+ * Records ev, pending (the matcher, in the indexer's store transaction); a (webhook_id, source)
+ * recorded before is left as it is. 0 or -1.
+ */
+int	bp_webhook_queue_add(struct bp_db *, const struct bp_webhook_event *ev);
+
+/*
+ * Deletes the events of block (number, hash) of network that were never tried (the matcher's
+ * rollback, when a reorg takes the block back; delivered ones stay). 0 or -1.
+ */
+int	bp_webhook_queue_drop_block(struct bp_db *, const char *network, int64_t number,
+	    const char *hash);
+
+/* Sets the body of waiting event id to its completed envelope, token filled in. 0 or -1. */
+int	bp_webhook_queue_complete(struct bp_db *, const char *id, const char *body);
 
 /*
  * Takes back the leases of passes that died: call at the start of a pass, under the worker's

@@ -14,6 +14,7 @@
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "evm/chain.h"
+#include "webhook_queue.h"
 #include "webhook_token.h"
 
 #define SYMBOL_MAX	64
@@ -150,10 +151,8 @@ bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_
 	static const char sql_wait[] = "SELECT e.id, e.body, t.symbol, t.decimals FROM"
 	    " webhook_events e JOIN webhook_tokens t ON t.network = e.network AND"
 	    " t.contract = e.token WHERE e.state = 'pending' AND e.token IS NOT NULL LIMIT ?";
-	static const char sql_set[] = "UPDATE webhook_events SET body = ?, token = NULL"
-	    " WHERE id = ?";
 	struct bp_buf a, b, sym, fields;
-	struct bp_stmt *st, *up;
+	struct bp_stmt *st;
 	enum bp_db_step step;
 	int n = 0, fail = 0;
 
@@ -185,14 +184,10 @@ bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_
 		bp_buf_reset(&fields);
 		fail = fail || bp_buf_printf(&fields, "\"asset\":%s", sym.data) == -1 ||
 		    replace(&b, a.data, "\"asset\":null", fields.data) == -1;
-		if (fail || (up = bp_db_stmt(db, sql_set)) == NULL) {
+		if (fail || bp_webhook_queue_complete(db, bp_col_text(st, 0), b.data) == -1) {
 			fail = 1;
 			break;
 		}
-		bp_stmt_text(up, 1, b.data);
-		bp_stmt_text(up, 2, bp_col_text(st, 0));
-		fail = bp_stmt_step(up) != BP_DB_DONE;
-		bp_stmt_reset(up);
 		n++;
 	}
 	bp_stmt_reset(st);

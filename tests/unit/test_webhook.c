@@ -16,6 +16,7 @@
 #include "core/hex.h"
 #include "core/util.h"
 #include "index/index_event.h"
+#include "index/index_read.h"
 #include "unit.h"
 #include "unit_db.h"
 #include "webhook/webhook.h"
@@ -217,21 +218,21 @@ make_webhook(int64_t acct, struct bp_webhook *w)
 	cJSON_Delete(j);
 }
 
+/* A pending event of webhook wh in block (source id, body {}), recorded as the matcher does. */
 static void
 add_event(const char *id, const char *wh, int64_t block)
 {
-	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
-	    " block_number, block_hash, source, body, state, next_at, created_at) VALUES"
-	    " (?, ?, 'ethereum.devnet', ?, '0x', ?, '{}', 'pending', 0, 0)";
-	struct bp_stmt *st = bp_db_stmt(u.db, sql);
+	struct bp_webhook_event ev;
 
-	CU_ASSERT_FATAL(st != NULL);
-	bp_stmt_text(st, 1, id);
-	bp_stmt_text(st, 2, wh);
-	bp_stmt_int(st, 3, block);
-	bp_stmt_text(st, 4, id);
-	CU_ASSERT(bp_stmt_step(st) == BP_DB_DONE);
-	bp_stmt_reset(st);
+	memset(&ev, 0, sizeof(ev));
+	ev.id = id;
+	ev.webhook_id = wh;
+	ev.network = "ethereum.devnet";
+	ev.block_number = block;
+	ev.block_hash = "0x";
+	ev.source = id;
+	ev.body = "{}";
+	CU_ASSERT(bp_webhook_queue_add(u.db, &ev) == 0);
 }
 
 static void
@@ -308,6 +309,99 @@ test_queue(void)
 	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 1, w1.id), 1);
 	bp_webhook_clear(&w1);
 	bp_webhook_clear(&w2);
+}
+
+/*
+ * A token event waits for its symbol and is sent as completed; a source is recorded once; the
+ * worker's pause takes only an active webhook.
+ */
+static void
+test_complete_pause(void)
+{
+	struct bp_webhook w, got;
+	struct bp_webhook_event ev;
+	struct bp_webhook_job *jobs;
+	int64_t now = ((int64_t)time(NULL) / 86400 + 3) * 86400 + 43200;
+	int n;
+
+	make_webhook(2, &w);
+	memset(&ev, 0, sizeof(ev));
+	ev.id = "evt_tok";
+	ev.webhook_id = w.id;
+	ev.network = "ethereum.devnet";
+	ev.block_number = 9;
+	ev.block_hash = "0x";
+	ev.source = "log:0x1:0:0";
+	ev.body = "{\"symbol\":null}";
+	ev.token = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	ev.id = "evt_tok2";
+	ev.body = "{}";
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);	/* the same source: left alone */
+	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs), 0);
+	bp_webhook_jobs_free(jobs, 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_complete(u.db, "evt_tok", "{\"symbol\":\"T\"}"), 0);
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_STRING_EQUAL(jobs[0].event_id, "evt_tok");
+	CU_ASSERT_STRING_EQUAL(jobs[0].body, "{\"symbol\":\"T\"}");
+	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_pause(u.db, w.id, now), 1);
+	CU_ASSERT_EQUAL(bp_webhook_pause(u.db, w.id, now + 1), 0);	/* paused already */
+	CU_ASSERT_EQUAL(bp_webhook_get(u.db, 2, w.id, &got), 1);
+	CU_ASSERT_EQUAL(got.status, BP_WEBHOOK_PAUSED);
+	CU_ASSERT_EQUAL(got.updated_at, now);
+	bp_webhook_clear(&got);
+	CU_ASSERT_EQUAL(bp_webhook_set_status(u.db, w.id, BP_WEBHOOK_DISABLED), 1);
+	CU_ASSERT_EQUAL(bp_webhook_pause(u.db, w.id, now), 0);	/* disabled stays disabled */
+	CU_ASSERT_EQUAL(bp_webhook_get(u.db, 2, w.id, &got), 1);
+	CU_ASSERT_EQUAL(got.status, BP_WEBHOOK_DISABLED);
+	bp_webhook_clear(&got);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w.id), 1);
+	bp_webhook_clear(&w);
+}
+
+/*
+ * The claim asks the index for each network's confirmed head: rows of blocks above it, however
+ * many come first, do not hold back a final one; a network the index has no cursor for waits.
+ */
+static void
+test_claim_final(void)
+{
+	struct bp_webhook w;
+	struct bp_webhook_event ev;
+	struct bp_webhook_job *jobs;
+	char id[32];
+	int64_t now = ((int64_t)time(NULL) / 86400 + 5) * 86400 + 43200;
+	int i, n;
+
+	make_webhook(2, &w);
+	memset(&ev, 0, sizeof(ev));
+	ev.webhook_id = w.id;
+	ev.block_hash = "0x";
+	ev.body = "{}";
+	ev.id = ev.source = id;
+	ev.network = "ethereum.devnet";
+	for (i = 0; i < 25; i++) {	/* above confirmed (9), and due first */
+		snprintf(id, sizeof(id), "evt_high%d", i);
+		ev.block_number = 50;
+		CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	}
+	ev.now = 1;
+	snprintf(id, sizeof(id), "evt_other");
+	ev.network = "ethereum.other";	/* not indexed */
+	ev.block_number = 1;
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	snprintf(id, sizeof(id), "evt_final");
+	ev.network = "ethereum.devnet";
+	ev.block_number = 9;
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 2, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_STRING_EQUAL(jobs[0].event_id, "evt_final");
+	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w.id), 1);
+	bp_webhook_clear(&w);
 }
 
 /* The [webhooks] and [smtp] keys: "" when the file loads, else the error. */
@@ -444,12 +538,43 @@ test_match(void)
 	bp_webhook_clear(&w);
 }
 
+/* Appends transaction t to the text at arg: "index hash from to status gas_used". */
+static int
+tx_line(const struct bp_index_block_tx *t, void *arg)
+{
+	char *out = arg;
+
+	snprintf(out + strlen(out), 512 - strlen(out), "%lld %.6s %s %s %d %lld\n",
+	    (long long)t->tx_index, t->hash, t->from, t->to != NULL ? t->to : "-", t->status,
+	    (long long)t->gas_used);
+	return 0;
+}
+
+/* The index's reader of a block's transactions, which the matcher uses: by tx_index, NULLs. */
+static void
+test_block_txs(void)
+{
+	char out[512] = "";
+
+	CU_ASSERT_FATAL(bp_db_exec(u.db, "INSERT INTO index_transactions (chain, hash,"
+	    " block_number, tx_index, from_addr, to_addr, value, nonce, status, gas_used) VALUES"
+	    " ('ethereum.devnet', '0xdd', 21, 1, '0x01', NULL, '0', 1, NULL, NULL),"
+	    " ('ethereum.devnet', '0xee', 21, 0, '0x02', '0x03', '5', 2, 0, 30000),"
+	    " ('ethereum.devnet', '0xff', 22, 0, '0x02', '0x03', '5', 3, 1, 21000)") == 0);
+	CU_ASSERT_EQUAL(bp_index_each_block_tx(u.db, "ethereum.devnet", 21, tx_line, out), 2);
+	CU_ASSERT_STRING_EQUAL(out, "0 0xee 0x02 0x03 0 30000\n1 0xdd 0x01 - -1 -1\n");
+	CU_ASSERT_EQUAL(bp_index_each_block_tx(u.db, "ethereum.devnet", 23, tx_line, out), 0);
+}
+
 BP_UNIT_SUITE(webhook, setup, teardown,
 	{ "match: once per source; rollback takes back what was not sent", test_match },
+	{ "the block's transactions through the index's reader", test_block_txs },
 	{ "[webhooks], [smtp] and plan keys", test_config_keys },
 	{ "config of each event type, canonical", test_config_good },
 	{ "bad configs name their field", test_config_bad },
 	{ "url: https, length, private hosts", test_url_rules },
 	{ "signature vector", test_sign_vector },
 	{ "queue: confirmation, day cap, retries, pause, resume, prune", test_queue },
+	{ "queue: a token event waits for its symbol; pause", test_complete_pause },
+	{ "claim: final rows through the index's heads, however many are not", test_claim_final },
 );
