@@ -5,7 +5,6 @@
  * lib/evm/userop.c, USD prices in lib/token/price.c.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include <cjson/cJSON.h>
 

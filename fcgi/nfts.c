@@ -107,19 +107,17 @@ static int
 nft_owned(struct bp_req *r)
 {
 	const struct bp_network *net;
-	const char *ex = bp_req_query(r, "exclude_spam");
 	struct bp_error err;
 	uint8_t owner[20];
 	int64_t page, limit;
+	int exclude_spam;
 
 	if (bp_addr_param(r, "address", owner) != 0 ||
-	    bp_req_paging(r, 50, &page, &limit) == -1)
-		return r->status;
-	if (ex != NULL && strcmp(ex, "true") != 0 && strcmp(ex, "false") != 0)
-		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");
-	if ((net = bp_req_path_network(r)) == NULL)
+	    bp_req_paging(r, 50, &page, &limit) == -1 ||
+	    bp_req_query_bool(r, "exclude_spam", &exclude_spam) == -1 ||
+	    (net = bp_req_path_network(r)) == NULL)
 		return r->status;
 	bp_buf_reset(&r->out);
-	return reply(r, bp_nft_owned(r->ctx, r->db, net, owner, page, limit,
-	    ex != NULL && strcmp(ex, "true") == 0, &r->out, &err), &err);
+	return reply(r, bp_nft_owned(r->ctx, r->db, net, owner, page, limit, exclude_spam,
+	    &r->out, &err), &err);
 }

@@ -97,16 +97,13 @@ static int
 balances(struct bp_req *r)
 {
 	struct bp_token_balance_query q;
-	const char *spam = bp_req_query(r, "exclude_spam");
 	int rc;
 
 	memset(&q, 0, sizeof(q));
 	if ((q.net = bp_req_path_network(r)) == NULL || bp_addr_param(r, "address", q.owner) != 0 ||
-	    bp_req_paging(r, LIMIT_DEFAULT, &q.page, &q.limit) == -1)
+	    bp_req_paging(r, LIMIT_DEFAULT, &q.page, &q.limit) == -1 ||
+	    bp_req_query_bool(r, "exclude_spam", &q.exclude_spam) == -1)
 		return r->status;
-	if (spam != NULL && strcmp(spam, "true") != 0 && strcmp(spam, "false") != 0)
-		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");
-	q.exclude_spam = spam != NULL && strcmp(spam, "true") == 0;
 	q.chain = bp_req_param(r, "chain");
 	bp_buf_reset(&r->out);
 	rc = bp_token_balances(r->db, r->ctx, config, logos, &q, (int64_t)time(NULL), &r->out);
