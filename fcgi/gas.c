@@ -5,7 +5,6 @@
  * lib/evm/userop.c, USD prices in lib/token/price.c.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -13,6 +12,7 @@
 #include "core/db.h"
 #include "core/fcgi.h"
 #include "core/util.h"
+#include "core/valid.h"
 #include "gas/gas.h"
 #include "gas/paymaster.h"
 #include "gas/policy.h"
@@ -74,30 +74,6 @@ app_fini(void)
 	bp_paymaster_keys_wipe(&signer);
 }
 
-/* ---- small helpers ---- */
-
-/* The string member name (NULL when absent and optional); 0 or the 400 set in r. */
-static int
-member(struct bp_req *r, const cJSON *body, const char *name, int required, const char **out)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(body, name);
-
-	*out = NULL;
-	if (j == NULL)
-		return required ? bp_error(r, 400, "invalid_request", "%s is required", name) : 0;
-	if (!cJSON_IsString(j) || j->valuestring[0] == '\0')
-		return bp_error(r, 400, "invalid_request", "%s must be a non-empty string", name);
-	*out = j->valuestring;
-	return 0;
-}
-
-/* The EVM network {chain} (and ?network=) means for this key; NULL with the answer set. */
-static const struct bp_network *
-network_of(struct bp_req *r, const char *chain, const char *network)
-{
-	return bp_req_evm_network(r, chain, network);
-}
-
 /* ---- gas prices ---- */
 
 /* GET /v1/gas/{chain}/prices[?network=]: the latest sample, sampled now when stale. */
@@ -107,7 +83,7 @@ gas_prices(struct bp_req *r)
 	const struct bp_network *net;
 	int rc;
 
-	if ((net = network_of(r, bp_req_param(r, "chain"), bp_req_query(r, "network"))) == NULL)
+	if ((net = bp_req_path_network(r)) == NULL)
 		return r->status;
 	bp_buf_reset(&r->out);
 	if ((rc = bp_gas_prices(r->db, r->ctx, net, config->gas_sample_max_age, &r->out)) == 0)
@@ -242,6 +218,20 @@ policy_delete(struct bp_req *r)
 
 /* ---- sponsorship ---- */
 
+/* The members of a sponsorship's body; user_operation is lib/evm/userop.c's to read. */
+enum sponsor_field {
+	SPONSOR_CHAIN,		/* 0 */
+	SPONSOR_NETWORK,	/* 1 */
+	SPONSOR_POLICY_ID,	/* 2 */
+	SPONSOR__MAX
+};
+
+static const struct bp_valid_field sponsor_fields[SPONSOR__MAX] = {
+	{ "chain", BP_VALID_STRING, 1, 0, NULL },	/* SPONSOR_CHAIN */
+	{ "network", BP_VALID_STRING, 0, 0, NULL },	/* SPONSOR_NETWORK */
+	{ "policy_id", BP_VALID_STRING, 1, 0, NULL },	/* SPONSOR_POLICY_ID */
+};
+
 /* POST /v1/gas/sponsor {chain, policy_id, user_operation, network?}. */
 static int
 sponsor(struct bp_req *r)
@@ -249,28 +239,21 @@ sponsor(struct bp_req *r)
 	struct bp_sponsor_result res;
 	struct bp_policy p;
 	const struct bp_network *net;
-	const char *chain, *network, *id;
+	const char *v[SPONSOR__MAX];
 	const uint8_t *key;
 	int rc;
 	cJSON *body;
 
 	if ((body = bp_req_json_object(r)) == NULL)
 		return r->status;
-	if ((rc = member(r, body, "chain", 1, &chain)) != 0 ||
-	    (rc = member(r, body, "network", 0, &network)) != 0 ||
-	    (rc = member(r, body, "policy_id", 1, &id)) != 0)
-		goto out;
-	if (find_policy(r, id, &p) != 1 || (net = network_of(r, chain, network)) == NULL)
+	if ((rc = bp_req_valid(r, body, sponsor_fields, SPONSOR__MAX, v)) != 0)
+		;
+	else if (find_policy(r, v[SPONSOR_POLICY_ID], &p) != 1 ||
+	    (net = bp_req_evm_network(r, v[SPONSOR_CHAIN], v[SPONSOR_NETWORK])) == NULL)
 		rc = r->status;
-	else if (p.status != BP_POLICY_ACTIVE)
-		rc = bp_error(r, 400, "invalid_request", "policy_id: policy %s is %s", p.id,
-		    bp_policy_status_name(p.status));
-	else if (strcmp(p.chain, net->chain) != 0)
-		rc = bp_error(r, 400, "invalid_request", "chain: policy %s is for chain %s", p.id,
-		    p.chain);
-	else if ((key = bp_paymaster_keys_get(&signer, config, net)) == NULL)
-		rc = bp_error(r, 400, "invalid_request", "chain: sponsorship is not available on "
-		    "%s %s (no paymaster and signer key configured)", net->chain, net->network);
+	else if (key = bp_paymaster_keys_get(&signer, config, net),
+	    bp_sponsor_allowed(&p, net, key, &res) != 0)
+		rc = bp_error(r, res.status, res.code, "%s: %s", res.field, res.message);
 	else if (bp_sponsor(r->db, r->ctx, config, net, key, &p,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
@@ -278,7 +261,6 @@ sponsor(struct bp_req *r)
 		rc = bp_error(r, 500, "internal_error", "response too large");
 	else
 		rc = bp_reply_out(r, 200);
-out:
 	cJSON_Delete(body);
 	return rc;
 }

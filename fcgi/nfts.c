@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/config.h"
 #include "core/fcgi.h"
 #include "core/util.h"
 #include "evm/address.h"
@@ -16,7 +15,6 @@
 static int	nft_metadata(struct bp_req *);
 static int	nft_collection(struct bp_req *);
 static int	nft_owned(struct bp_req *);
-static int	app_init(const struct bp_config *, struct bp_db *);
 static void	*thread_init(const struct bp_config *, struct bp_db *);
 static void	 thread_fini(void *);
 
@@ -32,7 +30,7 @@ static const struct bp_route routes[] = {
 	{ "GET", "/v1/nfts/:chain/owned/:address", nft_owned, BP_SCOPE_DATA_READ, 5, 0 },
 };
 
-static const struct bp_app app = { "nfts", routes, BP_NITEMS(routes), app_init, NULL };
+static const struct bp_app app = { "nfts", routes, BP_NITEMS(routes), NULL, NULL };
 static const struct bp_app_threads threads = { thread_init, thread_fini };
 
 int	main(void);
@@ -43,17 +41,7 @@ main(void)
 	return bp_fcgi_main_threads(&app, &threads);
 }
 
-/* Set once at init, read-only while the threads serve. Each thread's lib/nft context is r->ctx. */
-static const struct bp_config *config;
-
-static int
-app_init(const struct bp_config *cfg, struct bp_db *db)
-{
-	(void)db;
-	config = cfg;
-	return 0;
-}
-
+/* Each thread's lib/nft context is r->ctx. */
 static void *
 thread_init(const struct bp_config *cfg, struct bp_db *db)
 {
@@ -67,48 +55,11 @@ thread_fini(void *ctx)
 	bp_nft_free(ctx);
 }
 
-/* ---- request validation ---- */
-
-/* The EVM network {chain} (and ?network=) means for this key; NULL with the answer set. */
-static const struct bp_network *
-evm_network(struct bp_req *r)
-{
-	const char *chain = bp_req_param(r, "chain"), *network = bp_req_query(r, "network");
-	const struct bp_network *net;
-
-	net = bp_config_rest_network(config, chain, r->key.test, network);
-	if (net == NULL || net->kind != BP_CHAIN_EVM)
-		bp_error(r, 404, "not_found", "no EVM network \"%s%s%s\" for this key", chain,
-		    network ? "." : "", network ? network : "");
-	else if (r->key.test && !net->testnet)
-		bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)", net->chain,
-		    net->network);
-	else
-		return net;
-	return NULL;
-}
-
-/* The address path parameter name; 0, or the 400 set in r. */
-static int
-address_param(struct bp_req *r, const char *name, uint8_t out[20])
-{
-	const char *s = bp_req_param(r, name);
-
-	if (s == NULL || bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, out) == -1)
-		return bp_error(r, 400, "invalid_request", "%s must be a 0x address of 40 hex digits "
-		    "(mixed case must be a valid EIP-55 checksum)", name);
-	return 0;
-}
-
 /* Answers a lib/nft/nft.h error, or 200 with the JSON in r->out. */
 static int
 reply(struct bp_req *r, int rc, const struct bp_error *err)
 {
-	if (rc == -1)
-		return bp_error_reply(r, err);
-	r->status = 200;
-	r->content_type = "application/json";
-	return 200;
+	return rc == -1 ? bp_error_reply(r, err) : bp_reply_out(r, 200);
 }
 
 /* ---- handlers ---- */
@@ -124,14 +75,14 @@ nft_metadata(struct bp_req *r)
 	uint8_t contract[20];
 	size_t n = strlen(tid);
 
-	if (address_param(r, "contract", contract) != 0)
+	if (bp_addr_param(r, "contract", contract) != 0)
 		return r->status;
 	/* Decimal digits only: no sign, space, 0x or exponent; leading zeros read as decimal. */
 	if (n == 0 || n > 200 || strspn(tid, "0123456789") != n ||
 	    bp_u256_from_dec(&id, tid, n) == -1)
 		return bp_error(r, 400, "invalid_request", "token_id must be a decimal integer "
 		    "from 0 to 2^256 - 1");
-	if ((net = evm_network(r)) == NULL)
+	if ((net = bp_req_path_network(r)) == NULL)
 		return r->status;
 	bp_buf_reset(&r->out);
 	return reply(r, bp_nft_metadata(r->ctx, r->db, net, contract, &id, &r->out, &err), &err);
@@ -145,7 +96,7 @@ nft_collection(struct bp_req *r)
 	struct bp_error err;
 	uint8_t contract[20];
 
-	if (address_param(r, "contract", contract) != 0 || (net = evm_network(r)) == NULL)
+	if (bp_addr_param(r, "contract", contract) != 0 || (net = bp_req_path_network(r)) == NULL)
 		return r->status;
 	bp_buf_reset(&r->out);
 	return reply(r, bp_nft_collection(r->ctx, r->db, net, contract, &r->out, &err), &err);
@@ -156,19 +107,17 @@ static int
 nft_owned(struct bp_req *r)
 {
 	const struct bp_network *net;
-	const char *ex = bp_req_query(r, "exclude_spam");
 	struct bp_error err;
 	uint8_t owner[20];
 	int64_t page, limit;
+	int exclude_spam;
 
-	if (address_param(r, "address", owner) != 0 ||
-	    bp_req_paging(r, 50, &page, &limit) == -1)
-		return r->status;
-	if (ex != NULL && strcmp(ex, "true") != 0 && strcmp(ex, "false") != 0)
-		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");
-	if ((net = evm_network(r)) == NULL)
+	if (bp_addr_param(r, "address", owner) != 0 ||
+	    bp_req_paging(r, 50, &page, &limit) == -1 ||
+	    bp_req_query_bool(r, "exclude_spam", &exclude_spam) == -1 ||
+	    (net = bp_req_path_network(r)) == NULL)
 		return r->status;
 	bp_buf_reset(&r->out);
-	return reply(r, bp_nft_owned(r->ctx, r->db, net, owner, page, limit,
-	    ex != NULL && strcmp(ex, "true") == 0, &r->out, &err), &err);
+	return reply(r, bp_nft_owned(r->ctx, r->db, net, owner, page, limit, exclude_spam,
+	    &r->out, &err), &err);
 }

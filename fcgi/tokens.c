@@ -83,33 +83,6 @@ thread_fini(void *ctx)
 
 /* ---- small helpers ---- */
 
-/* The EVM network {chain} (and ?network=) means for this key; NULL with the answer set. */
-static const struct bp_network *
-network_of(struct bp_req *r)
-{
-	return bp_req_evm_network(r, bp_req_param(r, "chain"), bp_req_query(r, "network"));
-}
-
-/* The address path parameter name into out: 20 bytes of hex, EIP-55 when mixed case. */
-static int
-address_param(struct bp_req *r, const char *name, uint8_t out[20])
-{
-	const char *s = bp_req_param(r, name);
-
-	if (bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, out) == -1)
-		return bp_error(r, 400, "invalid_request", "%s: not an address (0x and 40 hex "
-		    "digits; mixed case must be a valid EIP-55 checksum)", name);
-	return 0;
-}
-
-static int
-reply_out(struct bp_req *r)
-{
-	r->status = 200;
-	r->content_type = "application/json";
-	return 200;
-}
-
 static int
 node_down(struct bp_req *r, const struct bp_network *net)
 {
@@ -124,16 +97,13 @@ static int
 balances(struct bp_req *r)
 {
 	struct bp_token_balance_query q;
-	const char *spam = bp_req_query(r, "exclude_spam");
 	int rc;
 
 	memset(&q, 0, sizeof(q));
-	if ((q.net = network_of(r)) == NULL || address_param(r, "address", q.owner) != 0 ||
-	    bp_req_paging(r, LIMIT_DEFAULT, &q.page, &q.limit) == -1)
+	if ((q.net = bp_req_path_network(r)) == NULL || bp_addr_param(r, "address", q.owner) != 0 ||
+	    bp_req_paging(r, LIMIT_DEFAULT, &q.page, &q.limit) == -1 ||
+	    bp_req_query_bool(r, "exclude_spam", &q.exclude_spam) == -1)
 		return r->status;
-	if (spam != NULL && strcmp(spam, "true") != 0 && strcmp(spam, "false") != 0)
-		return bp_error(r, 400, "invalid_request", "exclude_spam must be true or false");
-	q.exclude_spam = spam != NULL && strcmp(spam, "true") == 0;
 	q.chain = bp_req_param(r, "chain");
 	bp_buf_reset(&r->out);
 	rc = bp_token_balances(r->db, r->ctx, config, logos, &q, (int64_t)time(NULL), &r->out);
@@ -141,7 +111,7 @@ balances(struct bp_req *r)
 		return node_down(r, q.net);
 	if (rc != 0)
 		return bp_error(r, 500, "internal_error", "database error");
-	return reply_out(r);
+	return bp_reply_out(r, 200);
 }
 
 /* GET /v1/tokens/{chain}/metadata/{contract}[?network] */
@@ -157,7 +127,7 @@ metadata(struct bp_req *r)
 	int64_t now = (int64_t)time(NULL);
 	int found, priced;
 
-	if ((net = network_of(r)) == NULL || address_param(r, "contract", addr) != 0)
+	if ((net = bp_req_path_network(r)) == NULL || bp_addr_param(r, "contract", addr) != 0)
 		return r->status;
 	bp_addr_format_lower(addr, lower, sizeof(lower));
 	if (bp_token_get_many(r->db, bp_token_ctx_chain(r->ctx), bp_token_ctx_memo(r->ctx), config,
@@ -174,5 +144,5 @@ metadata(struct bp_req *r)
 	if (bp_token_metadata_json(&tok, bp_req_param(r, "chain"), priced ? &price : NULL,
 	    bp_token_list_logo(logos, net->chain_id, lower), &r->out) == -1)
 		return bp_error(r, 500, "internal_error", "response too large");
-	return reply_out(r);
+	return bp_reply_out(r, 200);
 }

@@ -26,12 +26,14 @@ const uint8_t bp_bundler_dummy_sig[65] = {
 
 /*
  * The common checks of both methods: params [op, entryPoint, chainIdHex, {policyId}], the
- * entry point and chain of this network, a paymaster key, and the caller's active policy of
- * this chain. 0 with p filled, or -1 with c->err set.
+ * entry point and chain of this network, and the caller's policy, which must pass
+ * bp_sponsor_allowed (active, of this chain, a paymaster key). 0 with p filled, or -1 with
+ * c->err set.
  */
 static int
 pm_checks(struct bp_bundler_call *c, struct bp_policy *p)
 {
+	struct bp_sponsor_result res;
 	const cJSON *ctx, *pid;
 	const char *ep, *cid;
 	uint8_t a[20], want[20];
@@ -59,21 +61,14 @@ pm_checks(struct bp_bundler_call *c, struct bp_policy *p)
 	if (!cJSON_IsString(pid))
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "the context must be "
 		    "{\"policyId\": \"gp_...\"}");
-	if (c->pm_key == NULL)
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "sponsorship is not available on "
-		    "%s %s (no paymaster and signer key configured)", c->net->chain,
-		    c->net->network);
 	if ((found = bp_policy_get(c->r->db, c->r->key.account_id, pid->valuestring, p)) == -1)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 0)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "no gas policy %.40s",
 		    pid->valuestring);
-	if (p->status != BP_POLICY_ACTIVE)
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "policy %s is %s", p->id,
-		    bp_policy_status_name(p->status));
-	if (strcmp(p->chain, c->net->chain) != 0)
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "policy %s is for chain %s", p->id,
-		    p->chain);
+	/* The rules POST /v1/gas/sponsor applies too, without the member names of its body. */
+	if (bp_sponsor_allowed(p, c->net, c->pm_key, &res) != 0)
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "%s", res.message);
 	return 0;
 }
 

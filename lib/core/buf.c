@@ -1,8 +1,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "buf.h"
+#include "util.h"
 
 void
 bp_buf_init(struct bp_buf *b, size_t cap)
@@ -171,4 +173,15 @@ fail:
 	if (b->data != NULL)
 		b->data[start] = '\0';
 	return -1;
+}
+
+int
+bp_buf_json_time(struct bp_buf *b, const char *name, int64_t t)
+{
+	char iso[32];
+
+	if (t < 0)
+		return bp_buf_printf(b, ",\"%s\":null", name);
+	bp_time_iso((time_t)t, iso, sizeof(iso));
+	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, iso);
 }

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct bp_buf {
 	char	*data;
@@ -34,5 +35,11 @@ int	bp_buf_vprintf(struct bp_buf *, const char *, va_list);
  * are not well-formed UTF-8 become U+FFFD, so the result is valid JSON whatever s holds.
  */
 int	bp_buf_json_str(struct bp_buf *, const char *s);
+/*
+ * Appends the member ,"name":"2024-01-02T03:04:05Z" (UTC, ISO 8601) of the Unix time t, or
+ * ,"name":null when t < 0 (not known); name is written as it is, so a literal. 0, or -1 when
+ * full (then b is as it was).
+ */
+int	bp_buf_json_time(struct bp_buf *, const char *name, int64_t t);
 
 #endif

@@ -128,21 +128,41 @@ bp_req_need_scope(struct bp_req *r, enum bp_scope s)
 	    bp_scope_name(s));
 }
 
-const struct bp_network *
-bp_req_evm_network(struct bp_req *r, const char *chain, const char *network)
+/*
+ * The one lookup of an EVM network for a request: an unknown or non-EVM chain (or network) is
+ * status, 404 for a path (the resource is not there) or 400 for a body member (field names it).
+ */
+static const struct bp_network *
+evm_network(struct bp_req *r, const char *chain, const char *network, const char *field)
 {
 	const struct bp_network *net;
 
 	net = bp_config_rest_network(r->cfg, chain, r->key.test, network);
-	if (net == NULL || net->kind != BP_CHAIN_EVM)
-		bp_error(r, 400, "invalid_request", "chain: no EVM network \"%s%s%s\" for this key",
-		    chain, network ? "." : "", network ? network : "");
-	else if (r->key.test && !net->testnet)
+	if (net == NULL || net->kind != BP_CHAIN_EVM) {
+		if (field == NULL)
+			bp_error(r, 404, "not_found", "no EVM network \"%s%s%s\" for this key",
+			    chain, network ? "." : "", network ? network : "");
+		else
+			bp_error(r, 400, "invalid_request", "%s: no EVM network \"%s%s%s\" for "
+			    "this key", field, chain, network ? "." : "", network ? network : "");
+	} else if (r->key.test && !net->testnet)
 		bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)",
 		    net->chain, net->network);
 	else
 		return net;
 	return NULL;
+}
+
+const struct bp_network *
+bp_req_path_network(struct bp_req *r)
+{
+	return evm_network(r, bp_req_param(r, "chain"), bp_req_query(r, "network"), NULL);
+}
+
+const struct bp_network *
+bp_req_evm_network(struct bp_req *r, const char *chain, const char *network)
+{
+	return evm_network(r, chain, network, "chain");
 }
 
 /* Authenticates and counts the request (lib/core/admit.c); 0 to go on, or the status set in r. */

@@ -90,8 +90,14 @@ enum bp_limit_verdict bp_req_charge(struct bp_req *, unsigned nday, unsigned cu)
 int		 bp_req_need_scope(struct bp_req *, enum bp_scope s);
 /*
  * The EVM network a REST path's {chain} (and an optional ?network=) means for r's key
- * (DESIGN.md, "Networks on REST paths"). Returns it, or NULL with the answer set in r: 400 when
- * the config has no such EVM network, 403 when a test key names a mainnet.
+ * (DESIGN.md, "Networks on REST paths"). Returns it, or NULL with the answer set in r: 404
+ * not_found when the config has no such EVM network (the path names what is not there), 403
+ * when a test key names a mainnet.
+ */
+const struct bp_network *bp_req_path_network(struct bp_req *);
+/*
+ * The same for a chain and network named in a JSON body: 400 naming the member "chain" when
+ * there is no such EVM network, 403 as above.
  */
 const struct bp_network *bp_req_evm_network(struct bp_req *, const char *chain,
 		    const char *network);

@@ -234,6 +234,19 @@ bp_req_query_int(struct bp_req *r, const char *name, int64_t def, int64_t min, i
 }
 
 int
+bp_req_query_bool(struct bp_req *r, const char *name, int *out)
+{
+	const char *v = bp_req_query(r, name);
+
+	if (v != NULL && strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+		bp_error(r, 400, "invalid_request", "%s must be true or false", name);
+		return -1;
+	}
+	*out = v != NULL && strcmp(v, "true") == 0;
+	return 0;
+}
+
+int
 bp_req_paging(struct bp_req *r, int64_t limit_def, int64_t *page, int64_t *limit)
 {
 	if (bp_req_query_int(r, "page", 1, 1, BP_PAGE_MAX, page) == -1 ||

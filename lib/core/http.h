@@ -99,6 +99,11 @@ const char	*bp_req_param(const struct bp_req *, const char *name);
  */
 int		 bp_req_query_int(struct bp_req *, const char *name, int64_t def, int64_t min,
 		    int64_t max, int64_t *out);
+/*
+ * The query parameter name as a flag: "true" 1, "false" or absent 0. Returns 0, or -1 with a
+ * 400 invalid_request naming the parameter set in r.
+ */
+int		 bp_req_query_bool(struct bp_req *, const char *name, int *out);
 
 #define BP_PAGE_MAX	1000000000	/* so the offset cannot overflow */
 #define BP_LIMIT_MAX	100

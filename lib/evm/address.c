@@ -9,6 +9,7 @@
 
 #include "address.h"
 #include "core/hex.h"
+#include "core/http.h"
 #include "keccak.h"
 
 /* Writes the checksummed digits (no prefix, no NUL) for lower-case digits lower[0..40). */
@@ -81,5 +82,16 @@ bp_addr_format_checksum(const uint8_t addr[BP_ADDR_LEN], char *out, size_t cap)
 		return -1;
 	apply_checksum(out + 2, cs);
 	memcpy(out + 2, cs, sizeof(cs));
+	return 0;
+}
+
+int
+bp_addr_param(struct bp_req *r, const char *name, uint8_t out[BP_ADDR_LEN])
+{
+	const char *s = bp_req_param(r, name);
+
+	if (s == NULL || bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, out) == -1)
+		return bp_error(r, 400, "invalid_request", "%s must be a 0x address of 40 hex "
+		    "digits (mixed case must be a valid EIP-55 checksum)", name);
 	return 0;
 }

@@ -38,4 +38,14 @@ int	bp_addr_format_lower(const uint8_t addr[BP_ADDR_LEN], char *out, size_t cap)
  */
 int	bp_addr_format_checksum(const uint8_t addr[BP_ADDR_LEN], char *out, size_t cap);
 
+struct bp_req;
+/*
+ * The :name path parameter of r's route as an address (bp_addr_parse with BP_ADDR_CHECKSUM),
+ * the request helper of every program whose path names an address. It lives here and not
+ * beside the other request helpers in lib/core because the checksum needs Keccak, which core
+ * may not include (scripts/layers.sh). Returns 0, or 400 with the error naming the parameter
+ * set in r.
+ */
+int	bp_addr_param(struct bp_req *r, const char *name, uint8_t out[BP_ADDR_LEN]);
+
 #endif

@@ -7,6 +7,7 @@
 #include "core/hex.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "core/valid.h"
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "policy.h"
@@ -323,38 +324,31 @@ bp_policy_check(const struct bp_policy_rules *r, const struct bp_userop_call *ca
 	return -1;
 }
 
-/* The string member name of body into *out (NULL when absent); 0, or -1 with why. */
-static int
-input_str(const cJSON *body, const char *name, int required, const char **out, char *why,
-    size_t cap)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(body, name);
-
-	*out = NULL;
-	if (j == NULL && required)
-		snprintf(why, cap, "%s is required", name);
-	else if (j != NULL && (!cJSON_IsString(j) || j->valuestring[0] == '\0'))
-		snprintf(why, cap, "%s must be a non-empty string", name);
-	else {
-		*out = j != NULL ? j->valuestring : NULL;
-		return 0;
-	}
-	return -1;
-}
+/* The string members of a create and of a PATCH body; rules and the name's length come after. */
+static const struct bp_valid_field create_fields[] = {
+	{ "name", BP_VALID_STRING, 1, 0, NULL },
+	{ "chain", BP_VALID_STRING, 1, 0, NULL },
+};
+static const struct bp_valid_field patch_fields[BP_NITEMS(create_fields)] = {
+	{ "name", BP_VALID_STRING, 0, 0, NULL },
+	{ "status", BP_VALID_STRING, 0, 0, NULL },
+};
 
 int
 bp_policy_input(const struct bp_config *cfg, const cJSON *body, int create,
     struct bp_policy_input *in, char *why, size_t cap)
 {
 	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(body, "rules");
-	const char *status = NULL, *s;
+	const char *v[BP_NITEMS(create_fields)], *status, *s;
 	size_t chars = 0, i;
 
 	memset(in, 0, sizeof(*in));
-	if (input_str(body, "name", create, &in->name, why, cap) == -1 ||
-	    (create && input_str(body, "chain", 1, &in->chain, why, cap) == -1) ||
-	    (!create && input_str(body, "status", 0, &status, why, cap) == -1))
+	if ((create ? bp_valid_body(body, create_fields, BP_NITEMS(create_fields), v, why, cap) :
+	    bp_valid_body(body, patch_fields, BP_NITEMS(patch_fields), v, why, cap)) == -1)
 		return -1;
+	in->name = v[0];
+	in->chain = create ? v[1] : NULL;
+	status = create ? NULL : v[1];
 	for (s = in->name; s != NULL && *s != '\0'; s++)	/* UTF-8 characters */
 		chars += ((unsigned char)*s & 0xc0) != 0x80;
 	if (chars > BP_POLICY_NAME_CHARS) {
@@ -389,15 +383,6 @@ bp_policy_input(const struct bp_config *cfg, const cJSON *body, int create,
 	return 0;
 }
 
-static int
-put_time(struct bp_buf *b, const char *name, int64_t t)
-{
-	char s[32];
-
-	bp_time_iso((time_t)t, s, sizeof(s));
-	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, s);
-}
-
 int
 bp_policy_json(const struct bp_policy *p, const struct bp_policy_spend *sp, struct bp_buf *b)
 {
@@ -408,8 +393,8 @@ bp_policy_json(const struct bp_policy *p, const struct bp_policy_spend *sp, stru
 	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"rules\":", p->chain) == -1 ||
 	    bp_policy_rules_json(&p->rules, b) == -1 ||
 	    bp_buf_printf(b, ",\"status\":\"%s\"", status_names[p->status]) == -1 ||
-	    put_time(b, "created_at", p->created_at) == -1 ||
-	    put_time(b, "updated_at", p->updated_at) == -1;
+	    bp_buf_json_time(b, "created_at", p->created_at) == -1 ||
+	    bp_buf_json_time(b, "updated_at", p->updated_at) == -1;
 	if (sp != NULL)
 		fail = fail || bp_buf_printf(b, ",\"spend\":{\"today\":{\"count\":%lld,"
 		    "\"usd\":\"%s\"},\"total\":{\"count\":%lld,\"usd\":\"%s\"}}",

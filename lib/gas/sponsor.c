@@ -28,6 +28,26 @@ refuse(struct bp_sponsor_result *out, int status, const char *code, const char *
 }
 
 int
+bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net, const uint8_t *key,
+    struct bp_sponsor_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->field = "policy_id";
+	if (p->status != BP_POLICY_ACTIVE)
+		return refuse(out, 400, "invalid_request", "policy %s is %s", p->id,
+		    bp_policy_status_name(p->status));
+	out->field = "chain";
+	if (strcmp(p->chain, net->chain) != 0)
+		return refuse(out, 400, "invalid_request", "policy %s is for chain %s", p->id,
+		    p->chain);
+	if (key == NULL)
+		return refuse(out, 400, "invalid_request", "sponsorship is not available on %s %s "
+		    "(no paymaster and signer key configured)", net->chain, net->network);
+	out->field = NULL;
+	return out->status = 0;
+}
+
+int
 bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg,
     const struct bp_network *net, const uint8_t key[32], const struct bp_policy *p,
     const cJSON *j, struct bp_sponsor_result *out)

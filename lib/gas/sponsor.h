@@ -24,11 +24,21 @@ struct bp_upstream;
 struct bp_sponsor_result {
 	int				 status;	/* 200, or the HTTP status of the refusal */
 	const char			*code;		/* the error code when not 200 */
+	const char			*field;		/* bp_sponsor_allowed: the member at fault */
 	char				 message[512];	/* why, naming the field or the rule */
 	struct bp_paymaster_grant	 grant;
 	int				 have_usd;	/* 0: no [prices CHAIN] native */
 	struct bp_u256			 usd;		/* worst case, 10^-36 USD */
 };
+
+/*
+ * The rules of a sponsorship under policy p on net that need no UserOperation, the same for
+ * POST /v1/gas/sponsor and the bundler's ERC-7677 methods: p is active, p is for net's chain,
+ * and net has a paymaster with its signer key (key, NULL when not). Returns 0, or 400 with
+ * out->field ("policy_id" or "chain", for a caller that names the member) and out->message.
+ */
+int	bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net,
+	    const uint8_t *key, struct bp_sponsor_result *out);
 
 /*
  * Sponsors the UserOperation j (untrusted JSON) under the active policy p on net, signing with

@@ -165,8 +165,7 @@ reply_error(struct bp_req *r, const char *id, size_t idlen, int code, const char
 	bp_buf_reset(&r->out);
 	if (bp_rpc_envelope_error_obj(&r->out, id, idlen, code, msg) == -1)
 		return bp_error(r, 500, "internal_error", "out of memory");
-	r->content_type = "application/json";
-	return r->status = 200;
+	return bp_reply_out(r, 200);
 }
 
 static int
@@ -551,22 +550,20 @@ single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, c
 		bp_buf_reset(&r->out);
 		if (hit_obj(p, &r->out, net, v, id, it->id.len) == -1)
 			return bp_error(r, 500, "internal_error", "out of memory");
-		r->content_type = "application/json";
-		return r->status = 200;
+		return bp_reply_out(r, 200);
 	}
 	if (!it->extra && bp_rpc_envelope_id_simple(id, it->id.len)) {
 		/* The hot path: the client's bytes up, the node's bytes down. */
 		if ((s = bp_upstream_post(p->up, net, r->body, r->body_len, &r->out, &info)) !=
 		    BP_UPSTREAM_OK)
 			return upstream_failed(r, net, s);
-		r->content_type = "application/json";
 		if ((v->head || v->rule != BP_CACHE_NEVER) && settle(p, net, it, v, r->out.data,
 		    r->out.len, (long)info.index, fixed, sizeof(fixed)) == 1) {
 			bp_buf_reset(&r->out);
 			if (result_obj(&r->out, id, it->id.len, fixed, strlen(fixed)) == -1)
 				return bp_error(r, 500, "internal_error", "out of memory");
 		}
-		return r->status = 200;
+		return bp_reply_out(r, 200);
 	}
 	/*
 	 * Members the proxy does not read, or an id a node might not echo byte for byte (1.0, big
@@ -593,8 +590,7 @@ single(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, c
 		rc = bp_error(r, 500, "internal_error", "upstream response too large");
 		goto out;
 	}
-	r->content_type = "application/json";
-	rc = r->status = 200;
+	rc = bp_reply_out(r, 200);
 out:
 	trim(&p->req);
 	trim(&p->ans);
@@ -729,8 +725,7 @@ batch(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, si
 	}
 	if (bp_buf_adds(&r->out, "]") == -1)
 		goto toolarge;
-	r->content_type = "application/json";
-	rc = r->status = 200;
+	rc = bp_reply_out(r, 200);
 	goto out;
 toolarge:
 	rc = bp_error(r, 500, "internal_error", "upstream response too large");

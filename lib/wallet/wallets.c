@@ -30,11 +30,6 @@
 /* Deployment logs are searched from this many blocks before the head seen at creation. */
 #define LOG_SEARCH_MARGIN	128
 
-static const char *const status_names[BP_WALLET__MAX] = {
-	"counterfactual",	/* BP_WALLET_COUNTERFACTUAL */
-	"deployed",		/* BP_WALLET_DEPLOYED */
-};
-
 /* "No code at address on network" seen, until a time; direct-mapped by address. */
 struct code_slot {
 	const struct bp_network	*net;
@@ -81,12 +76,6 @@ bp_wallets_free(struct bp_wallets *ws)
 	bp_chain_free(ws->chain);
 	bp_upstream_free(ws->up);
 	free(ws);
-}
-
-const char *
-bp_wallets_status_name(enum bp_wallet_status s)
-{
-	return (unsigned)s < BP_WALLET__MAX ? status_names[s] : "?";
 }
 
 /* ---- small helpers ---- */

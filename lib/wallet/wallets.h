@@ -26,54 +26,15 @@
 #include <stdint.h>
 
 #include "core/auth.h"
+#include "core/buf.h"
 #include "core/config.h"
 #include "core/error.h"
-#include "evm/address.h"
-#include "evm/simple_account.h"
+#include "wallets_db.h"	/* struct bp_wallet, the row type */
 
 struct bp_db;
 struct bp_wallets;
 
-#define BP_WALLETS_HASH_STR	67	/* "0x" + 64 + NUL */
 #define BP_WALLETS_LIMIT_DEFAULT 25
-
-enum bp_wallet_status {
-	BP_WALLET_COUNTERFACTUAL,	/* 0 */
-	BP_WALLET_DEPLOYED,		/* 1 */
-	BP_WALLET__MAX
-};
-
-/* One wallet: a row of the table, as get and create answer it. */
-struct bp_wallet {
-	int64_t			id;
-	char			chain[BP_NAME_MAX];
-	char			network[BP_NAME_MAX];
-	uint8_t			address[20];
-	uint8_t			owner[20];
-	uint8_t			factory[20];
-	char			address_cs[BP_ADDR_STR_MAX];	/* EIP-55 forms */
-	char			owner_cs[BP_ADDR_STR_MAX];
-	char			factory_cs[BP_ADDR_STR_MAX];
-	uint8_t			salt[BP_SIMPLE_ACCOUNT_SALT_LEN];
-	enum bp_wallet_status	status;
-	int64_t			created_at;
-	int64_t			checked_block;	/* -1: NULL */
-	char			deploy_tx[BP_WALLETS_HASH_STR];	/* "": not known yet */
-	int64_t			deploy_block;	/* -1: not known */
-	int64_t			deployed_at;	/* -1: not known */
-	int64_t			nonce;		/* get only: -1 unknown */
-};
-
-/* One wallet of a list; strings valid during the callback only. */
-struct bp_wallets_item {
-	const char		*address;	/* EIP-55 */
-	const char		*owner;		/* EIP-55 */
-	const char		*chain;
-	const char		*network;
-	enum bp_wallet_status	 status;
-	int64_t			 created_at;
-	const char		*address_lower;	/* the table's form */
-};
 
 /* A create request, as the client sent its members (already checked to be strings). */
 struct bp_wallets_create_req {
@@ -90,9 +51,6 @@ struct bp_wallets_create_req {
  */
 struct bp_wallets	*bp_wallets_new(const struct bp_config *cfg);
 void		 bp_wallets_free(struct bp_wallets *);
-
-/* "counterfactual", "deployed". */
-const char	*bp_wallets_status_name(enum bp_wallet_status);
 
 /*
  * Creates the wallet of req for key's account, idempotently: *created is 1 for a new row, 0
@@ -121,5 +79,27 @@ int		 bp_wallets_list(struct bp_wallets *, struct bp_db *, const struct bp_key *
 		    const char *chain, int64_t page, int64_t limit,
 		    int (*fn)(const struct bp_wallets_item *, void *), void *arg, int64_t *total,
 		    struct bp_error *err);
+
+/* Which answer a wallet's JSON is. */
+enum bp_wallets_view {
+	BP_WALLETS_VIEW_CREATE,	/* 0: create's answer */
+	BP_WALLETS_VIEW_GET,	/* 1: get's answer, with nonce and deployment */
+	BP_WALLETS_VIEW__MAX
+};
+
+/*
+ * Appends w's JSON as view answers it to b (addresses EIP-55, init_code while counterfactual).
+ * Returns 0, or -1 when b is full.
+ */
+int		 bp_wallets_json(const struct bp_wallet *w, enum bp_wallets_view view,
+		    struct bp_buf *b);
+
+/*
+ * bp_wallets_list written to b as {"wallets":[...],"page":P,"limit":L,"total":T}. Returns 0,
+ * or -1 with *err set (as bp_wallets_list; 500 when b is full).
+ */
+int		 bp_wallets_list_json(struct bp_wallets *, struct bp_db *,
+		    const struct bp_key *key, const char *chain, int64_t page, int64_t limit,
+		    struct bp_buf *b, struct bp_error *err);
 
 #endif

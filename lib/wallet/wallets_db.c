@@ -23,6 +23,17 @@ addr_lower(const uint8_t a[20], char out[BP_ADDR_STR_MAX])
  * account's index in id order (or sort in a temporary b-tree, 87 KiB of page cache a request)
  * instead of going straight to the address; callers pick among the (rare) several rows.
  */
+static const char *const status_names[BP_WALLET__MAX] = {
+	"counterfactual",	/* BP_WALLET_COUNTERFACTUAL */
+	"deployed",		/* BP_WALLET_DEPLOYED */
+};
+
+const char *
+bp_wallets_status_name(enum bp_wallet_status s)
+{
+	return (unsigned)s < BP_WALLET__MAX ? status_names[s] : "?";
+}
+
 #define WALLET_COLS "id, chain, network, address, owner, salt, factory, status, created_at," \
 	" checked_block, deploy_tx, deploy_block, deployed_at, address_eip55, owner_eip55"
 

@@ -1,7 +1,8 @@
 /*
  * The `wallets` table (schema/003_wallets.sql): rows in and out for lib/wallet/wallets.c, which owns
  * the table and its rules. Addresses are stored lower case (the keys) with their EIP-55 forms
- * (the answers), salts as 0x and 64 hex digits.
+ * (the answers), salts as 0x and 64 hex digits. The row types live here, so this header needs
+ * nothing of wallets.h and wallets.h includes it (one way).
  */
 #ifndef BP_WALLETS_DB_H
 #define BP_WALLETS_DB_H
@@ -9,9 +10,54 @@
 #include <stdint.h>
 
 #include "core/auth.h"
-#include "wallets.h"
+#include "core/config.h"
+#include "evm/address.h"
+#include "evm/simple_account.h"
 
 struct bp_db;
+
+#define BP_WALLETS_HASH_STR	67	/* "0x" + 64 + NUL */
+
+enum bp_wallet_status {
+	BP_WALLET_COUNTERFACTUAL,	/* 0 */
+	BP_WALLET_DEPLOYED,		/* 1 */
+	BP_WALLET__MAX
+};
+
+/* "counterfactual", "deployed": the table's and the answers' names. */
+const char	*bp_wallets_status_name(enum bp_wallet_status);
+
+/* One wallet: a row of the table, as get and create answer it. */
+struct bp_wallet {
+	int64_t			id;
+	char			chain[BP_NAME_MAX];
+	char			network[BP_NAME_MAX];
+	uint8_t			address[20];
+	uint8_t			owner[20];
+	uint8_t			factory[20];
+	char			address_cs[BP_ADDR_STR_MAX];	/* EIP-55 forms */
+	char			owner_cs[BP_ADDR_STR_MAX];
+	char			factory_cs[BP_ADDR_STR_MAX];
+	uint8_t			salt[BP_SIMPLE_ACCOUNT_SALT_LEN];
+	enum bp_wallet_status	status;
+	int64_t			created_at;
+	int64_t			checked_block;	/* -1: NULL */
+	char			deploy_tx[BP_WALLETS_HASH_STR];	/* "": not known yet */
+	int64_t			deploy_block;	/* -1: not known */
+	int64_t			deployed_at;	/* -1: not known */
+	int64_t			nonce;		/* get only: -1 unknown */
+};
+
+/* One wallet of a list; strings valid during the callback only. */
+struct bp_wallets_item {
+	const char		*address;	/* EIP-55 */
+	const char		*owner;		/* EIP-55 */
+	const char		*chain;
+	const char		*network;
+	enum bp_wallet_status	 status;
+	int64_t			 created_at;
+	const char		*address_lower;	/* the table's form */
+};
 
 /*
  * The account's wallet at address (lower-case text), on chain when not NULL and on network

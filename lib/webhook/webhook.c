@@ -14,6 +14,7 @@
 #include "core/hex.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "core/valid.h"
 #include "evm/address.h"
 #include "net/fetch.h"
 #include "webhook.h"
@@ -290,26 +291,17 @@ bp_webhook_config_parse(enum bp_webhook_type t, const cJSON *config, struct bp_b
 
 /* ---- request bodies ---- */
 
-/* The string member name: NULL when absent and optional; 0, or -1 with why. */
-static int
-input_str(const cJSON *body, const char *name, int required, const char **out, char *why,
-    size_t cap)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(body, name);
-
-	*out = NULL;
-	if (j == NULL) {
-		if (required)
-			snprintf(why, cap, "%s is required", name);
-		return required ? -1 : 0;
-	}
-	if (!cJSON_IsString(j) || j->valuestring[0] == '\0') {
-		snprintf(why, cap, "%s must be a non-empty string", name);
-		return -1;
-	}
-	*out = j->valuestring;
-	return 0;
-}
+/* The string members of a POST and of a PATCH body; config and the domain's rules come after. */
+static const struct bp_valid_field create_fields[] = {
+	{ "url", BP_VALID_STRING, 1, 0, NULL },
+	{ "chain", BP_VALID_STRING, 1, 0, NULL },
+	{ "network", BP_VALID_STRING, 0, 0, NULL },
+	{ "event_type", BP_VALID_STRING, 1, 0, NULL },
+};
+static const struct bp_valid_field patch_fields[] = {
+	{ "url", BP_VALID_STRING, 0, 0, NULL },
+	{ "status", BP_VALID_STRING, 0, 0, NULL },
+};
 
 /* The receiver's url: https, at most 2,048 bytes, a host that is allowed. */
 static int
@@ -341,16 +333,18 @@ bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int
     enum bp_webhook_type current_type, struct bp_webhook_input *in, char *why, size_t cap)
 {
 	const cJSON *config = cJSON_GetObjectItemCaseSensitive(body, "config");
-	const char *type = NULL, *status = NULL, *network = NULL;
+	const char *v[BP_NITEMS(create_fields)], *type, *status, *network;
 
 	memset(in, 0, sizeof(*in));
 	bp_buf_init(&in->canon, BP_WEBHOOK_CONFIG_MAX);
-	if (input_str(body, "url", create, &in->url, why, cap) == -1 ||
-	    (create && input_str(body, "chain", 1, &in->chain, why, cap) == -1) ||
-	    (create && input_str(body, "network", 0, &network, why, cap) == -1) ||
-	    (create && input_str(body, "event_type", 1, &type, why, cap) == -1) ||
-	    (!create && input_str(body, "status", 0, &status, why, cap) == -1))
+	if ((create ? bp_valid_body(body, create_fields, BP_NITEMS(create_fields), v, why, cap) :
+	    bp_valid_body(body, patch_fields, BP_NITEMS(patch_fields), v, why, cap)) == -1)
 		return -1;
+	in->url = v[0];
+	in->chain = create ? v[1] : NULL;
+	network = create ? v[2] : NULL;
+	type = create ? v[3] : NULL;
+	status = create ? NULL : v[1];
 	if (!create) {
 		static const char *const fixed[] = { "chain", "network", "event_type" };
 		size_t i;
@@ -612,15 +606,6 @@ bp_webhook_delete(struct bp_db *db, int64_t account_id, const char *id)
 	return changed(db, st);
 }
 
-static int
-put_time(struct bp_buf *b, const char *name, int64_t t)
-{
-	char s[32];
-
-	bp_time_iso((time_t)t, s, sizeof(s));
-	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, s);
-}
-
 /* The list item: id, url, chain, event_type, status, created_at. */
 static int
 item_json(const struct bp_webhook *w, struct bp_buf *b)
@@ -629,7 +614,8 @@ item_json(const struct bp_webhook *w, struct bp_buf *b)
 	    bp_buf_json_str(b, w->url) == -1 ||
 	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"event_type\":\"%s\",\"status\":\"%s\"",
 	    w->chain, type_names[w->type], status_names[w->status]) == -1 ||
-	    put_time(b, "created_at", w->created_at) == -1 || bp_buf_adds(b, "}") == -1 ? -1 : 0;
+	    bp_buf_json_time(b, "created_at", w->created_at) == -1 ||
+	    bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
 
 int
@@ -645,8 +631,8 @@ bp_webhook_json(const struct bp_webhook *w, int full, struct bp_buf *b)
 		fail = fail || bp_buf_printf(b, ",\"network\":\"%s\",\"config\":%s,"
 		    "\"signing_secret\":\"%s\"", strchr(w->network, '.') + 1,
 		    w->config != NULL ? w->config : "{}", w->secret) == -1 ||
-		    put_time(b, "created_at", w->created_at) == -1;
-	fail = fail || put_time(b, "updated_at", w->updated_at) == -1;
+		    bp_buf_json_time(b, "created_at", w->created_at) == -1;
+	fail = fail || bp_buf_json_time(b, "updated_at", w->updated_at) == -1;
 	return fail || bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
 

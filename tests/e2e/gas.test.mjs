@@ -143,8 +143,8 @@ test('prices: scopes, unknown chains, stale samples sampled on demand', async ()
   assert.equal((await api('/v1/gas/ethereum/prices', { key: dataOnly })).status, 200);
   assertError(assert, await api('/v1/gas/ethereum/prices', { key: gasOnly }), 403, 'forbidden');
   assertError(assert, await api('/v1/gas/ethereum/prices', { key: null }), 401, 'unauthorized');
-  assertError(assert, await api('/v1/gas/nochain/prices', { key }), 400, 'invalid_request');
-  assertError(assert, await api('/v1/gas/solana/prices', { key }), 400, 'invalid_request');
+  assertError(assert, await api('/v1/gas/nochain/prices', { key }), 404, 'not_found');
+  assertError(assert, await api('/v1/gas/solana/prices', { key }), 404, 'not_found');
   // gas_sample_max_age is 1 s in the test config: a new block shows within it.
   await rpc('evm_mine');
   const head = await pub.getBlockNumber();

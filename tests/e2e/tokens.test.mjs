@@ -261,7 +261,7 @@ test('metadata: bytes32 (MKR-style) names, a reverting name(), and 404 for what 
     assertError(assert, await metadata(bad), 400, 'invalid_request');
 });
 
-test('scopes: data:read is needed; a test key on a mainnet is 403; an unknown chain is 400', async () => {
+test('scopes: data:read is needed; a test key on a mainnet is 403; an unknown chain is 404', async () => {
   const rpcOnly = newKey({ plan: 'enterprise', scopes: 'rpc:read' });
   assertError(assert, await balances(holder, '', rpcOnly), 403, 'forbidden');
   assertError(assert, await metadata(BPT, '', rpcOnly), 403, 'forbidden');
@@ -272,7 +272,7 @@ test('scopes: data:read is needed; a test key on a mainnet is 403; an unknown ch
   // A live key reads the mainnet twin (the devchain, not indexed): metadata answers.
   const live = newKey({ plan: 'enterprise', live: true });
   assert.equal((await metadata(BPT, '', live)).json.symbol, 'BPT');
-  assertError(assert, await api('/v1/tokens/nochain/metadata/' + BPT, { key }), 400, 'invalid_request');
+  assertError(assert, await api('/v1/tokens/nochain/metadata/' + BPT, { key }), 404, 'not_found');
   assertError(assert, await api(`/v1/tokens/ethereum/metadata/${BPT}`, { key: null }), 401, 'unauthorized');
 });
 

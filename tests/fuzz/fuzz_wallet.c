@@ -16,6 +16,9 @@
  *  - bp_addr_parse accepts "0x"/"0X" and 40 hex digits and nothing else; with the checksum flag
  *    a mixed-case string passes exactly when it is the EIP-55 form of its bytes;
  *  - a body bp_req_json refuses answers 400 in the uniform error body;
+ *  - the table of the body's members (bp_valid_body, lib/core/valid.c) takes a member exactly
+ *    when a reference of the rules takes it, names the member it refuses, and bp_req_valid
+ *    answers its refusals in the uniform error body;
  *  - bp_json_find_nul (lib/core/http.c: the handler's scan for the NULs cJSON would hide, raw or
  *    \u0000) agrees with a reference written from its header comment that walks the JSON
  *    grammar (a container stack, member names where an object expects one, escapes decoded),
@@ -42,6 +45,8 @@
 
 #include "core/hex.h"
 #include "core/http.h"
+#include "core/util.h"
+#include "core/valid.h"
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "evm/keccak.h"
@@ -297,6 +302,47 @@ check_error_body(const struct bp_req *r)
 	cJSON_Delete(j);
 }
 
+/*
+ * The table of the create body (lib/core/valid.h), as fcgi/wallets.c declares it. Each row alone
+ * must agree with member(): a present member passes exactly when member() takes it, and then
+ * with the same string; an absent one passes exactly when it is optional; a refusal names the
+ * member first. The whole table through bp_req_valid answers the uniform 400 or passes.
+ */
+static const struct bp_valid_field create_fields[] = {
+	{ "owner", BP_VALID_STRING, 1, 64, NULL },
+	{ "chain", BP_VALID_STRING, 1, BP_NAME_MAX - 1, NULL },
+	{ "network", BP_VALID_STRING, 0, BP_NAME_MAX - 1, NULL },
+	{ "salt", BP_VALID_STRING, 0, 128, "a uint256 in decimal or 0x-prefixed hex" },
+};
+
+static void
+check_valid(const cJSON *body)
+{
+	const char *v[BP_NITEMS(create_fields)], *want;
+	const struct bp_valid_field *f;
+	char why[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < BP_NITEMS(create_fields); i++) {
+		f = &create_fields[i];
+		want = member(body, f->name, f->max);
+		rc = bp_valid_body(body, f, 1, v, why, sizeof(why));
+		if (cJSON_GetObjectItemCaseSensitive(body, f->name) == NULL) {
+			if (rc != (f->required ? -1 : 0) || (rc == 0 && v[0] != NULL))
+				abort();
+		} else if ((want == NULL) != (rc == -1) || (rc == 0 && v[0] != want))
+			abort();
+		if (rc == -1 && (strncmp(why, f->name, strlen(f->name)) != 0 ||
+		    why[strlen(f->name)] != ' '))
+			abort();
+	}
+	bp_req_reset(req);
+	rc = bp_req_valid(req, body, create_fields, BP_NITEMS(create_fields), v);
+	if (rc != 0)
+		check_error_body(req);
+}
+
 /* The value of the 4 hex digits at s, or -1. */
 static long
 hex4(const char *s)
@@ -454,6 +500,7 @@ check_body(const uint8_t *in, size_t size, unsigned int cap, const char *want_ow
 	check_nul(copy, size, body, cap);
 	if (!cJSON_IsObject(body))
 		goto out;
+	check_valid(body);
 	owner_s = member(body, "owner", 64);
 	salt_s = member(body, "salt", 128);
 	if (want_owner != NULL && want_owner[0] != '\0' && strlen(want_owner) <= 64 &&

@@ -171,8 +171,24 @@ test_json_str_cap(void)
 	bp_buf_free(&b);
 }
 
+static void
+test_json_time(void)
+{
+	struct bp_buf b;
+
+	bp_buf_init(&b, 64);
+	CU_ASSERT_EQUAL(bp_buf_json_time(&b, "at", 0), 0);
+	CU_ASSERT_EQUAL(bp_buf_json_time(&b, "never", -1), 0);
+	CU_ASSERT_STRING_EQUAL(b.data, ",\"at\":\"1970-01-01T00:00:00Z\",\"never\":null");
+	/* Past the cap: nothing of it is left. */
+	CU_ASSERT_EQUAL(bp_buf_json_time(&b, "created_at", 1700000000), -1);
+	CU_ASSERT_EQUAL(b.len, strlen(",\"at\":\"1970-01-01T00:00:00Z\",\"never\":null"));
+	bp_buf_free(&b);
+}
+
 BP_UNIT_SUITE(buf, NULL, NULL,
 	{ "cap, reset, reuse, NUL bytes", test_cap },
 	{ "printf within and past the cap", test_printf },
 	{ "JSON string escaping table", test_json_str },
-	{ "JSON escaping at the cap", test_json_str_cap })
+	{ "JSON escaping at the cap", test_json_str_cap },
+	{ "JSON times, and null for an unknown one", test_json_time })

@@ -382,6 +382,46 @@ test_query_int(void)
 	}
 }
 
+static void
+test_query_bool(void)
+{
+	static const struct {
+		const char	*target;
+		int		 rc, v;
+	} rows[] = {
+		{ "/v1/x", 0, 0 },
+		{ "/v1/x?f=true", 0, 1 },
+		{ "/v1/x?f=false", 0, 0 },
+		{ "/v1/x?f=TRUE", -1, 0 },
+		{ "/v1/x?f=1", -1, 0 },
+		{ "/v1/x?f=", -1, 0 },
+		{ "/v1/x?f=true%00", 400, 0 },	/* a NUL never reaches a handler */
+		{ "/v1/x?f=truex", -1, 0 },
+	};
+	struct bp_req *r;
+	size_t i;
+	int v, rc;
+
+	for (i = 0; i < BP_NITEMS(rows); i++) {
+		r = req_new();
+		rc = bp_req_parse(r, "GET", rows[i].target);
+		if (rows[i].rc == 400) {
+			CU_ASSERT_EQUAL(rc, 400);
+			req_free(r);
+			continue;
+		}
+		CU_ASSERT_FATAL(rc == 0);
+		CU_ASSERT_EQUAL(bp_req_query_bool(r, "f", &v), rows[i].rc);
+		if (rows[i].rc == 0) {
+			CU_ASSERT_EQUAL(v, rows[i].v);
+		} else {
+			assert_error_body(r, 400, "invalid_request");
+			CU_ASSERT(strstr(r->out.data, "f must be true or false") != NULL);
+		}
+		req_free(r);
+	}
+}
+
 struct drow {
 	const char	*s;
 	int		 max;
@@ -751,6 +791,7 @@ BP_UNIT_SUITE(http, NULL, NULL,
 	{ "query table", test_query_table },
 	{ "query count and decode buffer bounds", test_query_limits },
 	{ "bp_req_query_int", test_query_int },
+	{ "bp_req_query_bool", test_query_bool },
 	{ "bp_json_depth_ok", test_json_depth },
 	{ "bp_json_find_nul", test_json_find_nul },
 	{ "bp_req_json", test_req_json },
