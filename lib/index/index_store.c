@@ -547,6 +547,39 @@ bp_index_store_hash(struct bp_db *db, const struct bp_index_store_chain *c, int6
 	return r == BP_DB_ROW ? 1 : r == BP_DB_DONE ? 0 : -1;
 }
 
+int
+bp_index_store_delete(struct bp_db *db, const struct bp_index_store_chain *c, int64_t number,
+    int above)
+{
+	static const char *const rollback[] = {
+		"DELETE FROM index_blocks WHERE chain = ? AND number > ?",
+		"DELETE FROM index_transactions WHERE chain = ? AND block_number > ?",
+		"DELETE FROM index_transfers WHERE chain = ? AND block_number > ?",
+		"DELETE FROM index_user_ops WHERE chain = ? AND block_number > ?",
+		"DELETE FROM index_account_deployments WHERE chain = ? AND block_number > ?",
+		/* first_block above number: no transfer at or below it touched the pair. */
+		"DELETE FROM index_erc20_holdings WHERE chain = ? AND first_block > ?",
+	};
+	/* The retention: the raw rows only; what is derived from them is kept whole. */
+	static const char *const prune[] = {
+		"DELETE FROM index_blocks WHERE chain = ? AND number <= ?",
+		"DELETE FROM index_transactions WHERE chain = ? AND block_number <= ?",
+	};
+	const char *const *dels = above ? rollback : prune;
+	size_t i, n = above ? BP_NITEMS(rollback) : BP_NITEMS(prune);
+	struct bp_stmt *st;
+
+	for (i = 0; i < n; i++) {
+		if ((st = bp_db_stmt(db, dels[i])) == NULL)
+			return -1;
+		bp_stmt_text(st, 1, c->key);
+		bp_stmt_int(st, 2, number);
+		if (bp_stmt_run(st) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- the hook's view of a batch ---- */
 
 /* The logs of a batch, kept for the hook: each with its own copy of its data. */
