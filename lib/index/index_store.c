@@ -205,8 +205,9 @@ static int
 erc20_touch(struct bp_db *db, const struct bp_index_store_chain *c, const char *owner,
     const char *contract, int64_t block)
 {
-	static const char sql[] = "INSERT OR IGNORE INTO index_erc20_holdings (chain, owner,"
-	    " contract, first_block) VALUES (?, ?, ?, ?)";
+	/* The first block stays: a later transfer of the pair changes nothing. */
+	static const char sql[] = "INSERT INTO index_erc20_holdings (chain, owner, contract,"
+	    " first_block) VALUES (?, ?, ?, ?) ON CONFLICT (chain, owner, contract) DO NOTHING";
 	struct bp_stmt *st;
 
 	if (strcmp(owner, BP_INDEX_STORE_ZERO_ADDR) == 0)
