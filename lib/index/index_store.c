@@ -739,7 +739,7 @@ bp_index_store_batch(struct bp_db *db, struct bp_index_store_chain *c, const str
 			/* The raw log, for the WebSocket logs subscriptions, near the head only. */
 			if (e.pos.block > chain_head - BP_INDEX_LOGS_WINDOW && e.pos.block >= b->r.from &&
 			    e.pos.block <= b->r.to && bp_index_logs_put(db, c->key,
-			    b->hashes[e.pos.block - b->r.from], tx_index_of(l), &e) == -1)
+			    b->hashes[e.pos.block - b->r.from], tx_index_of(l), &e.pos, &e.log) == -1)
 				goto fail;
 			if (hooked && kept_add(&k, &e) == -1)
 				goto fail;
