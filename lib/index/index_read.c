@@ -1,6 +1,7 @@
 /*
  * The chain index's readers: the read side of the indexer's tables for the features built on
- * them (index_read.h). The writers are index_store.c, index_reorg.c and index_prune.c.
+ * them (index_read.h). The writers are index_store.c (index_reorg.c and index_prune.c write
+ * through it), index_logs.c and index_headers.c.
  */
 #include <stdint.h>
 #include <stdio.h>
