@@ -1,10 +1,11 @@
--- 002: the chain indexer's tables (written by lib/index/index_store.c, lib/index/index_reorg.c and
--- lib/index/index_prune.c; read through lib/index/index_read.c). See
--- docs/indexer.md. Every row names its network by chain key, "CHAIN.NETWORK" as in the config
+-- 002: the chain indexer's tables (written by lib/index/index_store.c alone: lib/index/index_reorg.c
+-- and lib/index/index_prune.c decide what goes and call it; read through lib/index/index_read.c).
+-- See docs/indexer.md. Every row names its network by chain key, "CHAIN.NETWORK" as in the config
 -- ("ethereum.devnet"). Addresses and hashes are lower-case 0x hex; amounts, token ids and wei are
 -- decimal text (256-bit values do not fit an SQLite integer). A batch of blocks, its rows and the
 -- cursor are written in one transaction, so a crash leaves neither a gap nor a duplicate.
 
+-- Owner: lib/index/index_store.c (bp_index_store_cursor_save, also for a reorg's rollback).
 -- One row per indexed network: how far the index goes and what counts as final.
 CREATE TABLE index_cursors (
 	chain		TEXT PRIMARY KEY,
@@ -18,6 +19,7 @@ CREATE TABLE index_cursors (
 	reorgs		INTEGER NOT NULL DEFAULT 0	-- reorgs handled so far (for status)
 );
 
+-- Owner: lib/index/index_store.c (a batch; bp_index_store_delete for a reorg and the retention).
 -- Raw block headers, pruned past index_retention_blocks. hash/parent_hash link the stored blocks
 -- into a chain, which is how a reorg is noticed and its common ancestor found.
 CREATE TABLE index_blocks (
@@ -33,6 +35,7 @@ CREATE TABLE index_blocks (
 	PRIMARY KEY (chain, number)
 ) WITHOUT ROWID;
 
+-- Owner: lib/index/index_store.c (a batch; bp_index_store_delete for a reorg and the retention).
 -- Every transaction of the indexed blocks (address activity, mined-transaction lookups); pruned
 -- with its block.
 CREATE TABLE index_transactions (
@@ -53,6 +56,7 @@ CREATE INDEX index_transactions_block ON index_transactions(chain, block_number)
 CREATE INDEX index_transactions_from ON index_transactions(chain, from_addr, block_number);
 CREATE INDEX index_transactions_to ON index_transactions(chain, to_addr, block_number);
 
+-- Owner: lib/index/index_store.c (a batch; bp_index_store_delete for a reorg).
 -- Token transfers decoded from logs: ERC-20 Transfer (3 topics), ERC-721 Transfer (4 topics),
 -- ERC-1155 TransferSingle and TransferBatch (one row per id, batch_index its position). Mints
 -- come from, and burns go to, the zero address. Kept past the retention (holdings are
@@ -77,6 +81,7 @@ CREATE INDEX index_transfers_token ON index_transfers(chain, contract, token_id)
 CREATE INDEX index_transfers_from ON index_transfers(chain, from_addr, block_number);
 CREATE INDEX index_transfers_to ON index_transfers(chain, to_addr, block_number);
 
+-- Owner: lib/index/index_store.c (a batch; bp_index_store_delete for a reorg).
 -- ERC-20 contracts each address has sent or received (never the zero address), with the first
 -- block it did. Balances are read from the chain (balanceOf) when asked: rebasing tokens make
 -- any balance summed from events wrong.
@@ -88,6 +93,8 @@ CREATE TABLE index_erc20_holdings (
 	PRIMARY KEY (chain, owner, contract)
 ) WITHOUT ROWID;
 
+-- Owner: lib/index/index_store.c (bp_index_store_owner_set and bp_index_store_owners_clear, which
+-- a reorg calls to recompute).
 -- Current NFT ownership: one row per ERC-721 token (quantity 1) and one per ERC-1155 id and
 -- holder with a non-zero quantity. Burnt tokens have no row.
 CREATE TABLE index_nft_owners (
@@ -102,6 +109,7 @@ CREATE TABLE index_nft_owners (
 ) WITHOUT ROWID;
 CREATE INDEX index_nft_owners_owner ON index_nft_owners(chain, owner);
 
+-- Owner: lib/index/index_store.c (a batch; bp_index_store_delete for a reorg).
 -- ERC-4337: AccountDeployed logs of the network's entry_point.
 CREATE TABLE index_account_deployments (
 	chain		TEXT NOT NULL,
@@ -117,6 +125,7 @@ CREATE TABLE index_account_deployments (
 CREATE INDEX index_account_deployments_sender ON index_account_deployments(chain, sender);
 CREATE INDEX index_account_deployments_block ON index_account_deployments(chain, block_number);
 
+-- Owner: lib/index/index_store.c (a batch; bp_index_store_delete for a reorg).
 -- ERC-4337: UserOperationEvent logs of the network's entry_point.
 CREATE TABLE index_user_ops (
 	chain		TEXT NOT NULL,

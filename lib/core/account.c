@@ -11,19 +11,12 @@
 #include "db.h"
 #include "util.h"
 
-int
-bp_account_find(struct bp_db *db, const char *who, struct bp_account *out)
+/* Steps st, bound by the caller, and copies its row (id, email, plan) into *out (may be NULL). */
+static int
+account_copy(struct bp_stmt *st, struct bp_account *out)
 {
-	static const char sql[] = "SELECT id, email, plan FROM accounts WHERE id = ? OR email = ?";
-	struct bp_stmt *st;
 	enum bp_db_step step;
-	int64_t n;
 
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	/* Not a number: an id no row has, so only the e-mail can match. */
-	bp_stmt_int(st, 1, bp_parse_int64(who, 1, INT64_MAX, &n) == 0 ? n : -1);
-	bp_stmt_text(st, 2, who);
 	if ((step = bp_stmt_step(st)) == BP_DB_ROW && out != NULL) {
 		out->id = bp_col_int(st, 0);
 		bp_strlcpy(out->email, bp_col_text(st, 1), sizeof(out->email));
@@ -31,6 +24,33 @@ bp_account_find(struct bp_db *db, const char *who, struct bp_account *out)
 	}
 	bp_stmt_reset(st);
 	return step == BP_DB_ERROR ? -1 : step == BP_DB_ROW;
+}
+
+int
+bp_account_find(struct bp_db *db, const char *who, struct bp_account *out)
+{
+	static const char sql[] = "SELECT id, email, plan FROM accounts WHERE id = ? OR email = ?";
+	struct bp_stmt *st;
+	int64_t n;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	/* Not a number: an id no row has, so only the e-mail can match. */
+	bp_stmt_int(st, 1, bp_parse_int64(who, 1, INT64_MAX, &n) == 0 ? n : -1);
+	bp_stmt_text(st, 2, who);
+	return account_copy(st, out);
+}
+
+int
+bp_account_get(struct bp_db *db, int64_t id, struct bp_account *out)
+{
+	static const char sql[] = "SELECT id, email, plan FROM accounts WHERE id = ?";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, id);
+	return account_copy(st, out);
 }
 
 int64_t

@@ -54,6 +54,8 @@ struct bp_account_key_row {
  * error.
  */
 int		 bp_account_find(struct bp_db *, const char *who, struct bp_account *out);
+/* The account of id, for the other domains (webhook quotas and e-mails): as bp_account_find. */
+int		 bp_account_get(struct bp_db *, int64_t id, struct bp_account *out);
 /* A new account; its id, 0 when an account has that e-mail, -1 on a database error. */
 int64_t		 bp_account_create(struct bp_db *, const char *email, const char *plan);
 /* Moves account id to plan. 0, or -1 on a database error. */

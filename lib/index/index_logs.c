@@ -10,41 +10,40 @@
 #include "core/db.h"
 #include "core/hex.h"
 #include "index_logs.h"
-#include "index_store.h"
 
 int
 bp_index_logs_put(struct bp_db *db, const char *chain, const char *block_hash, int64_t tx_index,
-    const struct bp_index_store_event *e)
+    const struct bp_blocks_logpos *pos, const struct bp_blocks_log *log)
 {
 	static const char sql[] = "INSERT INTO index_logs (chain, block_number, log_index,"
 	    " block_hash, tx_hash, tx_index, address, topic0, topic1, topic2, topic3, data)"
 	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	    " ON CONFLICT (chain, block_number, log_index) DO NOTHING";
 	char topic[BP_BLOCKS_MAX_TOPICS][BP_BLOCKS_HASH_STR], *data;
-	size_t i, cap = e->log.datalen * 2 + 3;
+	size_t i, cap = log->datalen * 2 + 3;
 	struct bp_stmt *st;
 	int rc;
 
 	if ((data = malloc(cap)) == NULL)
 		return -1;
-	bp_hex_encode(e->log.data, e->log.datalen, data, cap);
+	bp_hex_encode(log->data, log->datalen, data, cap);
 	if ((st = bp_db_stmt(db, sql)) == NULL) {
 		free(data);
 		return -1;
 	}
 	bp_stmt_text(st, 1, chain);
-	bp_stmt_int(st, 2, e->pos.block);
-	bp_stmt_int(st, 3, e->pos.log_index);
+	bp_stmt_int(st, 2, pos->block);
+	bp_stmt_int(st, 3, pos->log_index);
 	bp_stmt_text(st, 4, block_hash);
-	bp_stmt_text(st, 5, e->pos.tx_hash);
+	bp_stmt_text(st, 5, pos->tx_hash);
 	if (tx_index >= 0)
 		bp_stmt_int(st, 6, tx_index);
 	else
 		bp_stmt_null(st, 6);
-	bp_stmt_text(st, 7, e->pos.contract);
+	bp_stmt_text(st, 7, pos->contract);
 	for (i = 0; i < BP_BLOCKS_MAX_TOPICS; i++) {
-		if (i < e->log.ntopics) {
-			bp_hex_encode(e->log.topics[i], 32, topic[i], sizeof(topic[i]));
+		if (i < log->ntopics) {
+			bp_hex_encode(log->topics[i], 32, topic[i], sizeof(topic[i]));
 			bp_stmt_text(st, 8 + (int)i, topic[i]);
 		} else
 			bp_stmt_null(st, 8 + (int)i);

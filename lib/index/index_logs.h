@@ -14,7 +14,6 @@
 
 struct bp_db;
 struct bp_buf;
-struct bp_index_store_event;
 
 #define BP_INDEX_LOGS_WINDOW	256	/* blocks below the node's head whose logs are kept */
 
@@ -32,11 +31,13 @@ struct bp_index_logs_row {
 };
 
 /*
- * Stores log e of block (number, block_hash), its transactionIndex tx_index (-1: unknown),
- * inside the caller's transaction. 0, or -1 on a database error or out of memory.
+ * Stores log (address, topics, data) at pos (block, log index, transaction, emitter) of the
+ * block with block_hash, its transactionIndex tx_index (-1: unknown), inside the caller's
+ * transaction. The types are evm/blocks.h's, so the store that calls this and the readers of
+ * the table need nothing of each other. 0, or -1 on a database error or out of memory.
  */
 int	bp_index_logs_put(struct bp_db *, const char *chain, const char *block_hash, int64_t tx_index,
-	    const struct bp_index_store_event *e);
+	    const struct bp_blocks_logpos *pos, const struct bp_blocks_log *log);
 
 /* Deletes the logs of chain's blocks at or below number (the window), or above it (a
  * rollback, above = 1). 0 or -1. */

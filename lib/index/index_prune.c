@@ -8,12 +8,8 @@ int
 bp_prune(struct bp_db *db, const struct bp_index_store_chain *c, int64_t retention, int64_t head)
 {
 	static const char oldest[] = "SELECT min(number) FROM index_blocks WHERE chain = ?";
-	static const char delb[] = "DELETE FROM index_blocks WHERE chain = ? AND number <= ?";
-	static const char delt[] = "DELETE FROM index_transactions WHERE chain = ?"
-	    " AND block_number <= ?";
 	int64_t keep, limit, lo;
 	struct bp_stmt *st;
-	int rc = -1;
 
 	if (retention == 0)
 		return 0;
@@ -36,21 +32,9 @@ bp_prune(struct bp_db *db, const struct bp_index_store_chain *c, int64_t retenti
 		limit = lo + BP_PRUNE_SLICE - 1;
 	if (bp_db_begin(db) == -1)
 		return -1;
-	if ((st = bp_db_stmt(db, delb)) == NULL)
-		goto out;
-	bp_stmt_text(st, 1, c->key);
-	bp_stmt_int(st, 2, limit);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		goto out;
-	if ((st = bp_db_stmt(db, delt)) == NULL)
-		goto out;
-	bp_stmt_text(st, 1, c->key);
-	bp_stmt_int(st, 2, limit);
-	if (bp_stmt_step(st) != BP_DB_DONE)
-		goto out;
-	rc = bp_db_commit(db);
-out:
-	if (rc == -1)
+	if (bp_index_store_delete(db, c, limit, 0) == -1 || bp_db_commit(db) == -1) {
 		bp_db_rollback(db);
-	return rc;
+		return -1;
+	}
+	return 0;
 }

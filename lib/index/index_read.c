@@ -1,6 +1,7 @@
 /*
  * The chain index's readers: the read side of the indexer's tables for the features built on
- * them (index_read.h). The writers are index_store.c, index_reorg.c and index_prune.c.
+ * them (index_read.h). The writers are index_store.c (index_reorg.c and index_prune.c write
+ * through it), index_logs.c and index_headers.c.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -477,3 +478,46 @@ bp_index_each_block_tx(struct bp_db *db, const char *chain, int64_t number,
 }
 
 /* ---- End of the webhooks' readers. */
+
+/* ---- Readers for the token spam check (lib/token/spam.c); self-contained, may move as a block. */
+
+int
+bp_index_receivers(struct bp_db *db, const char *chain, const char *contract, int64_t sample,
+    int64_t *receivers, int64_t *passive, int64_t *txs)
+{
+	/*
+	 * The first receivers of the contract's transfers (mints included, the zero address not),
+	 * at most the sample; of them, those with no transaction to the contract and no transfer
+	 * of its tokens out; and the transactions that delivered to them. One statement, read only:
+	 * it is on the token balances path.
+	 */
+	static const char sql[] =
+	    "WITH r AS (SELECT DISTINCT to_addr AS a FROM index_transfers"
+	    "  WHERE chain = ?1 AND contract = ?2"
+	    "  AND to_addr <> '0x0000000000000000000000000000000000000000' LIMIT ?3)"
+	    " SELECT (SELECT count(*) FROM r),"
+	    "  (SELECT count(*) FROM r WHERE NOT EXISTS (SELECT 1 FROM index_transactions t"
+	    "    WHERE t.chain = ?1 AND t.from_addr = r.a AND t.to_addr = ?2)"
+	    "   AND NOT EXISTS (SELECT 1 FROM index_transfers x"
+	    "    WHERE x.chain = ?1 AND x.from_addr = r.a AND x.contract = ?2)),"
+	    "  (SELECT count(DISTINCT tx_hash) FROM index_transfers"
+	    "   WHERE chain = ?1 AND contract = ?2 AND to_addr IN (SELECT a FROM r))";
+	const char *keys[] = { chain, contract };
+	struct bp_stmt *st;
+	int rc = -1;
+
+	*receivers = *passive = *txs = 0;
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 3, sample);
+	if (bp_stmt_step(st) == BP_DB_ROW) {
+		*receivers = bp_col_int(st, 0);
+		*passive = bp_col_int(st, 1);
+		*txs = bp_col_int(st, 2);
+		rc = 0;
+	}
+	bp_stmt_reset(st);
+	return rc;
+}
+
+/* ---- End of the token spam check's readers. */

@@ -172,6 +172,20 @@ int		bp_index_user_op_tx(struct bp_db *, const char *chain, const char *user_op_
 		    char *tx_hash, size_t len, int64_t *block);
 
 /* ---- End of the bundler's readers. */
+/* ---- Readers for the token spam check (lib/token/spam.c); self-contained, may move as a block. */
+
+/*
+ * Who received contract's tokens on chain, for the airdrop signal (docs/tokens.md, "Spam"):
+ * the first sample distinct receivers of its transfers of any standard (mints included, the
+ * zero address not) into *receivers; of them, those that never sent a transaction to the
+ * contract nor transferred its tokens out, as far as the index tells, into *passive; the
+ * distinct transactions that delivered to them into *txs. One read-only statement. Returns 0,
+ * or -1 on a database error (the counts then 0).
+ */
+int		bp_index_receivers(struct bp_db *, const char *chain, const char *contract,
+		    int64_t sample, int64_t *receivers, int64_t *passive, int64_t *txs);
+
+/* ---- End of the token spam check's readers. */
 
 /* ---- Readers for webhooks (lib/webhook/webhook_match.c); self-contained, may move as a block. */
 

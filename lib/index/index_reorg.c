@@ -177,15 +177,6 @@ int
 bp_reorg_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_t ancestor,
     int64_t chain_head)
 {
-	static const char *const dels[] = {
-		"DELETE FROM index_blocks WHERE chain = ? AND number > ?",
-		"DELETE FROM index_transactions WHERE chain = ? AND block_number > ?",
-		"DELETE FROM index_transfers WHERE chain = ? AND block_number > ?",
-		"DELETE FROM index_user_ops WHERE chain = ? AND block_number > ?",
-		"DELETE FROM index_account_deployments WHERE chain = ? AND block_number > ?",
-		/* first_block above the ancestor: no transfer at or below it touched the pair. */
-		"DELETE FROM index_erc20_holdings WHERE chain = ? AND first_block > ?",
-	};
 	struct affected *aff = NULL;
 	struct bp_index_store_cursor cur;
 	size_t naff = 0, i;
@@ -196,17 +187,8 @@ bp_reorg_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_
 	if (hook_rollback(db, c, ancestor) == -1 ||
 	    collect_affected(db, c, ancestor, &aff, &naff) == -1)
 		goto fail;
-	for (i = 0; i < BP_NITEMS(dels); i++) {
-		struct bp_stmt *st = bp_db_stmt(db, dels[i]);
-
-		if (st == NULL)
-			goto fail;
-		bp_stmt_text(st, 1, c->key);
-		bp_stmt_int(st, 2, ancestor);
-		if (bp_stmt_step(st) != BP_DB_DONE)
-			goto fail;
-	}
-	if (bp_index_logs_delete(db, c->key, ancestor, 1) == -1 ||
+	if (bp_index_store_delete(db, c, ancestor, 1) == -1 ||
+	    bp_index_logs_delete(db, c->key, ancestor, 1) == -1 ||
 	    bp_headers_delete(db, c->key, ancestor, 1) == -1)
 		goto fail;
 	for (i = 0; i < naff; i++)

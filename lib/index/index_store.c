@@ -31,19 +31,6 @@ u256_str(const struct bp_u256 *v, char out[BP_U256_DEC_MAX])
 	bp_u256_to_dec(v, out, BP_U256_DEC_MAX);
 }
 
-/*
- * Steps st, a statement without rows (INSERT, DELETE), once and resets it for its next use.
- * 0 when it ran, -1 when it failed (bp_stmt_step logged why).
- */
-static int
-stmt_run(struct bp_stmt *st)
-{
-	int rc = bp_stmt_step(st) == BP_DB_DONE ? 0 : -1;
-
-	bp_stmt_reset(st);
-	return rc;
-}
-
 int
 bp_index_store_cursor_load(struct bp_db *db, const struct bp_index_store_chain *c,
     struct bp_index_store_cursor *cur)
@@ -97,7 +84,7 @@ bp_index_store_cursor_save(struct bp_db *db, const struct bp_index_store_chain *
 	bp_stmt_int(st, 5, confirmed_of(c, cur->head, chain_head));
 	bp_stmt_int(st, 6, (int64_t)time(NULL));
 	bp_stmt_int(st, 7, reorg ? 1 : 0);
-	return stmt_run(st);
+	return bp_stmt_run(st);
 }
 
 static int
@@ -132,7 +119,7 @@ store_block(struct bp_db *db, const struct bp_index_store_chain *c, const cJSON 
 	bp_stmt_int(st, 7, (int64_t)limit);
 	bp_stmt_text(st, 8, bp_blocks_jdec(blk, "baseFeePerGas", basefee) == 0 ? basefee : NULL);
 	bp_stmt_int(st, 9, ntx);
-	rc = stmt_run(st);
+	rc = bp_stmt_run(st);
 	n->blocks++;
 	return rc;
 }
@@ -182,7 +169,7 @@ store_tx(struct bp_db *db, const struct bp_index_store_chain *c, const cJSON *tx
 	if (have_gas)
 		bp_stmt_int(st, 10, (int64_t)gas);
 	bp_stmt_text(st, 11, created[0] ? created : NULL);
-	rc = stmt_run(st);
+	rc = bp_stmt_run(st);
 	n->txs++;
 	return rc;
 }
@@ -211,15 +198,16 @@ insert_transfer(struct bp_db *db, const struct bp_index_store_chain *c, const st
 	bp_stmt_text(st, 10, token_id);
 	bp_stmt_text(st, 11, value);
 	bp_stmt_text(st, 12, operator_);
-	return stmt_run(st);
+	return bp_stmt_run(st);
 }
 
 static int
 erc20_touch(struct bp_db *db, const struct bp_index_store_chain *c, const char *owner,
     const char *contract, int64_t block)
 {
-	static const char sql[] = "INSERT OR IGNORE INTO index_erc20_holdings (chain, owner,"
-	    " contract, first_block) VALUES (?, ?, ?, ?)";
+	/* The first block stays: a later transfer of the pair changes nothing. */
+	static const char sql[] = "INSERT INTO index_erc20_holdings (chain, owner, contract,"
+	    " first_block) VALUES (?, ?, ?, ?) ON CONFLICT (chain, owner, contract) DO NOTHING";
 	struct bp_stmt *st;
 
 	if (strcmp(owner, BP_INDEX_STORE_ZERO_ADDR) == 0)
@@ -230,7 +218,7 @@ erc20_touch(struct bp_db *db, const struct bp_index_store_chain *c, const char *
 	bp_stmt_text(st, 2, owner);
 	bp_stmt_text(st, 3, contract);
 	bp_stmt_int(st, 4, block);
-	return stmt_run(st);
+	return bp_stmt_run(st);
 }
 
 /* Moves owner's row count in index_nft_counts (schema/012) by delta. 0 or -1. */
@@ -247,7 +235,7 @@ count_move(struct bp_db *db, const struct bp_index_store_chain *c, const char *o
 	bp_stmt_text(st, 1, c->key);
 	bp_stmt_text(st, 2, owner);
 	bp_stmt_int(st, 3, delta);
-	return stmt_run(st);
+	return bp_stmt_run(st);
 }
 
 int
@@ -271,7 +259,7 @@ bp_index_store_owners_clear(struct bp_db *db, const struct bp_index_store_chain 
 		bp_stmt_text(st, 2, contract);
 		bp_stmt_text(st, 3, id);
 		bp_stmt_text(st, 4, standard);
-		if (stmt_run(st) == -1)
+		if (bp_stmt_run(st) == -1)
 			return -1;
 	}
 	return 0;
@@ -328,7 +316,7 @@ bp_index_store_owner_set(struct bp_db *db, const struct bp_index_store_chain *c,
 		bp_stmt_text(st, 6, quantity);
 		bp_stmt_int(st, 7, block);
 	}
-	if (stmt_run(st) == -1)
+	if (bp_stmt_run(st) == -1)
 		return -1;
 	/* A new row counts one more; a removed one, one less; a changed quantity, none. */
 	return zero ? count_move(db, c, owner, -1) : held ? 0 : count_move(db, c, owner, 1);
@@ -430,7 +418,7 @@ store_user_op(struct bp_db *db, const struct bp_index_store_chain *c, const stru
 	bp_stmt_text(st, 9, p->tx_hash);
 	bp_stmt_int(st, 10, p->block);
 	bp_stmt_int(st, 11, p->log_index);
-	return stmt_run(st);
+	return bp_stmt_run(st);
 }
 
 static int
@@ -457,7 +445,7 @@ store_deployment(struct bp_db *db, const struct bp_index_store_chain *c, const s
 	bp_stmt_text(st, 6, p->tx_hash);
 	bp_stmt_int(st, 7, p->block);
 	bp_stmt_int(st, 8, p->log_index);
-	return stmt_run(st);
+	return bp_stmt_run(st);
 }
 
 /*
@@ -558,6 +546,39 @@ bp_index_store_hash(struct bp_db *db, const struct bp_index_store_chain *c, int6
 		bp_strlcpy(out, bp_col_text(st, 0), HASH_STR);
 	bp_stmt_reset(st);
 	return r == BP_DB_ROW ? 1 : r == BP_DB_DONE ? 0 : -1;
+}
+
+int
+bp_index_store_delete(struct bp_db *db, const struct bp_index_store_chain *c, int64_t number,
+    int above)
+{
+	static const char *const rollback[] = {
+		"DELETE FROM index_blocks WHERE chain = ? AND number > ?",
+		"DELETE FROM index_transactions WHERE chain = ? AND block_number > ?",
+		"DELETE FROM index_transfers WHERE chain = ? AND block_number > ?",
+		"DELETE FROM index_user_ops WHERE chain = ? AND block_number > ?",
+		"DELETE FROM index_account_deployments WHERE chain = ? AND block_number > ?",
+		/* first_block above number: no transfer at or below it touched the pair. */
+		"DELETE FROM index_erc20_holdings WHERE chain = ? AND first_block > ?",
+	};
+	/* The retention: the raw rows only; what is derived from them is kept whole. */
+	static const char *const prune[] = {
+		"DELETE FROM index_blocks WHERE chain = ? AND number <= ?",
+		"DELETE FROM index_transactions WHERE chain = ? AND block_number <= ?",
+	};
+	const char *const *dels = above ? rollback : prune;
+	size_t i, n = above ? BP_NITEMS(rollback) : BP_NITEMS(prune);
+	struct bp_stmt *st;
+
+	for (i = 0; i < n; i++) {
+		if ((st = bp_db_stmt(db, dels[i])) == NULL)
+			return -1;
+		bp_stmt_text(st, 1, c->key);
+		bp_stmt_int(st, 2, number);
+		if (bp_stmt_run(st) == -1)
+			return -1;
+	}
+	return 0;
 }
 
 /* ---- the hook's view of a batch ---- */
@@ -718,7 +739,7 @@ bp_index_store_batch(struct bp_db *db, struct bp_index_store_chain *c, const str
 			/* The raw log, for the WebSocket logs subscriptions, near the head only. */
 			if (e.pos.block > chain_head - BP_INDEX_LOGS_WINDOW && e.pos.block >= b->r.from &&
 			    e.pos.block <= b->r.to && bp_index_logs_put(db, c->key,
-			    b->hashes[e.pos.block - b->r.from], tx_index_of(l), &e) == -1)
+			    b->hashes[e.pos.block - b->r.from], tx_index_of(l), &e.pos, &e.log) == -1)
 				goto fail;
 			if (hooked && kept_add(&k, &e) == -1)
 				goto fail;

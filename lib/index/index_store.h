@@ -3,7 +3,9 @@
  * (schema/002_indexer.sql). It writes a checked batch (index_fetch.h) - blocks, transactions,
  * transfers, ERC-20 holdings, NFT owners, ERC-4337 user operations and deployments - and the
  * cursor in one transaction, and gives index_reorg.c and index_prune.c the row-level writes
- * they share with it. Programs that only read the tables use index_read.h.
+ * they need (bp_index_store_delete, the owner and cursor writes): it is the one module that
+ * writes these tables, while index_headers.c and index_logs.c own theirs. Programs that only
+ * read the tables use index_read.h.
  *
  * The hook (struct bp_index_store_hook) is where a consumer of the stored events (a webhook matcher)
  * joins the store's transaction: what it writes commits or rolls back with the blocks and the
@@ -111,6 +113,16 @@ int	bp_index_store_batch(struct bp_db *, struct bp_index_store_chain *, const st
 /* The stored hash of block number into out; 1 when stored, 0 when not, -1 on error. */
 int	bp_index_store_hash(struct bp_db *, const struct bp_index_store_chain *, int64_t number,
 	    char out[BP_BLOCKS_HASH_STR]);
+
+/*
+ * Deletes chain's rows of the blocks above number (a rollback, above = 1): blocks,
+ * transactions, transfers, ERC-4337 rows, and the ERC-20 holdings first seen there; NFT
+ * ownership is the caller's to recompute (bp_index_store_owner_set). Or, above = 0, the blocks
+ * at or below number and their transactions (the retention: transfers, holdings, NFT owners and
+ * the ERC-4337 rows are kept whole). Inside the caller's transaction. 0 or -1.
+ */
+int	bp_index_store_delete(struct bp_db *, const struct bp_index_store_chain *, int64_t number,
+	    int above);
 
 /* Removes every owner row of one token (contract, decimal id) of a standard. 0 or -1. */
 int	bp_index_store_owners_clear(struct bp_db *, const struct bp_index_store_chain *, const char *contract,

@@ -4,9 +4,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/db.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "index/index_read.h"
 #include "spam.h"
 
 /* Lure words: a name or symbol that asks the holder to go somewhere or take something. */
@@ -95,40 +95,12 @@ int
 bp_spam_airdrop_stats(struct bp_db *db, const char *chain, const char *contract,
     struct bp_spam_airdrop *out)
 {
-	/*
-	 * The first receivers of the contract's transfers (mints included, the zero address not),
-	 * at most the sample; of them, those with no transaction to the contract and no transfer
-	 * of its tokens out; and the transactions that delivered to them. One statement, read only.
-	 */
-	static const char sql[] =
-	    "WITH r AS (SELECT DISTINCT to_addr AS a FROM index_transfers"
-	    "  WHERE chain = ?1 AND contract = ?2"
-	    "  AND to_addr <> '0x0000000000000000000000000000000000000000' LIMIT ?3)"
-	    " SELECT (SELECT count(*) FROM r),"
-	    "  (SELECT count(*) FROM r WHERE NOT EXISTS (SELECT 1 FROM index_transactions t"
-	    "    WHERE t.chain = ?1 AND t.from_addr = r.a AND t.to_addr = ?2)"
-	    "   AND NOT EXISTS (SELECT 1 FROM index_transfers x"
-	    "    WHERE x.chain = ?1 AND x.from_addr = r.a AND x.contract = ?2)),"
-	    "  (SELECT count(DISTINCT tx_hash) FROM index_transfers"
-	    "   WHERE chain = ?1 AND contract = ?2 AND to_addr IN (SELECT a FROM r))";
-	struct bp_stmt *st;
-	int rc = -1;
-
-	memset(out, 0, sizeof(*out));
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, chain);
-	bp_stmt_text(st, 2, contract);
-	bp_stmt_int(st, 3, BP_SPAM_AIRDROP_SAMPLE);
-	if (bp_stmt_step(st) == BP_DB_ROW) {
-		out->receivers = bp_col_int(st, 0);
-		out->passive = bp_col_int(st, 1);
-		out->txs = bp_col_int(st, 2);
-		rc = 0;
-	} else
+	if (bp_index_receivers(db, chain, contract, BP_SPAM_AIRDROP_SAMPLE, &out->receivers,
+	    &out->passive, &out->txs) == -1) {
 		bp_err("%s: %s %s: reading the index failed", __func__, chain, contract);
-	bp_stmt_reset(st);
-	return rc;
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -14,8 +14,9 @@
  *     receivers per transaction). "Never" is as far as the index tells: transactions are kept
  *     for the retention only, transfers for good.
  *
- * The text check is pure; the airdrop check reads the indexer's tables (read only). Both are
- * thread-safe. Callers cache the verdict (lib/token/token.c keeps it with the token's metadata).
+ * The text check is pure; the airdrop check reads the indexer's tables through its reader
+ * (bp_index_receivers, lib/index/index_read.h). Both are thread-safe. Callers cache the verdict
+ * (lib/token/token.c keeps it with the token's metadata).
  */
 #ifndef BP_SPAM_H
 #define BP_SPAM_H

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/account.h"
 #include "core/config.h"
 #include "core/db.h"
 #include "core/log.h"
@@ -134,12 +135,16 @@ usage_add(struct bp_db *db, int64_t account_id, int64_t day, int64_t n)
 	return bp_stmt_run(st);
 }
 
-/* The quota of account (plan name): found in q[0..*nq) or added. NULL when q is full. */
+/*
+ * The quota of account: found in q[0..*nq) or added, its plan read once per claim through the
+ * owner of accounts (lib/core/account.c). NULL when q is full or on a database error.
+ */
 static struct quota *
 quota_of(struct bp_db *db, const struct bp_config *cfg, struct quota *q, size_t *nq,
-    int64_t account_id, const char *plan, int64_t day)
+    int64_t account_id, int64_t day)
 {
 	const struct bp_plan *p;
+	struct bp_account a;
 	size_t i;
 
 	for (i = 0; i < *nq; i++)
@@ -147,7 +152,9 @@ quota_of(struct bp_db *db, const struct bp_config *cfg, struct quota *q, size_t 
 			return &q[i];
 	if (*nq == ACCOUNTS_MAX)
 		return NULL;
-	p = bp_config_plan(cfg, plan);
+	if (bp_account_get(db, account_id, &a) == -1)
+		return NULL;
+	p = bp_config_plan(cfg, a.plan);
 	q[*nq].account_id = account_id;
 	q[*nq].cap = p != NULL ? p->webhook_deliveries : 0;
 	if ((q[*nq].used = usage_today(db, account_id, day)) < 0)
@@ -212,11 +219,11 @@ bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t no
 	 * above the confirmed head, which the join never returned, and could fill with them while
 	 * due retries of final blocks wait behind. SQLite steps the statement lazily along
 	 * webhook_events_due, in next_at order, so it reads only as far as the loop goes, and the
-	 * loop stops as the LIMIT did. (accounts.plan is still joined here, see lib/core/auth.c.)
+	 * loop stops as the LIMIT did. An account's plan is read once per claim (quota_of).
 	 */
 	static const char sql[] = "SELECT e.id, e.webhook_id, w.account_id, w.url, w.secret,"
-	    " e.body, e.attempts, a.plan, e.network, e.block_number FROM webhook_events e"
-	    " JOIN webhooks w ON w.id = e.webhook_id JOIN accounts a ON a.id = w.account_id"
+	    " e.body, e.attempts, e.network, e.block_number FROM webhook_events e"
+	    " JOIN webhooks w ON w.id = e.webhook_id"
 	    " WHERE e.state = 'pending' AND e.next_at <= ?1 AND e.lease_until <= ?1"
 	    " AND w.status = 'active' AND e.token IS NULL ORDER BY e.next_at";
 	struct quota q[ACCOUNTS_MAX], *qa;
@@ -241,16 +248,15 @@ bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t no
 	bp_stmt_int(st, 1, now);
 	/* A few more than max: rows of accounts past their day's deliveries are passed over. */
 	while (n < max && seen < max * 2 && (step = bp_stmt_step(st)) == BP_DB_ROW) {
-		if (final_of(db, f, &nf, bp_col_text(st, 8), &confirmed) == -1) {
+		if (final_of(db, f, &nf, bp_col_text(st, 7), &confirmed) == -1) {
 			step = BP_DB_ERROR;
 			break;
 		}
-		if (bp_col_int(st, 9) > confirmed)
+		if (bp_col_int(st, 8) > confirmed)
 			continue;	/* not final yet */
 		seen++;
 		jj = &j[n];
-		if ((qa = quota_of(db, cfg, q, &nq, bp_col_int(st, 2), bp_col_text(st, 7), day)) ==
-		    NULL)
+		if ((qa = quota_of(db, cfg, q, &nq, bp_col_int(st, 2), day)) == NULL)
 			continue;
 		if (qa->cap > 0 && qa->used >= qa->cap)
 			continue;	/* waits for the next UTC day */
@@ -448,21 +454,23 @@ bp_webhook_queue_attempts(struct bp_db *db, const char *webhook_id, int64_t limi
 int
 bp_webhook_owner_email(struct bp_db *db, const char *id, char *out, size_t cap)
 {
-	static const char sql[] = "SELECT a.email FROM webhooks w JOIN accounts a"
-	    " ON a.id = w.account_id WHERE w.id = ?";
+	static const char sql[] = "SELECT account_id FROM webhooks WHERE id = ?";
+	struct bp_account a;
 	struct bp_stmt *st;
 	enum bp_db_step step;
-	int rc = -1;
+	int64_t account_id = 0;
+	int rc;
 
 	out[0] = '\0';
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, id);
-	step = bp_stmt_step(st);
-	if (step == BP_DB_ROW)
-		rc = bp_strlcpy(out, bp_col_text(st, 0), cap) == -1 ? -1 : 1;
-	else if (step == BP_DB_DONE)
-		rc = 0;
+	if ((step = bp_stmt_step(st)) == BP_DB_ROW)
+		account_id = bp_col_int(st, 0);
 	bp_stmt_reset(st);
-	return rc;
+	if (step != BP_DB_ROW)
+		return step == BP_DB_DONE ? 0 : -1;
+	if ((rc = bp_account_get(db, account_id, &a)) != 1)
+		return rc;
+	return bp_strlcpy(out, a.email, cap) == -1 ? -1 : 1;
 }

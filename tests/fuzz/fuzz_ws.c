@@ -15,7 +15,6 @@
 
 #include "core/db.h"
 #include "index/index_logs.h"
-#include "index/index_store.h"
 #include "ws/ws_logs.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
@@ -30,27 +29,29 @@ static struct bp_db *db;
 static int
 setup(void)
 {
-	struct bp_index_store_event e;
+	struct bp_blocks_logpos pos;
+	struct bp_blocks_log log;
 	uint8_t data[3] = { 1, 2, 3 };
 
 	if ((db = bp_db_open(":memory:", 1)) == NULL)
 		return -1;
-	memset(&e, 0, sizeof(e));
-	e.pos.block = 7;
-	strcpy(e.pos.tx_hash, TX);
-	strcpy(e.pos.contract, "0x00000000000000000000000000000000000000aa");
-	e.log.ntopics = 2;
-	e.log.topics[0][31] = 1;
-	e.log.topics[1][31] = 2;
-	e.log.data = data;
-	e.log.datalen = sizeof(data);
-	if (bp_index_logs_put(db, CH, BLOCK, 0, &e) == -1)
+	memset(&pos, 0, sizeof(pos));
+	memset(&log, 0, sizeof(log));
+	pos.block = 7;
+	strcpy(pos.tx_hash, TX);
+	strcpy(pos.contract, "0x00000000000000000000000000000000000000aa");
+	log.ntopics = 2;
+	log.topics[0][31] = 1;
+	log.topics[1][31] = 2;
+	log.data = data;
+	log.datalen = sizeof(data);
+	if (bp_index_logs_put(db, CH, BLOCK, 0, &pos, &log) == -1)
 		return -1;
-	e.pos.log_index = 1;
-	strcpy(e.pos.contract, "0x00000000000000000000000000000000000000bb");
-	e.log.ntopics = 0;
-	e.log.datalen = 0;
-	return bp_index_logs_put(db, CH, BLOCK, -1, &e);
+	pos.log_index = 1;
+	strcpy(pos.contract, "0x00000000000000000000000000000000000000bb");
+	log.ntopics = 0;
+	log.datalen = 0;
+	return bp_index_logs_put(db, CH, BLOCK, -1, &pos, &log);
 }
 
 struct count {

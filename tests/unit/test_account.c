@@ -98,6 +98,13 @@ test_accounts(void)
 	CU_ASSERT_EQUAL(bp_account_find(u.db, "nobody@example.test", &a), 0);
 	CU_ASSERT_EQUAL(bp_account_find(u.db, "", &a), 0);
 	CU_ASSERT_EQUAL(a.id, one);			/* untouched when not found */
+	/* By id, as the other domains read it (webhook quotas and e-mails). */
+	CU_ASSERT_EQUAL(bp_account_get(u.db, two, &a), 1);
+	CU_ASSERT_EQUAL(a.id, two);
+	CU_ASSERT_STRING_EQUAL(a.email, "two@example.test");
+	CU_ASSERT_STRING_EQUAL(a.plan, "growth");
+	CU_ASSERT_EQUAL(bp_account_get(u.db, two + 100, &a), 0);
+	CU_ASSERT_EQUAL(a.id, two);			/* untouched when not found */
 
 	CU_ASSERT_EQUAL(bp_account_set_plan(u.db, one, "enterprise"), 0);
 	CU_ASSERT_EQUAL(bp_account_find(u.db, "one@example.test", &a), 1);

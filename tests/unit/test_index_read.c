@@ -20,6 +20,13 @@
 #define U2	"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc"
 #define TXH	"0x0167d5afc355aec105e456c95d451883937736ee9f2590b8805cc5b458f0aa01"
 
+#define ZERO	"0x0000000000000000000000000000000000000000"
+
+/* An ERC-20 transfer of TOK in block 50, as the indexer writes it. */
+#define XFER(tx, li, from, to) "INSERT INTO index_transfers (chain, block_number, tx_hash,"\
+	" log_index, standard, contract, from_addr, to_addr, value) VALUES ('" CH "', 50, '" tx\
+	"', " li ", 'erc20', '" TOK "', '" from "', '" to "', '1');"
+
 static struct bp_unit_db u;
 #define db	(u.db)
 
@@ -162,8 +169,33 @@ test_deployment_and_tx(void)
 	CU_ASSERT_EQUAL(bp_index_get_tx(db, "ethereum.mainnet", TXH, &t), 0);
 }
 
+/* The airdrop figures (bp_index_receivers) over transfers of TOK as the indexer writes them. */
+static void
+test_receivers(void)
+{
+	int64_t r, p, t;
+
+	/*
+	 * Tx a1 mints to U1, U2 and MULTI; U2 moves its token on (b1), U1 burns (c1) and has sent
+	 * TOK a transaction: only MULTI stayed passive.
+	 */
+	CU_ASSERT_EQUAL_FATAL(bp_db_exec(db, XFER("0xa1", "0", ZERO, U1) XFER("0xa1", "1", ZERO, U2)
+	    XFER("0xa1", "2", ZERO, MULTI) XFER("0xb1", "0", U2, U1) XFER("0xc1", "0", U1, ZERO)
+	    "INSERT INTO index_transactions VALUES ('" CH "', '0xd1', 51, 0, '" U1 "', '" TOK "',"
+	    " '0', 8, 1, 21000, NULL);"), 0);
+	CU_ASSERT_EQUAL(bp_index_receivers(db, CH, TOK, 1000, &r, &p, &t), 0);
+	CU_ASSERT_EQUAL(r, 3);		/* the zero address is no receiver */
+	CU_ASSERT_EQUAL(p, 1);
+	CU_ASSERT_EQUAL(t, 2);		/* a1 and b1; c1 delivered to no receiver */
+	CU_ASSERT_EQUAL(bp_index_receivers(db, CH, TOK, 2, &r, &p, &t), 0);
+	CU_ASSERT_EQUAL(r, 2);		/* the sample */
+	CU_ASSERT_EQUAL(bp_index_receivers(db, "ethereum.mainnet", TOK, 1000, &r, &p, &t), 0);
+	CU_ASSERT_EQUAL(r + p + t, 0);
+}
+
 BP_UNIT_SUITE(index_read, setup, teardown,
 	{ "cursor and final head", test_head },
 	{ "nft owner and balance", test_owner },
 	{ "holdings of an address", test_each },
-	{ "account deployed, mined tx", test_deployment_and_tx })
+	{ "account deployed, mined tx", test_deployment_and_tx },
+	{ "receivers of a token (airdrop figures)", test_receivers })

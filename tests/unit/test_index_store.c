@@ -3,7 +3,8 @@
  * from JSON as a node would answer it, and checked by bp_index_fetch_check) is stored with its rows
  * and cursor, the store hook sees each block once with its decoded logs, inside the store's
  * transaction (a failing hook takes its own writes and the whole batch back with it), and a
- * rollback tells the hook of each removed block, newest first, and recomputes NFT ownership.
+ * rollback tells the hook of each removed block, newest first, and recomputes NFT ownership;
+ * the prune step (lib/index/index_prune.c) deletes raw blocks and transactions only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "core/db.h"
 #include "index/index_fetch.h"
 #include "index/index_logs.h"
+#include "index/index_prune.h"
 #include "index/index_read.h"
 #include "index/index_reorg.h"
 #include "index/index_store.h"
@@ -321,6 +323,16 @@ test_hook_blocks(void)
 	CU_ASSERT_EQUAL_FATAL(bp_index_get_head(db, CH, &h), 1);
 	CU_ASSERT_EQUAL(h.head, 2);
 	CU_ASSERT_EQUAL(h.reorgs, 1);
+
+	/* The retention: blocks and their transactions go, transfers and owners stay. */
+	CU_ASSERT_EQUAL(bp_prune(db, &c, 1, 1 + BP_PRUNE_MIN_KEEP), 0);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_blocks"), 1);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transactions"), 1);
+	CU_ASSERT_EQUAL(bp_prune(db, &c, 1, 2 + BP_PRUNE_MIN_KEEP), 0);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_blocks"), 0);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transactions"), 0);
+	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transfers"), 1);
+	CU_ASSERT_EQUAL(bp_index_nft_owner(db, CH, NFT, "7", owner, sizeof(owner)), 1);
 	free(b.hashes);	/* the views are this test's own */
 	free(c.data);
 	cJSON_Delete(j);
