@@ -39,6 +39,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "core/wake.h"
+#include "index/index_feed.h"
 #include "rpc/rpc_envelope.h"
 #include "rpc/rpc_methods.h"
 #include "ws/ws_follow.h"
@@ -95,7 +96,7 @@ struct conn {
 	unsigned		 owed;		/* CUs of the notifications not charged yet */
 	int			 wake_fd;	/* inotify on DATABASE.heads: wakes on a new block; -1 */
 	struct bp_ws_follow	 follow;
-	char			 feed[4200];	/* DATABASE.heads.CHAIN (ws_follow.h); "": none */
+	char			 feed[4200];	/* DATABASE.heads.CHAIN (index_feed.h); "": none */
 	struct bp_buf		 feedbuf;	/* the feed as last read */
 	int64_t			 next_check;	/* monotonic us: the next SQLite poll regardless */
 	int64_t			 db_used;	/* monotonic us: the last use of db (conn_db) */
@@ -290,7 +291,7 @@ removed_fn(int64_t number, const char *hash, void *arg)
 }
 
 static int
-head_fn(const struct bp_ws_head *h, void *arg)
+head_fn(const struct bp_index_block_head *h, void *arg)
 {
 	struct conn *c = arg;
 	char core[640];
@@ -298,7 +299,7 @@ head_fn(const struct bp_ws_head *h, void *arg)
 	size_t i;
 	int n;
 
-	if ((res = bp_ws_head_result(h, core, sizeof(core))) == NULL) {
+	if ((res = bp_index_feed_result(h, core, sizeof(core))) == NULL) {
 		bp_warn("block %lld: a stored head does not fit a message", (long long)h->number);
 		return 0;
 	}
@@ -344,7 +345,7 @@ follow(struct conn *c, int timed_out)
 	 * stale by an indexer that stopped between its commit and the feed), SQLite answers.
 	 */
 	if (c->feed[0] != '\0')
-		n = bp_ws_feed_poll(&c->follow, c->feed, &c->feedbuf, &fns, c);
+		n = bp_ws_follow_feed(&c->follow, c->feed, &c->feedbuf, &fns, c);
 	if (n == -1)
 		return;
 	now = bp_mono_us();
@@ -918,7 +919,7 @@ open_conn(struct conn *c)
 		return -1;
 	}
 	snprintf(c->chain, sizeof(c->chain), "%s.%s", c->net->chain, c->net->network);
-	if (bp_ws_feed_path(c->cfg->database, c->chain, c->feed, sizeof(c->feed)) == -1)
+	if (bp_index_feed_path(c->cfg->database, c->chain, c->feed, sizeof(c->feed)) == -1)
 		c->feed[0] = '\0';
 	/* Spread over 2 s, so the connections' SQLite checks do not all come at once. */
 	c->next_check = bp_mono_us() + CHECK_US + (int64_t)(getpid() % 2000) * 1000;
@@ -972,7 +973,7 @@ main(void)
 	c->wake_fd = -1;
 	bp_buf_init(&c->out, OUT_CAP);
 	bp_buf_init(&c->msg, BP_RESP_CAP);
-	bp_buf_init(&c->feedbuf, BP_WS_FEED_MAX + 1);
+	bp_buf_init(&c->feedbuf, BP_INDEX_FEED_MAX + 1);
 	fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 	if (open_conn(c) == 0) {
 		run(c);
