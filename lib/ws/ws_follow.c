@@ -4,7 +4,8 @@
  * the number before), a reorg walked back through the delivered hashes to the common ancestor.
  * A poll first asks SQLite whether any connection has written since the last one (PRAGMA
  * data_version, answered from the shared memory of the WAL without reading a page), so a
- * thousand idle followers cost a thousand cheap checks per poll interval.
+ * thousand idle followers cost a thousand cheap checks per poll interval. The heads feed
+ * (lib/index/index_feed.h) is continued with the same checks, without SQLite.
  */
 #include <string.h>
 
