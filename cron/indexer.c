@@ -27,13 +27,13 @@
 #include "core/worker.h"
 #include "evm/address.h"
 #include "evm/blocks.h"
+#include "index/index_feed.h"
 #include "index/index_fetch.h"
 #include "index/index_prune.h"
 #include "index/index_reorg.h"
 #include "index/index_store.h"
 #include "net/upstream.h"
 #include "webhook/webhook_match.h"
-#include "ws/ws_follow.h"
 
 /* One indexed network. */
 struct chain {
@@ -45,7 +45,7 @@ struct chain {
 	int			 fails;		/* failed passes in a row */
 	int64_t			 retry_at;	/* monotonic us: skipped until then after a failure */
 	char			 last_err[160];
-	char			 feed[4200];	/* DATABASE.heads.CHAIN (ws_follow.h) */
+	char			 feed[4200];	/* DATABASE.heads.CHAIN (index_feed.h) */
 	/* The last idle save of the cursor (idle): its heads, and when (monotonic us; 0: none). */
 	int64_t			 idle_head, idle_node_head, idle_saved;
 };
@@ -214,7 +214,7 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		if (n.blocks > 0) {
 			stored = 1;
 			/* Committed: the WebSocket connections read the new heads from the feed. */
-			if (bp_ws_feed_write(w->db, c->st.key, c->feed) == -1)
+			if (bp_index_feed_write(w->db, c->st.key, c->feed) == -1)
 				bp_warn("%s: the heads feed %s was not written", c->st.key, c->feed);
 			bp_log(BP_LOG_DEBUG, "%s: %lld blocks, %lld txs, %lld logs, %lld transfers,"
 			    " %lld 4337 events, %lld malformed", c->st.key, (long long)n.blocks,
@@ -257,7 +257,7 @@ indexer_init(struct bp_worker_ctx *w)
 			continue;
 		c = &s->chains[s->nchains++];
 		snprintf(c->st.key, sizeof(c->st.key), "%s.%s", net->chain, net->network);
-		if (bp_ws_feed_path(w->cfg->database, c->st.key, c->feed, sizeof(c->feed)) == -1)
+		if (bp_index_feed_path(w->cfg->database, c->st.key, c->feed, sizeof(c->feed)) == -1)
 			return -1;
 		c->st.start_block = net->start_block;
 		c->st.confirmations = net->confirmations;

@@ -1,7 +1,7 @@
 -- 011: the block headers the WebSocket newHeads subscriptions send (docs/websocket.md).
 
 -- Owner: lib/index/index_headers.c (written by the indexer's store in the transaction of its blocks
--- and cursor, deleted with them on a reorg; read by lib/ws/ws_follow.c for ws/subscribe). Each
+-- and cursor, deleted with them on a reorg; read through lib/index/index_read.c for the heads feed and ws/subscribe). Each
 -- stored block's object as the node answered eth_getBlockByNumber, without its transactions
 -- array, as compact JSON text; for the blocks within BP_INDEX_LOGS_WINDOW of the node's head only,
 -- pruned like index_logs.

@@ -1,6 +1,7 @@
 /*
- * The block headers near the head (index_headers.h): the writes of the store and the reorg. The
- * WebSocket follower reads them joined to index_blocks (lib/ws/ws_follow.c).
+ * The block headers near the head (index_headers.h): the writes of the store and the reorg. They
+ * are read joined to index_blocks by the heads' readers (bp_index_heads_after and
+ * bp_index_heads_recent, index_read.c), for the heads feed and the WebSocket follower.
  */
 #include <stdlib.h>
 #include <string.h>

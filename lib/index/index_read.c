@@ -521,3 +521,73 @@ bp_index_receivers(struct bp_db *db, const char *chain, const char *contract, in
 }
 
 /* ---- End of the token spam check's readers. */
+
+/* ---- Readers for the heads (lib/index/index_feed.c, lib/ws/ws_follow.c); self-contained, may move as a block. */
+
+/*
+ * The newHeads path: the node's header joined on (chain, number, hash), so a header kept for
+ * another hash of that number (a stale row) is not sent (index_headers.h).
+ */
+#define HEADS_SELECT	"SELECT b.number, b.hash, b.parent_hash, b.timestamp, b.gas_used," \
+    " b.gas_limit, b.base_fee, h.header FROM index_blocks b LEFT JOIN index_headers h" \
+    " ON h.chain = b.chain AND h.number = b.number AND h.hash = b.hash"
+
+_Static_assert(BP_INDEX_HEADS_BATCH == 64, "the LIMIT of bp_index_heads_after");
+
+/* Calls fn for each row of st (a HEADS_SELECT) until it returns non-zero, and resets st.
+ * Returns the number of calls, or -1 on an error. */
+static int
+each_head_row(struct bp_stmt *st, int (*fn)(const struct bp_index_block_head *, void *),
+    void *arg)
+{
+	struct bp_index_block_head h;
+	enum bp_db_step r;
+	int count = 0;
+
+	while ((r = bp_stmt_step(st)) == BP_DB_ROW) {
+		h.number = bp_col_int(st, 0);
+		bp_strlcpy(h.hash, bp_col_text(st, 1), sizeof(h.hash));
+		bp_strlcpy(h.parent_hash, bp_col_text(st, 2), sizeof(h.parent_hash));
+		h.timestamp = bp_col_int(st, 3);
+		h.gas_used = bp_col_int(st, 4);
+		h.gas_limit = bp_col_int(st, 5);
+		bp_strlcpy(h.base_fee, bp_col_text(st, 6), sizeof(h.base_fee));
+		h.header = bp_col_is_null(st, 7) ? NULL : bp_col_text(st, 7);
+		count++;
+		if (fn(&h, arg) != 0)
+			break;
+	}
+	bp_stmt_reset(st);
+	return r == BP_DB_ERROR ? -1 : count;
+}
+
+int
+bp_index_heads_after(struct bp_db *db, const char *chain, int64_t after,
+    int (*fn)(const struct bp_index_block_head *, void *), void *arg)
+{
+	static const char sql[] = HEADS_SELECT " WHERE b.chain = ? AND b.number > ?"
+	    " ORDER BY b.number LIMIT 64";
+	const char *keys[] = { chain };
+	struct bp_stmt *st;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 2, after);
+	return each_head_row(st, fn, arg);
+}
+
+int
+bp_index_heads_recent(struct bp_db *db, const char *chain, int64_t limit,
+    int (*fn)(const struct bp_index_block_head *, void *), void *arg)
+{
+	static const char sql[] = HEADS_SELECT " WHERE b.chain = ? ORDER BY b.number DESC LIMIT ?";
+	const char *keys[] = { chain };
+	struct bp_stmt *st;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 2, limit);
+	return each_head_row(st, fn, arg);
+}
+
+/* ---- End of the heads' readers. */

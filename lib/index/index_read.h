@@ -209,4 +209,35 @@ int		bp_index_each_block_tx(struct bp_db *, const char *chain, int64_t number,
 
 /* ---- End of the webhooks' readers. */
 
+/* ---- Readers for the heads (lib/index/index_feed.c, lib/ws/ws_follow.c); self-contained, may move as a block. */
+
+/* One block as the index holds it, with the node's header when the store kept it. */
+struct bp_index_block_head {
+	int64_t		number;
+	char		hash[BP_INDEX_HASH_STR];
+	char		parent_hash[BP_INDEX_HASH_STR];
+	int64_t		timestamp;
+	int64_t		gas_used;
+	int64_t		gas_limit;
+	char		base_fee[80];		/* wei, decimal; "" before London */
+	const char	*header;	/* the node's header JSON (index_headers.h), valid during the
+					   callback; NULL when the store did not keep it */
+};
+
+#define BP_INDEX_HEADS_BATCH	64	/* the blocks bp_index_heads_after reads at most */
+
+/*
+ * Calls fn for the blocks of chain after number after, in number order, at most
+ * BP_INDEX_HEADS_BATCH; fn returns 0 to go on, non-zero to stop. Returns the number of calls,
+ * or -1 on a database error.
+ */
+int		bp_index_heads_after(struct bp_db *, const char *chain, int64_t after,
+		    int (*fn)(const struct bp_index_block_head *, void *), void *arg);
+
+/* The same for the newest limit blocks of chain, newest first. */
+int		bp_index_heads_recent(struct bp_db *, const char *chain, int64_t limit,
+		    int (*fn)(const struct bp_index_block_head *, void *), void *arg);
+
+/* ---- End of the heads' readers. */
+
 #endif
