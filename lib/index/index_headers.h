@@ -3,8 +3,9 @@
  * each stored block's object as the node answered it, without its transactions array, written
  * by the indexer's store in the same transaction as its blocks, logs and cursor, deleted with
  * them on a reorg, pruned to the last BP_INDEX_LOGS_WINDOW blocks like index_logs. The newHeads
- * subscriptions of every WebSocket connection send it (through the heads feed, lib/index/index_feed.c, and lib/ws/ws_follow.c), so they carry every
- * header field the node gives without asking it.
+ * subscriptions of every WebSocket connection send it (through the heads feed,
+ * lib/index/index_feed.c, and lib/ws/ws_follow.c), so they carry every header field the node
+ * gives without asking it.
  */
 #ifndef BP_INDEX_HEADERS_H
 #define BP_INDEX_HEADERS_H
