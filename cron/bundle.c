@@ -16,7 +16,7 @@
 
 struct state {
 	struct bp_upstream	*up;
-	struct bp_submitter	 s[BP_MAX_NETWORKS];
+	struct bp_bundler_submitter	 s[BP_MAX_NETWORKS];
 	int			 on[BP_MAX_NETWORKS];
 };
 
@@ -33,7 +33,7 @@ bundle_init(struct bp_worker_ctx *w)
 		return -1;
 	}
 	for (i = 0; i < w->cfg->nnets; i++) {
-		int rc = bp_submit_init(&st->s[i], &w->cfg->nets[i]);
+		int rc = bp_bundler_submit_init(&st->s[i], &w->cfg->nets[i]);
 
 		if (rc == -1)
 			bp_err("bundle: %s.%s: no bundler (bundler_key or bundler_beneficiary "
@@ -56,7 +56,7 @@ bundle_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	for (i = 0; i < w->cfg->nnets && !bp_worker_stopping(); i++) {
 		if (!st->on[i])
 			continue;
-		rc = bp_submit_pass(w->db, st->up, &st->s[i], one, sizeof(one));
+		rc = bp_bundler_submit_pass(w->db, st->up, &st->s[i], one, sizeof(one));
 		if (rc == -1)
 			failed++;
 		else if (rc == 1)
@@ -78,7 +78,7 @@ bundle_fini(struct bp_worker_ctx *w)
 	if (st == NULL)
 		return;
 	for (i = 0; i < BP_MAX_NETWORKS; i++)
-		bp_submit_fini(&st->s[i]);
+		bp_bundler_submit_fini(&st->s[i]);
 	bp_upstream_free(st->up);
 	free(st);
 	w->state = NULL;

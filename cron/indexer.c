@@ -111,7 +111,7 @@ index_chain(struct bp_db *db, struct chain *c, struct bp_index_store_counts *n, 
 		 * is checked against our head's hash.
 		 */
 		if (cur.hash[0] != '\0' &&
-		    (r = bp_reorg_check_head(db, &c->st, &c->src, &cur, head, err, errlen)) != 0)
+		    (r = bp_index_reorg_check_head(db, &c->st, &c->src, &cur, head, err, errlen)) != 0)
 			return r == 1 ? BP_WORKER_MORE : BP_WORKER_FAILED;
 		if (head < cur.head)
 			bp_log(BP_LOG_DEBUG, "%s: the node's head %lld is below the index's %lld",
@@ -138,9 +138,9 @@ index_chain(struct bp_db *db, struct chain *c, struct bp_index_store_counts *n, 
 	if (r == -1)
 		return BP_WORKER_FAILED;
 	if (r == 1)
-		return bp_reorg_walk(db, &c->st, &c->src, &cur, head, err, errlen) == -1 ?
+		return bp_index_reorg_walk(db, &c->st, &c->src, &cur, head, err, errlen) == -1 ?
 		    BP_WORKER_FAILED : BP_WORKER_MORE;
-	if (bp_prune(db, &c->st, c->retention, to) == -1)
+	if (bp_index_prune(db, &c->st, c->retention, to) == -1)
 		bp_warn("%s: pruning failed; will try again", c->st.key);
 	return to < head ? BP_WORKER_MORE : BP_WORKER_IDLE;
 }

@@ -32,7 +32,7 @@
 #define CANDIDATES_MAX	256
 
 int
-bp_submit_init(struct bp_submitter *s, const struct bp_network *net)
+bp_bundler_submit_init(struct bp_bundler_submitter *s, const struct bp_network *net)
 {
 	const struct bp_network *n = net;
 
@@ -52,7 +52,7 @@ bp_submit_init(struct bp_submitter *s, const struct bp_network *net)
 }
 
 void
-bp_submit_fini(struct bp_submitter *s)
+bp_bundler_submit_fini(struct bp_bundler_submitter *s)
 {
 	OPENSSL_cleanse(s->key, sizeof(s->key));
 }
@@ -84,7 +84,7 @@ quantity(const cJSON *j, uint64_t *out)
 }
 
 static int
-tx_count(struct bp_upstream *up, const struct bp_submitter *s, const char *tag, uint64_t *out)
+tx_count(struct bp_upstream *up, const struct bp_bundler_submitter *s, const char *tag, uint64_t *out)
 {
 	char addr[BP_ADDR_STRLEN], params[96];
 	cJSON *r;
@@ -266,12 +266,12 @@ failed_op(const uint8_t *data, size_t len, uint64_t *index, char *reason, size_t
 struct watch {
 	struct bp_db		*db;
 	struct bp_upstream	*up;
-	struct bp_submitter	*s;
+	struct bp_bundler_submitter	*s;
 	int			 failed;
 	int			 settled;
 	int			 open;
 	/* For bp_bundler_pool_bundle_ops: the ops of the bundle at hand. */
-	struct bp_bundler_pool_outcome	 out[BP_SUBMIT_OPS_MAX];
+	struct bp_bundler_pool_outcome	 out[BP_BUNDLER_SUBMIT_OPS_MAX];
 	size_t			 nout;
 	const cJSON		*logs;
 };
@@ -304,7 +304,7 @@ outcome(const char *hash, void *arg)
 	uint8_t t[32];
 	const cJSON *l;
 
-	if (w->nout == BP_SUBMIT_OPS_MAX)
+	if (w->nout == BP_BUNDLER_SUBMIT_OPS_MAX)
 		return 1;
 	o = &w->out[w->nout++];
 	memset(o, 0, sizeof(*o));
@@ -349,7 +349,7 @@ bundle_op(const char *hash, void *arg)
 {
 	struct watch *w = arg;
 
-	if (w->nout == BP_SUBMIT_OPS_MAX)
+	if (w->nout == BP_BUNDLER_SUBMIT_OPS_MAX)
 		return 1;
 	bp_strlcpy(w->out[w->nout++].hash, hash, sizeof(w->out[0].hash));
 	return 0;
@@ -357,7 +357,7 @@ bundle_op(const char *hash, void *arg)
 
 /* Signs the handleOps data as a type 2 transaction with nonce and fees. 0 or -1. */
 static int
-sign(const struct bp_submitter *s, const uint8_t *data, size_t len, uint64_t nonce,
+sign(const struct bp_bundler_submitter *s, const uint8_t *data, size_t len, uint64_t nonce,
     uint64_t gas_limit, const struct bp_u256 *fee, const struct bp_u256 *tip,
     struct bp_bundler_pool_bundle *b)
 {
@@ -407,11 +407,11 @@ send_raw(struct bp_upstream *up, const struct bp_network *net, const char *raw)
 	free(params);
 }
 
-/* Re-sends b with both fees raised by BP_SUBMIT_FEE_BUMP percent. 0 or -1. */
+/* Re-sends b with both fees raised by BP_BUNDLER_SUBMIT_FEE_BUMP percent. 0 or -1. */
 static int
 bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 {
-	struct cand cs[BP_SUBMIT_OPS_MAX];
+	struct cand cs[BP_BUNDLER_SUBMIT_OPS_MAX];
 	struct bp_bundler_pool_op row;
 	struct bp_u256 fee, tip;
 	uint8_t *data = NULL;
@@ -434,8 +434,8 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 	}
 	if (bp_u256_from_dec(&fee, b->max_fee, strlen(b->max_fee)) == -1 ||
 	    bp_u256_from_dec(&tip, b->max_priority, strlen(b->max_priority)) == -1 ||
-	    bp_u256_mul_u64(&fee, &fee, 100 + BP_SUBMIT_FEE_BUMP) == -1 ||
-	    bp_u256_mul_u64(&tip, &tip, 100 + BP_SUBMIT_FEE_BUMP) == -1)
+	    bp_u256_mul_u64(&fee, &fee, 100 + BP_BUNDLER_SUBMIT_FEE_BUMP) == -1 ||
+	    bp_u256_mul_u64(&tip, &tip, 100 + BP_BUNDLER_SUBMIT_FEE_BUMP) == -1)
 		goto out;
 	bp_u256_div_u64(&fee, &fee, 100, &rem);
 	bp_u256_div_u64(&tip, &tip, 100, &rem);
@@ -447,7 +447,7 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 	    b->max_priority) == -1)
 		goto out;
 	bp_info("bundle: %s: bundle %lld re-sent with fees +%d%% as %s", b->chain,
-	    (long long)b->id, BP_SUBMIT_FEE_BUMP, b->tx_hash);
+	    (long long)b->id, BP_BUNDLER_SUBMIT_FEE_BUMP, b->tx_hash);
 	send_raw(w->up, w->s->net, b->raw_tx);
 	rc = 0;
 out:
@@ -521,7 +521,7 @@ watch_one(struct bp_bundler_pool_bundle *b, void *arg)
 		w->settled++;
 		if (bp_bundler_pool_bundle_release(w->db, b->id, "dropped") == -1)
 			w->failed = 1;
-	} else if (time(NULL) - b->sent_at >= BP_SUBMIT_STUCK_SECONDS) {
+	} else if (time(NULL) - b->sent_at >= BP_BUNDLER_SUBMIT_STUCK_SECONDS) {
 		if (bump(w, b) == -1)
 			w->failed = 1;
 		w->open++;
@@ -558,7 +558,7 @@ reorg_one(struct bp_bundler_pool_bundle *b, void *arg)
 
 /* The gas limit of the handleOps transaction: eth_estimateGas + 20%, or the ops' sum. */
 static uint64_t
-gas_limit_of(struct bp_upstream *up, const struct bp_submitter *s, const uint8_t *data,
+gas_limit_of(struct bp_upstream *up, const struct bp_bundler_submitter *s, const uint8_t *data,
     size_t len, const struct cand *cs, size_t n)
 {
 	char from[BP_ADDR_STRLEN], to[BP_ADDR_STRLEN], *hex, *params;
@@ -588,7 +588,7 @@ gas_limit_of(struct bp_upstream *up, const struct bp_submitter *s, const uint8_t
 
 /* Builds, records and sends a bundle of the pending ops. 1 sent, 0 nothing to send, -1. */
 static int
-build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const char *chain,
+build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, const char *chain,
     size_t *nsent, size_t *ndropped)
 {
 	struct cands cs = { NULL, 0 };
@@ -614,7 +614,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, const ch
 	if (bp_userop_validate_block_fees(up, s->net, &base_fee, &block_gas, &err) == -1)
 		goto out;
 	/* As many as fit nine tenths of the block (a verification's worst case is 3x its limit). */
-	for (i = 0; i < cs.n && n < BP_SUBMIT_OPS_MAX; i++) {
+	for (i = 0; i < cs.n && n < BP_BUNDLER_SUBMIT_OPS_MAX; i++) {
 		if (gas + (uint64_t)cs.c[i].gas > block_gas / 10 * 9)
 			continue;
 		if (parse_cand(&cs.c[i]) == -1) {
@@ -707,7 +707,7 @@ out:
 }
 
 int
-bp_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s, char *msg,
+bp_bundler_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, char *msg,
     size_t msglen)
 {
 	struct watch w;
@@ -725,8 +725,8 @@ bp_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_submitter *s,
 	if (bp_bundler_pool_each_bundle(db, chain, 0, 0, watch_one, &w) == -1)
 		w.failed = 1;
 	if ((r = call(up, s->net, "eth_blockNumber", "[]")) != NULL && quantity(r, &head) == 0 &&
-	    bp_bundler_pool_each_bundle(db, chain, 1, head > BP_SUBMIT_REORG_DEPTH ?
-	    (int64_t)(head - BP_SUBMIT_REORG_DEPTH) : 0, reorg_one, &w) == -1)
+	    bp_bundler_pool_each_bundle(db, chain, 1, head > BP_BUNDLER_SUBMIT_REORG_DEPTH ?
+	    (int64_t)(head - BP_BUNDLER_SUBMIT_REORG_DEPTH) : 0, reorg_one, &w) == -1)
 		w.failed = 1;
 	cJSON_Delete(r);
 	if (!w.failed && w.open == 0 && (built = build(db, up, s, chain, &sent, &dropped)) == -1)

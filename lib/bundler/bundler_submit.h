@@ -7,7 +7,7 @@
  *     pending nonce is read from the chain for every bundle, never trusted from the row: after
  *     a devchain evm_revert it goes back); one pending too long is re-signed with the same
  *     nonce and higher fees, the new version recorded before it is sent;
- *  2. reorgs: a bundle included in the last BP_SUBMIT_REORG_DEPTH blocks whose receipt is gone
+ *  2. reorgs: a bundle included in the last BP_BUNDLER_SUBMIT_REORG_DEPTH blocks whose receipt is gone
  *     or moved to another block is orphaned: its ops go back to pending;
  *  3. when no bundle is in flight: pending ops by priority fee (one a sender, its lowest nonce),
  *     as many as fit the block gas limit, re-checked with eth_call of handleOps (an op that
@@ -30,13 +30,13 @@
 struct bp_db;
 struct bp_upstream;
 
-#define BP_SUBMIT_OPS_MAX	64	/* ops a bundle takes, at most */
-#define BP_SUBMIT_STUCK_SECONDS	20	/* a bundle pending longer is re-sent with higher fees */
-#define BP_SUBMIT_FEE_BUMP	25	/* percent added to both fees on a re-send */
-#define BP_SUBMIT_REORG_DEPTH	32	/* blocks behind the head whose bundles are re-checked */
+#define BP_BUNDLER_SUBMIT_OPS_MAX	64	/* ops a bundle takes, at most */
+#define BP_BUNDLER_SUBMIT_STUCK_SECONDS	20	/* a bundle pending longer is re-sent with higher fees */
+#define BP_BUNDLER_SUBMIT_FEE_BUMP	25	/* percent added to both fees on a re-send */
+#define BP_BUNDLER_SUBMIT_REORG_DEPTH	32	/* blocks behind the head whose bundles are re-checked */
 
 /* The submitter of one network: its key, address and beneficiary. */
-struct bp_submitter {
+struct bp_bundler_submitter {
 	const struct bp_network	*net;
 	uint8_t			 key[32];
 	uint8_t			 addr[20];
@@ -48,16 +48,16 @@ struct bp_submitter {
  * Sets s up for net from its bundler_key and bundler_beneficiary. Returns 0, 1 when the network
  * has no bundler (no key or no entry point: silently), or -1 after logging why.
  */
-int	bp_submit_init(struct bp_submitter *s, const struct bp_network *net);
+int	bp_bundler_submit_init(struct bp_bundler_submitter *s, const struct bp_network *net);
 
 /* Wipes the key. */
-void	bp_submit_fini(struct bp_submitter *s);
+void	bp_bundler_submit_fini(struct bp_bundler_submitter *s);
 
 /*
  * One pass (above). Writes a summary into msg. Returns 1 when more work is ready at once (a
  * bundle was sent or settled), 0 when idle, -1 when the node or the database failed.
  */
-int	bp_submit_pass(struct bp_db *, struct bp_upstream *, struct bp_submitter *s, char *msg,
+int	bp_bundler_submit_pass(struct bp_db *, struct bp_upstream *, struct bp_bundler_submitter *s, char *msg,
 	    size_t msglen);
 
 #endif

@@ -32,7 +32,7 @@ enum topic {
 };
 
 /*
- * Topic 0 of each event: keccak256 of its signature (bp_event_signature gives the text; the
+ * Topic 0 of each event: keccak256 of its signature (bp_index_event_signature gives the text; the
  * unit tests hash it again), written out so that decoding needs no state set up at run time.
  */
 static const uint8_t topics[TOPIC__MAX][32] = {
@@ -81,30 +81,30 @@ topic_address(const uint8_t t[32], uint8_t out[20])
 	return 0;
 }
 
-static enum bp_event_kind
-decode_transfer(const struct bp_blocks_log *l, struct bp_event *ev)
+static enum bp_index_event_kind
+decode_transfer(const struct bp_blocks_log *l, struct bp_index_event *ev)
 {
 	if (l->ntopics != 3 && l->ntopics != 4)
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	if (topic_address(l->topics[1], ev->from) == -1 ||
 	    topic_address(l->topics[2], ev->to) == -1)
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	if (l->ntopics == 3) {
 		/* ERC-20: the value is the only data word. */
 		if (l->datalen != 32 || bp_abi_read_u256(l->data, l->datalen, 0, &ev->value) == -1)
-			return BP_EVENT_MALFORMED;
-		return BP_EVENT_ERC20;
+			return BP_INDEX_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_ERC20;
 	}
 	/* ERC-721: all three arguments are indexed, so there is no data. */
 	if (l->datalen != 0)
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	bp_u256_from_be32(&ev->id, l->topics[3]);
 	bp_u256_from_u64(&ev->value, 1);
-	return BP_EVENT_ERC721;
+	return BP_INDEX_EVENT_ERC721;
 }
 
-static enum bp_event_kind
-decode_1155(const struct bp_blocks_log *l, int batch, struct bp_event *ev)
+static enum bp_index_event_kind
+decode_1155(const struct bp_blocks_log *l, int batch, struct bp_index_event *ev)
 {
 	const uint8_t *ids, *values;
 	size_t idslen, valueslen, nids, nvalues;
@@ -112,26 +112,26 @@ decode_1155(const struct bp_blocks_log *l, int batch, struct bp_event *ev)
 	if (l->ntopics != 4 || topic_address(l->topics[1], ev->operator_) == -1 ||
 	    topic_address(l->topics[2], ev->from) == -1 ||
 	    topic_address(l->topics[3], ev->to) == -1)
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	if (!batch) {
 		if (l->datalen != 64 ||
 		    bp_abi_read_u256(l->data, l->datalen, 0, &ev->id) == -1 ||
 		    bp_abi_read_u256(l->data, l->datalen, 1, &ev->value) == -1)
-			return BP_EVENT_MALFORMED;
-		return BP_EVENT_ERC1155_SINGLE;
+			return BP_INDEX_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_ERC1155_SINGLE;
 	}
 	if (bp_abi_read_array(l->data, l->datalen, 0, 1, &ids, &idslen, &nids) == -1 ||
 	    bp_abi_read_array(l->data, l->datalen, 1, 1, &values, &valueslen, &nvalues) == -1 ||
 	    nids != nvalues)
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	ev->ids = ids;
 	ev->values = values;
 	ev->count = nids;
-	return BP_EVENT_ERC1155_BATCH;
+	return BP_INDEX_EVENT_ERC1155_BATCH;
 }
 
-static enum bp_event_kind
-decode_user_op(const struct bp_blocks_log *l, struct bp_event *ev)
+static enum bp_index_event_kind
+decode_user_op(const struct bp_blocks_log *l, struct bp_index_event *ev)
 {
 	if (l->ntopics != 4 || l->datalen != 128 ||
 	    topic_address(l->topics[2], ev->sender) == -1 ||
@@ -140,24 +140,24 @@ decode_user_op(const struct bp_blocks_log *l, struct bp_event *ev)
 	    bp_abi_read_bool(l->data, l->datalen, 1, &ev->success) == -1 ||
 	    bp_abi_read_u256(l->data, l->datalen, 2, &ev->gas_cost) == -1 ||
 	    bp_abi_read_u256(l->data, l->datalen, 3, &ev->gas_used) == -1)
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	memcpy(ev->user_op_hash, l->topics[1], 32);
-	return BP_EVENT_USER_OP;
+	return BP_INDEX_EVENT_USER_OP;
 }
 
-static enum bp_event_kind
-decode_account_deployed(const struct bp_blocks_log *l, struct bp_event *ev)
+static enum bp_index_event_kind
+decode_account_deployed(const struct bp_blocks_log *l, struct bp_index_event *ev)
 {
 	if (l->ntopics != 3 || l->datalen != 64 ||
 	    topic_address(l->topics[2], ev->sender) == -1 ||
 	    bp_abi_read_address(l->data, l->datalen, 0, ev->factory) == -1 ||
 	    bp_abi_read_address(l->data, l->datalen, 1, ev->paymaster) == -1)
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	memcpy(ev->user_op_hash, l->topics[1], 32);
-	return BP_EVENT_ACCOUNT_DEPLOYED;
+	return BP_INDEX_EVENT_ACCOUNT_DEPLOYED;
 }
 
-/* The Solidity signatures, for bp_event_signature. */
+/* The Solidity signatures, for bp_index_event_signature. */
 static const char *const topic_sigs[TOPIC__MAX] = {
 	"Transfer(address,address,uint256)",	/* TOPIC_TRANSFER */
 	"TransferSingle(address,address,address,uint256,uint256)",	/* TOPIC_TRANSFER_SINGLE */
@@ -167,7 +167,7 @@ static const char *const topic_sigs[TOPIC__MAX] = {
 };
 
 const char *
-bp_event_signature(size_t i, uint8_t topic[32])
+bp_index_event_signature(size_t i, uint8_t topic[32])
 {
 	if (i >= TOPIC__MAX)
 		return NULL;
@@ -175,14 +175,14 @@ bp_event_signature(size_t i, uint8_t topic[32])
 	return topic_sigs[i];
 }
 
-enum bp_event_kind
-bp_event_decode(const struct bp_blocks_log *l, const uint8_t *entry_point,
-    struct bp_event *ev)
+enum bp_index_event_kind
+bp_index_event_decode(const struct bp_blocks_log *l, const uint8_t *entry_point,
+    struct bp_index_event *ev)
 {
 	const uint8_t *t0;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->kind = BP_EVENT_OTHER;
+	ev->kind = BP_INDEX_EVENT_OTHER;
 	if (l->ntopics == 0 || l->ntopics > BP_BLOCKS_MAX_TOPICS ||
 	    (l->data == NULL && l->datalen != 0))
 		return ev->kind;
@@ -199,16 +199,16 @@ bp_event_decode(const struct bp_blocks_log *l, const uint8_t *entry_point,
 		else if (memcmp(t0, topics[TOPIC_ACCOUNT_DEPLOYED], 32) == 0)
 			ev->kind = decode_account_deployed(l, ev);
 	}
-	if (ev->kind == BP_EVENT_MALFORMED) {
+	if (ev->kind == BP_INDEX_EVENT_MALFORMED) {
 		/* Nothing half-decoded leaks out of a malformed log. */
 		memset(ev, 0, sizeof(*ev));
-		ev->kind = BP_EVENT_MALFORMED;
+		ev->kind = BP_INDEX_EVENT_MALFORMED;
 	}
 	return ev->kind;
 }
 
 void
-bp_event_batch_item(const struct bp_event *ev, size_t i, struct bp_u256 *id,
+bp_index_event_batch_item(const struct bp_index_event *ev, size_t i, struct bp_u256 *id,
     struct bp_u256 *value)
 {
 	/* decode_1155 checked that count words of each array lie inside the data. */

@@ -14,27 +14,27 @@
 #include "evm/u256.h"
 
 /* What a log is to the index. */
-enum bp_event_kind {
-	BP_EVENT_OTHER,			/* 0: not an event the index keeps */
-	BP_EVENT_MALFORMED,		/* 1: a known event signature with a bad layout */
-	BP_EVENT_ERC20,			/* 2: Transfer(from, to, value), 3 topics */
-	BP_EVENT_ERC721,		/* 3: Transfer(from, to, tokenId), 4 topics */
-	BP_EVENT_ERC1155_SINGLE,	/* 4: TransferSingle(operator, from, to, id, value) */
-	BP_EVENT_ERC1155_BATCH,		/* 5: TransferBatch(operator, from, to, ids[], values[]) */
-	BP_EVENT_USER_OP,		/* 6: EntryPoint v0.6 UserOperationEvent */
-	BP_EVENT_ACCOUNT_DEPLOYED,	/* 7: EntryPoint v0.6 AccountDeployed */
-	BP_EVENT__MAX
+enum bp_index_event_kind {
+	BP_INDEX_EVENT_OTHER,			/* 0: not an event the index keeps */
+	BP_INDEX_EVENT_MALFORMED,		/* 1: a known event signature with a bad layout */
+	BP_INDEX_EVENT_ERC20,			/* 2: Transfer(from, to, value), 3 topics */
+	BP_INDEX_EVENT_ERC721,		/* 3: Transfer(from, to, tokenId), 4 topics */
+	BP_INDEX_EVENT_ERC1155_SINGLE,	/* 4: TransferSingle(operator, from, to, id, value) */
+	BP_INDEX_EVENT_ERC1155_BATCH,		/* 5: TransferBatch(operator, from, to, ids[], values[]) */
+	BP_INDEX_EVENT_USER_OP,		/* 6: EntryPoint v0.6 UserOperationEvent */
+	BP_INDEX_EVENT_ACCOUNT_DEPLOYED,	/* 7: EntryPoint v0.6 AccountDeployed */
+	BP_INDEX_EVENT__MAX
 };
 
 /*
  * A decoded event. Transfers fill operator (ERC-1155 only), from, to and, for all but a batch,
  * id and value (ERC-20: value only; ERC-721: id, and value 1). A batch gives count and views of
- * its two arrays inside the log's data: read item i with bp_event_batch_item. The ERC-4337
+ * its two arrays inside the log's data: read item i with bp_index_event_batch_item. The ERC-4337
  * events fill user_op_hash, sender, paymaster and either factory (AccountDeployed) or nonce,
  * success, gas_cost and gas_used (UserOperationEvent).
  */
-struct bp_event {
-	enum bp_event_kind kind;
+struct bp_index_event {
+	enum bp_index_event_kind kind;
 	uint8_t		 operator_[20];
 	uint8_t		 from[20];
 	uint8_t		 to[20];
@@ -56,20 +56,20 @@ struct bp_event {
  * Decodes log into *ev. The ERC-4337 events count only when entry_point (20 bytes, or NULL for
  * none) emitted them. Untrusted input: every topic and word is checked (address words must have
  * 12 zero bytes, bools be 0 or 1, arrays lie inside the data and be of equal length). Returns
- * ev->kind: BP_EVENT_OTHER for logs the index ignores, BP_EVENT_MALFORMED for one of its events
+ * ev->kind: BP_INDEX_EVENT_OTHER for logs the index ignores, BP_INDEX_EVENT_MALFORMED for one of its events
  * with the wrong number of topics or data of the wrong shape.
  */
-enum bp_event_kind bp_event_decode(const struct bp_blocks_log *log,
-		    const uint8_t *entry_point, struct bp_event *ev);
+enum bp_index_event_kind bp_index_event_decode(const struct bp_blocks_log *log,
+		    const uint8_t *entry_point, struct bp_index_event *ev);
 
 /* Item i (< ev->count) of an ERC-1155 batch: its id and value. */
-void		bp_event_batch_item(const struct bp_event *ev, size_t i,
+void		bp_index_event_batch_item(const struct bp_index_event *ev, size_t i,
 		    struct bp_u256 *id, struct bp_u256 *value);
 
 /*
  * The signature of event i of the ones the index recognises by topic 0 (0 .. 4; NULL past the
  * last) and its topic 0 into topic, so tests can check the table against keccak256.
  */
-const char	*bp_event_signature(size_t i, uint8_t topic[32]);
+const char	*bp_index_event_signature(size_t i, uint8_t topic[32]);
 
 #endif

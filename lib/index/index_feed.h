@@ -57,7 +57,7 @@ int		 bp_index_feed_head_json(const struct bp_index_block_head *h, char *out,
 /*
  * The newHeads result of h: the node's header as stored (every field the node gives but the
  * transactions), or, when the store kept none (a block outside the window, a header over
- * BP_HEADERS_MAX, rows older than migration 011), bp_index_feed_head_json written into out.
+ * BP_INDEX_HEADERS_MAX, rows older than migration 011), bp_index_feed_head_json written into out.
  * NULL when that does not fit.
  */
 const char	*bp_index_feed_result(const struct bp_index_block_head *h, char *out, size_t cap);

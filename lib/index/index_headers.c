@@ -35,7 +35,7 @@ out:
 }
 
 int
-bp_headers_put(struct bp_db *db, const char *chain, int64_t number, const char *hash,
+bp_index_headers_put(struct bp_db *db, const char *chain, int64_t number, const char *hash,
     const cJSON *blk)
 {
 	static const char sql[] = "INSERT INTO index_headers (chain, number, hash, header)"
@@ -47,7 +47,7 @@ bp_headers_put(struct bp_db *db, const char *chain, int64_t number, const char *
 
 	if (!cJSON_IsObject(blk) || (txt = header_text(blk)) == NULL)
 		return -1;
-	if (strlen(txt) > BP_HEADERS_MAX) {
+	if (strlen(txt) > BP_INDEX_HEADERS_MAX) {
 		bp_log(BP_LOG_DEBUG, "%s: block %lld: a header of %zu bytes is not kept", chain,
 		    (long long)number, strlen(txt));
 		free(txt);
@@ -67,7 +67,7 @@ bp_headers_put(struct bp_db *db, const char *chain, int64_t number, const char *
 }
 
 int
-bp_headers_delete(struct bp_db *db, const char *chain, int64_t number, int above)
+bp_index_headers_delete(struct bp_db *db, const char *chain, int64_t number, int above)
 {
 	struct bp_stmt *st = bp_db_stmt(db, above ?
 	    "DELETE FROM index_headers WHERE chain = ? AND number > ?" :

@@ -16,19 +16,19 @@
 
 struct bp_db;
 
-#define BP_HEADERS_MAX	(64 * 1024)	/* a longer header is not kept (newHeads: core fields) */
+#define BP_INDEX_HEADERS_MAX	(64 * 1024)	/* a longer header is not kept (newHeads: core fields) */
 
 /*
  * Stores block (number, hash): blk, the node's eth_getBlockByNumber object, without its
  * "transactions" member, as compact JSON, inside the caller's transaction (replacing a row of
- * the same number). A header longer than BP_HEADERS_MAX is skipped. 0, or -1 on a database
+ * the same number). A header longer than BP_INDEX_HEADERS_MAX is skipped. 0, or -1 on a database
  * error or out of memory.
  */
-int	bp_headers_put(struct bp_db *, const char *chain, int64_t number, const char *hash,
+int	bp_index_headers_put(struct bp_db *, const char *chain, int64_t number, const char *hash,
 	    const cJSON *blk);
 
 /* Deletes the headers of chain's blocks at or below number (the window), or above it (a
  * rollback, above = 1). 0 or -1. */
-int	bp_headers_delete(struct bp_db *, const char *chain, int64_t number, int above);
+int	bp_index_headers_delete(struct bp_db *, const char *chain, int64_t number, int above);
 
 #endif

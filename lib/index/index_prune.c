@@ -5,7 +5,7 @@
 #include "index_prune.h"
 
 int
-bp_prune(struct bp_db *db, const struct bp_index_store_chain *c, int64_t retention, int64_t head)
+bp_index_prune(struct bp_db *db, const struct bp_index_store_chain *c, int64_t retention, int64_t head)
 {
 	static const char oldest[] = "SELECT min(number) FROM index_blocks WHERE chain = ?";
 	int64_t keep, limit, lo;
@@ -14,8 +14,8 @@ bp_prune(struct bp_db *db, const struct bp_index_store_chain *c, int64_t retenti
 	if (retention == 0)
 		return 0;
 	keep = retention;
-	if (keep < c->confirmations + BP_PRUNE_MIN_KEEP)
-		keep = c->confirmations + BP_PRUNE_MIN_KEEP;
+	if (keep < c->confirmations + BP_INDEX_PRUNE_MIN_KEEP)
+		keep = c->confirmations + BP_INDEX_PRUNE_MIN_KEEP;
 	limit = head - keep;
 	if ((st = bp_db_stmt(db, oldest)) == NULL)
 		return -1;
@@ -28,8 +28,8 @@ bp_prune(struct bp_db *db, const struct bp_index_store_chain *c, int64_t retenti
 	bp_stmt_reset(st);
 	if (lo > limit)
 		return 0;
-	if (limit > lo + BP_PRUNE_SLICE - 1)
-		limit = lo + BP_PRUNE_SLICE - 1;
+	if (limit > lo + BP_INDEX_PRUNE_SLICE - 1)
+		limit = lo + BP_INDEX_PRUNE_SLICE - 1;
 	if (bp_db_begin(db) == -1)
 		return -1;
 	if (bp_index_store_delete(db, c, limit, 0) == -1 || bp_db_commit(db) == -1) {

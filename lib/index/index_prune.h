@@ -12,15 +12,15 @@
 
 struct bp_db;
 
-#define BP_PRUNE_SLICE		1000	/* blocks pruned at most per call */
-#define BP_PRUNE_MIN_KEEP	128	/* blocks kept beyond the confirmations, at least */
+#define BP_INDEX_PRUNE_SLICE		1000	/* blocks pruned at most per call */
+#define BP_INDEX_PRUNE_MIN_KEEP	128	/* blocks kept beyond the confirmations, at least */
 
 /*
- * Deletes, in one transaction, at most BP_PRUNE_SLICE of the oldest stored blocks (and their
+ * Deletes, in one transaction, at most BP_INDEX_PRUNE_SLICE of the oldest stored blocks (and their
  * transactions) that are more than retention blocks below head; retention is raised to
- * confirmations + BP_PRUNE_MIN_KEEP when below it, and 0 keeps everything. Returns 0 (also when
+ * confirmations + BP_INDEX_PRUNE_MIN_KEEP when below it, and 0 keeps everything. Returns 0 (also when
  * there was nothing to prune), or -1 on a database error (nothing deleted).
  */
-int	bp_prune(struct bp_db *, const struct bp_index_store_chain *, int64_t retention, int64_t head);
+int	bp_index_prune(struct bp_db *, const struct bp_index_store_chain *, int64_t retention, int64_t head);
 
 #endif

@@ -174,7 +174,7 @@ hook_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_t an
 
 
 int
-bp_reorg_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_t ancestor,
+bp_index_reorg_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_t ancestor,
     int64_t chain_head)
 {
 	struct affected *aff = NULL;
@@ -189,7 +189,7 @@ bp_reorg_rollback(struct bp_db *db, const struct bp_index_store_chain *c, int64_
 		goto fail;
 	if (bp_index_store_delete(db, c, ancestor, 1) == -1 ||
 	    bp_index_logs_delete(db, c->key, ancestor, 1) == -1 ||
-	    bp_headers_delete(db, c->key, ancestor, 1) == -1)
+	    bp_index_headers_delete(db, c->key, ancestor, 1) == -1)
 		goto fail;
 	for (i = 0; i < naff; i++)
 		if ((aff[i].erc721 ? recompute_721(db, c, &aff[i]) :
@@ -213,7 +213,7 @@ fail:
 }
 
 int
-bp_reorg_walk(struct bp_db *db, const struct bp_index_store_chain *c, struct bp_blocks_src *src,
+bp_index_reorg_walk(struct bp_db *db, const struct bp_index_store_chain *c, struct bp_blocks_src *src,
     const struct bp_index_store_cursor *cur, int64_t chain_head, char *err, size_t errlen)
 {
 	char theirs[WALK_STEP][HASH_STR], ours[HASH_STR];
@@ -247,7 +247,7 @@ bp_reorg_walk(struct bp_db *db, const struct bp_index_store_chain *c, struct bp_
 		}
 		hi = lo - 1;
 	}
-	if (bp_reorg_rollback(db, c, ancestor, chain_head) == -1) {
+	if (bp_index_reorg_rollback(db, c, ancestor, chain_head) == -1) {
 		snprintf(err, errlen, "database error while rolling back a reorg");
 		return -1;
 	}
@@ -255,7 +255,7 @@ bp_reorg_walk(struct bp_db *db, const struct bp_index_store_chain *c, struct bp_
 }
 
 int
-bp_reorg_check_head(struct bp_db *db, const struct bp_index_store_chain *c,
+bp_index_reorg_check_head(struct bp_db *db, const struct bp_index_store_chain *c,
     struct bp_blocks_src *src, const struct bp_index_store_cursor *cur, int64_t head, char *err,
     size_t errlen)
 {
@@ -272,5 +272,5 @@ bp_reorg_check_head(struct bp_db *db, const struct bp_index_store_chain *c,
 		return -1;
 	if (theirs[0][0] == '\0' || strcmp(theirs[0], ours) == 0)
 		return 0;
-	return bp_reorg_walk(db, c, src, cur, head, err, errlen) == -1 ? -1 : 1;
+	return bp_index_reorg_walk(db, c, src, cur, head, err, errlen) == -1 ? -1 : 1;
 }

@@ -390,7 +390,7 @@ store_1155(struct bp_db *db, const struct bp_index_store_chain *c, const struct 
 
 static int
 store_user_op(struct bp_db *db, const struct bp_index_store_chain *c, const struct bp_blocks_logpos *p,
-    const struct bp_event *ev)
+    const struct bp_index_event *ev)
 {
 	static const char sql[] = "INSERT INTO index_user_ops (chain, user_op_hash, sender,"
 	    " paymaster, nonce, success, actual_gas_cost, actual_gas_used, tx_hash, block_number,"
@@ -423,7 +423,7 @@ store_user_op(struct bp_db *db, const struct bp_index_store_chain *c, const stru
 
 static int
 store_deployment(struct bp_db *db, const struct bp_index_store_chain *c, const struct bp_blocks_logpos *p,
-    const struct bp_event *ev)
+    const struct bp_index_event *ev)
 {
 	static const char sql[] = "INSERT INTO index_account_deployments (chain, sender, factory,"
 	    " paymaster, user_op_hash, tx_hash, block_number, log_index)"
@@ -460,7 +460,7 @@ store_log(struct bp_db *db, struct bp_index_store_chain *c, const cJSON *j, stru
 	char from[ADDR_STR], to[ADDR_STR], op[ADDR_STR], id[BP_U256_DEC_MAX];
 	char v[BP_U256_DEC_MAX];
 	const struct bp_blocks_logpos *p = &e->pos;
-	const struct bp_event *ev = &e->ev;
+	const struct bp_index_event *ev = &e->ev;
 	size_t i;
 
 	memset(e, 0, sizeof(*e));
@@ -469,15 +469,15 @@ store_log(struct bp_db *db, struct bp_index_store_chain *c, const cJSON *j, stru
 		return -1;
 	}
 	n->logs++;
-	switch (bp_event_decode(&e->log, c->entry_point, &e->ev)) {
-	case BP_EVENT_OTHER:
+	switch (bp_index_event_decode(&e->log, c->entry_point, &e->ev)) {
+	case BP_INDEX_EVENT_OTHER:
 		return 0;
-	case BP_EVENT_MALFORMED:
+	case BP_INDEX_EVENT_MALFORMED:
 		n->malformed++;
 		bp_log(BP_LOG_DEBUG, "%s: skipping a malformed transfer log %s#%lld", c->key,
 		    p->tx_hash, (long long)p->log_index);
 		return 0;
-	case BP_EVENT_ERC20:
+	case BP_INDEX_EVENT_ERC20:
 		addr_str(ev->from, from);
 		addr_str(ev->to, to);
 		u256_str(&ev->value, v);
@@ -487,7 +487,7 @@ store_log(struct bp_db *db, struct bp_index_store_chain *c, const cJSON *j, stru
 		    erc20_touch(db, c, to, p->contract, p->block) == -1)
 			return -1;
 		return 0;
-	case BP_EVENT_ERC721:
+	case BP_INDEX_EVENT_ERC721:
 		addr_str(ev->from, from);
 		addr_str(ev->to, to);
 		u256_str(&ev->id, id);
@@ -499,29 +499,29 @@ store_log(struct bp_db *db, struct bp_index_store_chain *c, const cJSON *j, stru
 		    bp_index_store_owner_set(db, c, p->contract, id, to, "erc721", "1", p->block) == -1)
 			return -1;
 		return 0;
-	case BP_EVENT_ERC1155_SINGLE:
+	case BP_INDEX_EVENT_ERC1155_SINGLE:
 		addr_str(ev->operator_, op);
 		addr_str(ev->from, from);
 		addr_str(ev->to, to);
 		n->transfers++;
 		return store_1155(db, c, p, 0, op, from, to, &ev->id, &ev->value);
-	case BP_EVENT_ERC1155_BATCH:
+	case BP_INDEX_EVENT_ERC1155_BATCH:
 		addr_str(ev->operator_, op);
 		addr_str(ev->from, from);
 		addr_str(ev->to, to);
 		for (i = 0; i < ev->count; i++) {
 			struct bp_u256 tid, tv;
 
-			bp_event_batch_item(ev, i, &tid, &tv);
+			bp_index_event_batch_item(ev, i, &tid, &tv);
 			n->transfers++;
 			if (store_1155(db, c, p, (int64_t)i, op, from, to, &tid, &tv) == -1)
 				return -1;
 		}
 		return 0;
-	case BP_EVENT_USER_OP:
+	case BP_INDEX_EVENT_USER_OP:
 		n->userops++;
 		return store_user_op(db, c, p, ev);
-	case BP_EVENT_ACCOUNT_DEPLOYED:
+	case BP_INDEX_EVENT_ACCOUNT_DEPLOYED:
 		n->userops++;
 		return store_deployment(db, c, p, ev);
 	default:
@@ -625,7 +625,7 @@ kept_add(struct kept *k, const struct bp_index_store_event *e)
 	d = &k->ev[k->n++];
 	*d = *e;
 	d->log.data = data;
-	if (d->ev.kind == BP_EVENT_ERC1155_BATCH) {
+	if (d->ev.kind == BP_INDEX_EVENT_ERC1155_BATCH) {
 		d->ev.ids = data + (e->ev.ids - e->log.data);
 		d->ev.values = data + (e->ev.values - e->log.data);
 	}
@@ -717,7 +717,7 @@ bp_index_store_batch(struct bp_db *db, struct bp_index_store_chain *c, const str
 			goto fail;
 		/* The node's header, for the WebSocket newHeads subscriptions, near the head only. */
 		if (num > chain_head - BP_INDEX_LOGS_WINDOW &&
-		    bp_headers_put(db, c->key, num, b->hashes[i], blk) == -1)
+		    bp_index_headers_put(db, c->key, num, b->hashes[i], blk) == -1)
 			goto fail;
 		if (b->r.receipts != NULL && b->r.receipts[i] != NULL)
 			r = b->r.receipts[i]->child;
@@ -748,7 +748,7 @@ bp_index_store_batch(struct bp_db *db, struct bp_index_store_chain *c, const str
 	if (hooked && hook_blocks(db, c, b, &k) == -1)
 		goto fail;
 	if (bp_index_logs_delete(db, c->key, b->r.to - BP_INDEX_LOGS_WINDOW, 0) == -1 ||
-	    bp_headers_delete(db, c->key, b->r.to - BP_INDEX_LOGS_WINDOW, 0) == -1)
+	    bp_index_headers_delete(db, c->key, b->r.to - BP_INDEX_LOGS_WINDOW, 0) == -1)
 		goto fail;
 	cur.head = b->r.to;
 	bp_strlcpy(cur.hash, b->hashes[b->r.n - 1], sizeof(cur.hash));

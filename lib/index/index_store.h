@@ -33,7 +33,7 @@ struct bp_db;
 struct bp_index_store_event {
 	struct bp_blocks_logpos	 pos;	/* block, log index, transaction, emitter */
 	struct bp_blocks_log	 log;	/* address, topics and data (data valid as below) */
-	struct bp_event		 ev;	/* ev.kind BP_EVENT_OTHER for a log the index does not keep */
+	struct bp_index_event		 ev;	/* ev.kind BP_INDEX_EVENT_OTHER for a log the index does not keep */
 };
 
 /* A stored block and its logs, for the hook. Valid during the callback only. */
@@ -50,7 +50,7 @@ struct bp_index_store_block {
 /*
  * Called by the store inside its transaction, after a batch's rows are written and before the
  * cursor is: block once per stored block, oldest first, with every log of that block (also the
- * ones the index does not keep, and those BP_EVENT_MALFORMED); rollback once per block a reorg
+ * ones the index does not keep, and those BP_INDEX_EVENT_MALFORMED); rollback once per block a reorg
  * removes (index_reorg.c), newest first, before its rows are deleted. Both run on db, the
  * store's own connection; each returns 0, or -1 to fail the batch or the rollback, which is then
  * rolled back whole (the hook's writes included) and tried again by a later pass. Either may be

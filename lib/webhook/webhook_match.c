@@ -515,27 +515,27 @@ each_move(struct match *m, const struct filter *f, const struct bp_index_store_e
 	memset(&mv, 0, sizeof(mv));
 	mv.e = e;
 	switch (e->ev.kind) {
-	case BP_EVENT_ERC20:
+	case BP_INDEX_EVENT_ERC20:
 		mv.value = e->ev.value;
 		return match_move(m, f, &mv);
-	case BP_EVENT_ERC721:
+	case BP_INDEX_EVENT_ERC721:
 		mv.nft = 1;
 		mv.standard = "ERC721";
 		mv.id = e->ev.id;
 		bp_u256_from_u64(&mv.value, 1);
 		return match_move(m, f, &mv);
-	case BP_EVENT_ERC1155_SINGLE:
+	case BP_INDEX_EVENT_ERC1155_SINGLE:
 		mv.nft = 1;
 		mv.standard = "ERC1155";
 		mv.id = e->ev.id;
 		mv.value = e->ev.value;
 		return match_move(m, f, &mv);
-	case BP_EVENT_ERC1155_BATCH:
+	case BP_INDEX_EVENT_ERC1155_BATCH:
 		mv.nft = 1;
 		mv.standard = "ERC1155";
 		for (i = 0; i < e->ev.count; i++) {
 			mv.item = i;
-			bp_event_batch_item(&e->ev, i, &mv.id, &mv.value);
+			bp_index_event_batch_item(&e->ev, i, &mv.id, &mv.value);
 			if (match_move(m, f, &mv) == -1)
 				return -1;
 		}

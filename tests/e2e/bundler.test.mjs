@@ -423,7 +423,7 @@ test('a bundle stuck unmined is re-sent with the same nonce and higher fees', { 
     const pending = async () => Object.values((await rpc('txpool_content')).pending ?? {})
       .flatMap((byNonce) => Object.values(byNonce));
     [first] = await waitFor(async () => { const p = await pending(); return p.length ? p : null; }, 'the bundle pending');
-    // The submitter re-signs it after BP_SUBMIT_STUCK_SECONDS (20 s).
+    // The submitter re-signs it after BP_BUNDLER_SUBMIT_STUCK_SECONDS (20 s).
     await waitFor(async () => (await pending()).some((t) => t.hash !== first.hash), 'the fee bump', 40000);
     const [bumped] = await pending();
     assert.equal(bumped.nonce, first.nonce, 'the same nonce');

@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the indexer's decoding of what a chain node sends: event logs through
- * bp_event_decode and bp_event_batch_item (lib/index/index_event.c), the JSON logs and blocks the
+ * bp_index_event_decode and bp_index_event_batch_item (lib/index/index_event.c), the JSON logs and blocks the
  * indexer reads its fields from (lib/evm/blocks.c), and the continuity check of a fetched batch
  * (bp_index_fetch_check, lib/index/index_fetch.c). The node is not trusted: a buggy or hostile one may
  * send any topics, any data and any JSON.
@@ -8,7 +8,7 @@
  * An input that starts with '{' or '[' is JSON (an eth_getLogs answer, a log, a block, an array
  * of them): it is parsed with cJSON_ParseWithLength and each object goes through the readers
  * the indexer calls (lib/evm/blocks.h: bp_blocks_parse_log, bp_blocks_jhash, bp_blocks_jaddr,
- * bp_blocks_jquantity, bp_blocks_jdec), then through bp_event_decode; each string through
+ * bp_blocks_jquantity, bp_blocks_jdec), then through bp_index_event_decode; each string through
  * bp_blocks_parse_head (an eth_blockNumber answer); and an array of objects, taken as the blocks
  * of a batch (their "receipts" and "logs" members as its receipts and logs), through
  * bp_index_fetch_check. Any other input is
@@ -166,11 +166,11 @@ inside(const uint8_t *base, size_t len, const uint8_t *p, size_t n)
 
 /*
  * What the index should make of log l, written from the event layouts alone. Fills *want for
- * every kind but BP_EVENT_ERC1155_BATCH, whose arrays only the ABI reader can find: then
+ * every kind but BP_INDEX_EVENT_ERC1155_BATCH, whose arrays only the ABI reader can find: then
  * *batch_ok says whether the topics allow one (the data decides).
  */
-static enum bp_event_kind
-reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_event *want,
+static enum bp_index_event_kind
+reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_index_event *want,
     int *batch_ok)
 {
 	const uint8_t *t0 = l->topics[0], *d = l->data;
@@ -179,22 +179,22 @@ reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_event *wan
 	memset(want, 0, sizeof(*want));
 	*batch_ok = 0;
 	if (n == 0 || n > BP_BLOCKS_MAX_TOPICS || (d == NULL && l->datalen != 0))
-		return BP_EVENT_OTHER;
+		return BP_INDEX_EVENT_OTHER;
 	if (memcmp(t0, topics[TOPIC_TRANSFER], 32) == 0) {
 		if (n < 3 || !is_addr_word(l->topics[1]) || !is_addr_word(l->topics[2]))
-			return BP_EVENT_MALFORMED;
+			return BP_INDEX_EVENT_MALFORMED;
 		memcpy(want->from, l->topics[1] + 12, 20);
 		memcpy(want->to, l->topics[2] + 12, 20);
 		if (n == 3 && l->datalen == 32) {
 			u256_at(&want->value, d);
-			return BP_EVENT_ERC20;
+			return BP_INDEX_EVENT_ERC20;
 		}
 		if (n == 4 && l->datalen == 0) {
 			u256_at(&want->id, l->topics[3]);
 			bp_u256_from_u64(&want->value, 1);
-			return BP_EVENT_ERC721;
+			return BP_INDEX_EVENT_ERC721;
 		}
-		return BP_EVENT_MALFORMED;
+		return BP_INDEX_EVENT_MALFORMED;
 	}
 	if (memcmp(t0, topics[TOPIC_TRANSFER_SINGLE], 32) == 0 ||
 	    memcmp(t0, topics[TOPIC_TRANSFER_BATCH], 32) == 0) {
@@ -202,26 +202,26 @@ reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_event *wan
 
 		if (n != 4 || !is_addr_word(l->topics[1]) || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(l->topics[3]))
-			return BP_EVENT_MALFORMED;
+			return BP_INDEX_EVENT_MALFORMED;
 		memcpy(want->operator_, l->topics[1] + 12, 20);
 		memcpy(want->from, l->topics[2] + 12, 20);
 		memcpy(want->to, l->topics[3] + 12, 20);
 		if (batch) {
 			*batch_ok = 1;
-			return BP_EVENT_ERC1155_BATCH;
+			return BP_INDEX_EVENT_ERC1155_BATCH;
 		}
 		if (l->datalen != 64)
-			return BP_EVENT_MALFORMED;
+			return BP_INDEX_EVENT_MALFORMED;
 		u256_at(&want->id, d);
 		u256_at(&want->value, d + 32);
-		return BP_EVENT_ERC1155_SINGLE;
+		return BP_INDEX_EVENT_ERC1155_SINGLE;
 	}
 	if (ep == NULL || memcmp(l->address, ep, 20) != 0)
-		return BP_EVENT_OTHER;
+		return BP_INDEX_EVENT_OTHER;
 	if (memcmp(t0, topics[TOPIC_USER_OP], 32) == 0) {
 		if (n != 4 || l->datalen != 128 || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(l->topics[3]) || !zero(d + 32, 31) || d[63] > 1)
-			return BP_EVENT_MALFORMED;
+			return BP_INDEX_EVENT_MALFORMED;
 		memcpy(want->user_op_hash, l->topics[1], 32);
 		memcpy(want->sender, l->topics[2] + 12, 20);
 		memcpy(want->paymaster, l->topics[3] + 12, 20);
@@ -229,25 +229,25 @@ reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_event *wan
 		want->success = d[63];
 		u256_at(&want->gas_cost, d + 64);
 		u256_at(&want->gas_used, d + 96);
-		return BP_EVENT_USER_OP;
+		return BP_INDEX_EVENT_USER_OP;
 	}
 	if (memcmp(t0, topics[TOPIC_ACCOUNT_DEPLOYED], 32) == 0) {
 		if (n != 3 || l->datalen != 64 || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(d) || !is_addr_word(d + 32))
-			return BP_EVENT_MALFORMED;
+			return BP_INDEX_EVENT_MALFORMED;
 		memcpy(want->user_op_hash, l->topics[1], 32);
 		memcpy(want->sender, l->topics[2] + 12, 20);
 		memcpy(want->factory, d + 12, 20);
 		memcpy(want->paymaster, d + 32 + 12, 20);
-		return BP_EVENT_ACCOUNT_DEPLOYED;
+		return BP_INDEX_EVENT_ACCOUNT_DEPLOYED;
 	}
-	return BP_EVENT_OTHER;
+	return BP_INDEX_EVENT_OTHER;
 }
 
 #define SAME(f)	(memcmp(&got->f, &want->f, sizeof(got->f)) == 0)
 
 static int
-same_event(const struct bp_event *got, const struct bp_event *want)
+same_event(const struct bp_index_event *got, const struct bp_index_event *want)
 {
 	return SAME(operator_) && SAME(from) && SAME(to) && SAME(id) && SAME(value) &&
 	    SAME(count) && SAME(ids) && SAME(values) && SAME(user_op_hash) && SAME(sender) &&
@@ -269,13 +269,13 @@ struct built {
 static void
 check_log(const struct bp_blocks_log *l, const uint8_t *ep, const struct built *b)
 {
-	struct bp_event ev, want;
-	enum bp_event_kind k, rk;
+	struct bp_index_event ev, want;
+	enum bp_index_event_kind k, rk;
 	int batch_ok;
 	size_t i;
 
-	k = bp_event_decode(l, ep, &ev);
-	if (k != ev.kind || (unsigned)k >= BP_EVENT__MAX)
+	k = bp_index_event_decode(l, ep, &ev);
+	if (k != ev.kind || (unsigned)k >= BP_INDEX_EVENT__MAX)
 		abort();
 	rk = reference(l, ep, &want, &batch_ok);
 	if (batch_ok) {
@@ -283,13 +283,13 @@ check_log(const struct bp_blocks_log *l, const uint8_t *ep, const struct built *
 		size_t eln, cnt;
 
 		/* The topics are right: the arrays decide, as bp_abi_read_array reads them. */
-		if (k == BP_EVENT_MALFORMED) {
+		if (k == BP_INDEX_EVENT_MALFORMED) {
 			if (b != NULL && b->nids == b->nvalues)
 				abort();	/* a well-formed batch refused */
 			memset(&want, 0, sizeof(want));
-			rk = BP_EVENT_MALFORMED;
+			rk = BP_INDEX_EVENT_MALFORMED;
 		} else {
-			if (k != BP_EVENT_ERC1155_BATCH || (b != NULL && b->nids != b->nvalues))
+			if (k != BP_INDEX_EVENT_ERC1155_BATCH || (b != NULL && b->nids != b->nvalues))
 				abort();
 			inside(l->data, l->datalen, ev.ids, 0);
 			inside(l->data, l->datalen, ev.values, 0);
@@ -309,7 +309,7 @@ check_log(const struct bp_blocks_log *l, const uint8_t *ep, const struct built *
 			for (i = 0; i < ev.count; i++) {
 				struct bp_u256 id, value, x;
 
-				bp_event_batch_item(&ev, i, &id, &value);
+				bp_index_event_batch_item(&ev, i, &id, &value);
 				if (b != NULL) {
 					u256_at(&x, b->ids[i]);
 					if (bp_u256_cmp(&x, &id) != 0)
@@ -323,14 +323,14 @@ check_log(const struct bp_blocks_log *l, const uint8_t *ep, const struct built *
 	}
 	if (k != rk)
 		abort();
-	if (rk == BP_EVENT_MALFORMED || rk == BP_EVENT_OTHER)
+	if (rk == BP_INDEX_EVENT_MALFORMED || rk == BP_INDEX_EVENT_OTHER)
 		memset(&want, 0, sizeof(want));
 	if (!same_event(&ev, &want))
 		abort();
 	/* The entry point's own events never come from a log when there is no entry point. */
 	if (ep != NULL) {
-		k = bp_event_decode(l, NULL, &ev);
-		if (k == BP_EVENT_USER_OP || k == BP_EVENT_ACCOUNT_DEPLOYED)
+		k = bp_index_event_decode(l, NULL, &ev);
+		if (k == BP_INDEX_EVENT_USER_OP || k == BP_INDEX_EVENT_ACCOUNT_DEPLOYED)
 			abort();
 	}
 }

@@ -96,85 +96,85 @@ struct row {
 	const char		*address;
 	const char		*topics[6];	/* NULL-terminated */
 	const char		*data;		/* hex; NULL for none */
-	enum bp_event_kind	 want;
+	enum bp_index_event_kind	 want;
 };
 
 static const struct row rows[] = {
 	{ "erc20 transfer", TOKEN, { T_TRANSFER, A_ONE, A_TWO, NULL }, D_1000E18,
-	    BP_EVENT_ERC20 },
-	{ "erc20 mint", TOKEN, { T_TRANSFER, A_ZERO, A_TWO, NULL }, D_1000E18, BP_EVENT_ERC20 },
-	{ "erc20 burn", TOKEN, { T_TRANSFER, A_ONE, A_ZERO, NULL }, D_1000E18, BP_EVENT_ERC20 },
+	    BP_INDEX_EVENT_ERC20 },
+	{ "erc20 mint", TOKEN, { T_TRANSFER, A_ZERO, A_TWO, NULL }, D_1000E18, BP_INDEX_EVENT_ERC20 },
+	{ "erc20 burn", TOKEN, { T_TRANSFER, A_ONE, A_ZERO, NULL }, D_1000E18, BP_INDEX_EVENT_ERC20 },
 	{ "erc20 short data", TOKEN, { T_TRANSFER, A_ONE, A_TWO, NULL },
-	    "0x00000000000000000000000000000000000000000000003635c9adc5dea000", BP_EVENT_MALFORMED },
-	{ "erc20 no data", TOKEN, { T_TRANSFER, A_ONE, A_TWO, NULL }, "0x", BP_EVENT_MALFORMED },
+	    "0x00000000000000000000000000000000000000000000003635c9adc5dea000", BP_INDEX_EVENT_MALFORMED },
+	{ "erc20 no data", TOKEN, { T_TRANSFER, A_ONE, A_TWO, NULL }, "0x", BP_INDEX_EVENT_MALFORMED },
 	{ "erc20 long data", TOKEN, { T_TRANSFER, A_ONE, A_TWO, NULL }, D_1000E18 "00",
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "erc20 two words", TOKEN, { T_TRANSFER, A_ONE, A_TWO, NULL },
 	    D_1000E18 "0000000000000000000000000000000000000000000000000000000000000000",
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "erc20 dirty from", TOKEN, { T_TRANSFER, A_DIRTY, A_TWO, NULL }, D_1000E18,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "erc20 dirty to", TOKEN, { T_TRANSFER, A_ONE, A_DIRTY, NULL }, D_1000E18,
-	    BP_EVENT_MALFORMED },
-	{ "transfer 1 topic", TOKEN, { T_TRANSFER, NULL }, D_1000E18, BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
+	{ "transfer 1 topic", TOKEN, { T_TRANSFER, NULL }, D_1000E18, BP_INDEX_EVENT_MALFORMED },
 	{ "transfer 2 topics", TOKEN, { T_TRANSFER, A_ONE, NULL }, D_1000E18,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "transfer 5 topics", TOKEN, { T_TRANSFER, A_ONE, A_TWO, W_7, W_7, NULL }, "0x",
-	    BP_EVENT_OTHER },
+	    BP_INDEX_EVENT_OTHER },
 	{ "erc721 transfer", TOKEN, { T_TRANSFER, A_ONE, A_TWO, W_7, NULL }, NULL,
-	    BP_EVENT_ERC721 },
-	{ "erc721 mint", TOKEN, { T_TRANSFER, A_ZERO, A_TWO, W_7, NULL }, "0x", BP_EVENT_ERC721 },
-	{ "erc721 burn", TOKEN, { T_TRANSFER, A_ONE, A_ZERO, W_7, NULL }, "0x", BP_EVENT_ERC721 },
+	    BP_INDEX_EVENT_ERC721 },
+	{ "erc721 mint", TOKEN, { T_TRANSFER, A_ZERO, A_TWO, W_7, NULL }, "0x", BP_INDEX_EVENT_ERC721 },
+	{ "erc721 burn", TOKEN, { T_TRANSFER, A_ONE, A_ZERO, W_7, NULL }, "0x", BP_INDEX_EVENT_ERC721 },
 	{ "erc721 with data", TOKEN, { T_TRANSFER, A_ONE, A_TWO, W_7, NULL }, D_1000E18,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "erc721 dirty to", TOKEN, { T_TRANSFER, A_ONE, A_DIRTY, W_7, NULL }, "0x",
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 single", TOKEN, { T_SINGLE, A_OP, A_ONE, A_TWO, NULL }, D_SINGLE,
-	    BP_EVENT_ERC1155_SINGLE },
+	    BP_INDEX_EVENT_ERC1155_SINGLE },
 	{ "1155 single mint", TOKEN, { T_SINGLE, A_OP, A_ZERO, A_TWO, NULL }, D_SINGLE,
-	    BP_EVENT_ERC1155_SINGLE },
+	    BP_INDEX_EVENT_ERC1155_SINGLE },
 	{ "1155 single short", TOKEN, { T_SINGLE, A_OP, A_ONE, A_TWO, NULL }, W_7,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 single 3 topics", TOKEN, { T_SINGLE, A_OP, A_ONE, NULL }, D_SINGLE,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 single dirty op", TOKEN, { T_SINGLE, A_DIRTY, A_ONE, A_TWO, NULL }, D_SINGLE,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 batch", TOKEN, { T_BATCH, A_OP, A_ZERO, A_TWO, NULL }, D_BATCH,
-	    BP_EVENT_ERC1155_BATCH },
+	    BP_INDEX_EVENT_ERC1155_BATCH },
 	{ "1155 batch empty", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL }, D_BATCH_EMPTY,
-	    BP_EVENT_ERC1155_BATCH },
+	    BP_INDEX_EVENT_ERC1155_BATCH },
 	{ "1155 batch uneven", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL }, D_BATCH_UNEVEN,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 batch far offset", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL }, D_BATCH_FAR,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 batch huge count", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL }, D_BATCH_HUGE,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 batch no data", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL }, "0x",
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 batch truncated", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL },
 	    "0x0000000000000000000000000000000000000000000000000000000000000040"
 	    "00000000000000000000000000000000000000000000000000000000000000a0"
 	    "0000000000000000000000000000000000000000000000000000000000000002",
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "1155 batch 5 topics", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, W_7, NULL }, D_BATCH,
-	    BP_EVENT_OTHER },
-	{ "user op", EP, { T_USEROP, H_OP, A_ONE, A_ZERO, NULL }, D_USEROP, BP_EVENT_USER_OP },
+	    BP_INDEX_EVENT_OTHER },
+	{ "user op", EP, { T_USEROP, H_OP, A_ONE, A_ZERO, NULL }, D_USEROP, BP_INDEX_EVENT_USER_OP },
 	{ "user op elsewhere", TOKEN, { T_USEROP, H_OP, A_ONE, A_ZERO, NULL }, D_USEROP,
-	    BP_EVENT_OTHER },
+	    BP_INDEX_EVENT_OTHER },
 	{ "user op bad bool", EP, { T_USEROP, H_OP, A_ONE, A_ZERO, NULL }, D_USEROP_BADBOOL,
-	    BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
 	{ "user op short", EP, { T_USEROP, H_OP, A_ONE, A_ZERO, NULL }, D_SINGLE,
-	    BP_EVENT_MALFORMED },
-	{ "user op 3 topics", EP, { T_USEROP, H_OP, A_ONE, NULL }, D_USEROP, BP_EVENT_MALFORMED },
+	    BP_INDEX_EVENT_MALFORMED },
+	{ "user op 3 topics", EP, { T_USEROP, H_OP, A_ONE, NULL }, D_USEROP, BP_INDEX_EVENT_MALFORMED },
 	{ "account deployed", EP, { T_DEPLOYED, H_OP, A_ONE, NULL }, D_DEPLOYED,
-	    BP_EVENT_ACCOUNT_DEPLOYED },
+	    BP_INDEX_EVENT_ACCOUNT_DEPLOYED },
 	{ "account deployed dirty", EP, { T_DEPLOYED, H_OP, A_ONE, NULL },
 	    "0x0100000000000000000000009406cc6185a346906296840746125a0e44976454"
-	    "0000000000000000000000000000000000000000000000000000000000000000", BP_EVENT_MALFORMED },
+	    "0000000000000000000000000000000000000000000000000000000000000000", BP_INDEX_EVENT_MALFORMED },
 	{ "account deployed elsewhere", TOKEN, { T_DEPLOYED, H_OP, A_ONE, NULL }, D_DEPLOYED,
-	    BP_EVENT_OTHER },
-	{ "approval", TOKEN, { T_APPROVAL, A_ONE, A_TWO, NULL }, D_1000E18, BP_EVENT_OTHER },
-	{ "no topics", TOKEN, { NULL }, D_1000E18, BP_EVENT_OTHER },
+	    BP_INDEX_EVENT_OTHER },
+	{ "approval", TOKEN, { T_APPROVAL, A_ONE, A_TWO, NULL }, D_1000E18, BP_INDEX_EVENT_OTHER },
+	{ "no topics", TOKEN, { NULL }, D_1000E18, BP_INDEX_EVENT_OTHER },
 };
 
 /* Builds a log from a row; data is decoded into buf. */
@@ -213,12 +213,12 @@ test_table(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct bp_event ev;
+		struct bp_index_event ev;
 		struct bp_blocks_log l;
-		enum bp_event_kind k;
+		enum bp_index_event_kind k;
 
 		build(&rows[i], &l, buf, sizeof(buf));
-		k = bp_event_decode(&l, entry_point(), &ev);
+		k = bp_index_event_decode(&l, entry_point(), &ev);
 		if (k != rows[i].want)
 			fprintf(stderr, "\n  row '%s': kind %d, want %d\n", rows[i].what, k,
 			    rows[i].want);
@@ -260,25 +260,25 @@ test_topics(void)
 		bp_hex_encode(t, 32, h, sizeof(h));
 		CU_ASSERT_STRING_EQUAL(h, sigs[i][1]);
 		/* The decoder's written-out table: the same signature, the same hash. */
-		sig = bp_event_signature(i, table);
+		sig = bp_index_event_signature(i, table);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(sig);
 		CU_ASSERT_STRING_EQUAL(sig, sigs[i][0]);
 		CU_ASSERT_EQUAL(memcmp(table, t, 32), 0);
 	}
-	CU_ASSERT_PTR_NULL(bp_event_signature(i, table));
+	CU_ASSERT_PTR_NULL(bp_index_event_signature(i, table));
 }
 
 static void
 test_erc20_fields(void)
 {
 	const struct row r = { "", TOKEN, { T_TRANSFER, A_ONE, A_ZERO, NULL }, D_1000E18, 0 };
-	struct bp_event ev;
+	struct bp_index_event ev;
 	struct bp_blocks_log l;
 	uint8_t buf[64];
 	char s[BP_U256_DEC_MAX];
 
 	build(&r, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&l, NULL, &ev), BP_EVENT_ERC20);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC20);
 	hex20(ev.from, s);
 	CU_ASSERT_STRING_EQUAL(s, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
 	hex20(ev.to, s);
@@ -291,13 +291,13 @@ static void
 test_erc721_fields(void)
 {
 	const struct row r = { "", TOKEN, { T_TRANSFER, A_ZERO, A_TWO, W_7, NULL }, NULL, 0 };
-	struct bp_event ev;
+	struct bp_index_event ev;
 	struct bp_blocks_log l;
 	uint8_t buf[8];
 	char s[BP_U256_DEC_MAX];
 
 	build(&r, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&l, NULL, &ev), BP_EVENT_ERC721);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC721);
 	hex20(ev.to, s);
 	CU_ASSERT_STRING_EQUAL(s, "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc");
 	dec(&ev.id, s);
@@ -313,7 +313,7 @@ test_1155_fields(void)
 	    0 };
 	const struct row batch = { "", TOKEN, { T_BATCH, A_OP, A_ZERO, A_TWO, NULL }, D_BATCH, 0 };
 	static const char *const want[2][2] = { { "2", "5" }, { "3", "1" } };
-	struct bp_event ev;
+	struct bp_index_event ev;
 	struct bp_blocks_log l;
 	struct bp_u256 id, v;
 	uint8_t buf[512];
@@ -321,7 +321,7 @@ test_1155_fields(void)
 	size_t i;
 
 	build(&single, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&l, NULL, &ev), BP_EVENT_ERC1155_SINGLE);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC1155_SINGLE);
 	hex20(ev.operator_, s);
 	CU_ASSERT_STRING_EQUAL(s, "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
 	hex20(ev.from, s);
@@ -332,10 +332,10 @@ test_1155_fields(void)
 	CU_ASSERT_STRING_EQUAL(s, "1000000000000000000000");
 
 	build(&batch, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&l, NULL, &ev), BP_EVENT_ERC1155_BATCH);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC1155_BATCH);
 	CU_ASSERT_EQUAL_FATAL(ev.count, 2);
 	for (i = 0; i < ev.count; i++) {
-		bp_event_batch_item(&ev, i, &id, &v);
+		bp_index_event_batch_item(&ev, i, &id, &v);
 		dec(&id, s);
 		CU_ASSERT_STRING_EQUAL(s, want[i][0]);
 		dec(&v, s);
@@ -348,15 +348,15 @@ test_4337_fields(void)
 {
 	const struct row op = { "", EP, { T_USEROP, H_OP, A_ONE, A_ZERO, NULL }, D_USEROP, 0 };
 	const struct row dep = { "", EP, { T_DEPLOYED, H_OP, A_ONE, NULL }, D_DEPLOYED, 0 };
-	struct bp_event ev;
+	struct bp_index_event ev;
 	struct bp_blocks_log l;
 	uint8_t buf[256];
 	char s[BP_U256_DEC_MAX];
 
 	build(&op, &l, buf, sizeof(buf));
 	/* Without an entry point configured the events are nobody's. */
-	CU_ASSERT_EQUAL(bp_event_decode(&l, NULL, &ev), BP_EVENT_OTHER);
-	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&l, entry_point(), &ev), BP_EVENT_USER_OP);
+	CU_ASSERT_EQUAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_OTHER);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, entry_point(), &ev), BP_INDEX_EVENT_USER_OP);
 	CU_ASSERT_FATAL(bp_hex_encode(ev.user_op_hash, 32, s, sizeof(s)) == 0);
 	CU_ASSERT_STRING_EQUAL(s, H_OP);
 	hex20(ev.sender, s);
@@ -370,8 +370,8 @@ test_4337_fields(void)
 	CU_ASSERT_STRING_EQUAL(s, "98765");
 
 	build(&dep, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_event_decode(&l, entry_point(), &ev),
-	    BP_EVENT_ACCOUNT_DEPLOYED);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, entry_point(), &ev),
+	    BP_INDEX_EVENT_ACCOUNT_DEPLOYED);
 	hex20(ev.factory, s);
 	CU_ASSERT_STRING_EQUAL(s, "0x9406cc6185a346906296840746125a0e44976454");
 	hex20(ev.paymaster, s);
@@ -384,14 +384,14 @@ test_malformed_clears(void)
 {
 	const struct row r = { "", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL }, D_BATCH_UNEVEN,
 	    0 };
-	struct bp_event ev;
+	struct bp_index_event ev;
 	struct bp_blocks_log l;
 	uint8_t buf[512];
 	size_t i;
 
 	build(&r, &l, buf, sizeof(buf));
 	memset(&ev, 0xaa, sizeof(ev));
-	CU_ASSERT_EQUAL(bp_event_decode(&l, NULL, &ev), BP_EVENT_MALFORMED);
+	CU_ASSERT_EQUAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_MALFORMED);
 	CU_ASSERT_EQUAL(ev.count, 0);
 	CU_ASSERT_PTR_NULL(ev.ids);
 	for (i = 0; i < 20; i++)
@@ -403,7 +403,7 @@ static void
 test_batch_truncations(void)
 {
 	const struct row r = { "", TOKEN, { T_BATCH, A_OP, A_ONE, A_TWO, NULL }, D_BATCH, 0 };
-	struct bp_event ev;
+	struct bp_index_event ev;
 	struct bp_blocks_log l;
 	struct bp_u256 id, v;
 	uint8_t buf[512], *copy;
@@ -418,11 +418,11 @@ test_batch_truncations(void)
 		memcpy(copy, buf, n);
 		l.data = copy;
 		l.datalen = n;
-		if (bp_event_decode(&l, NULL, &ev) == BP_EVENT_ERC1155_BATCH)
+		if (bp_index_event_decode(&l, NULL, &ev) == BP_INDEX_EVENT_ERC1155_BATCH)
 			for (i = 0; i < ev.count; i++)
-				bp_event_batch_item(&ev, i, &id, &v);
+				bp_index_event_batch_item(&ev, i, &id, &v);
 		else
-			CU_ASSERT_EQUAL(ev.kind, BP_EVENT_MALFORMED);
+			CU_ASSERT_EQUAL(ev.kind, BP_INDEX_EVENT_MALFORMED);
 		free(copy);
 	}
 }

@@ -45,7 +45,7 @@ struct seen {
 	int64_t	blocks[16];
 	size_t	nblocks;
 	size_t	nevents[16];
-	enum bp_event_kind kinds[16][4];
+	enum bp_index_event_kind kinds[16][4];
 	int64_t	rolled[16];
 	size_t	nrolled;
 	int64_t	fail_at;		/* the block on which the hook fails; -1 never */
@@ -278,10 +278,10 @@ test_hook_blocks(void)
 	CU_ASSERT_EQUAL(s.blocks[3], 4);
 	CU_ASSERT_EQUAL(s.nevents[0], 0);
 	CU_ASSERT_EQUAL(s.nevents[1], 2);
-	CU_ASSERT_EQUAL(s.kinds[1][0], BP_EVENT_ERC721);
-	CU_ASSERT_EQUAL(s.kinds[1][1], BP_EVENT_OTHER);
+	CU_ASSERT_EQUAL(s.kinds[1][0], BP_INDEX_EVENT_ERC721);
+	CU_ASSERT_EQUAL(s.kinds[1][1], BP_INDEX_EVENT_OTHER);
 	CU_ASSERT_EQUAL(s.nevents[2], 1);
-	CU_ASSERT_EQUAL(s.kinds[2][0], BP_EVENT_ERC721);
+	CU_ASSERT_EQUAL(s.kinds[2][0], BP_INDEX_EVENT_ERC721);
 	CU_ASSERT_EQUAL(s.nevents[3], 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM hook_rows"), NBLOCKS);
 	CU_ASSERT_EQUAL_FATAL(bp_index_get_head(db, CH, &h), 1);
@@ -309,7 +309,7 @@ test_hook_blocks(void)
 
 	/* A reorg back to block 2: the hook hears of 4 and 3, newest first. */
 	bp_unit_log_begin();
-	CU_ASSERT_EQUAL_FATAL(bp_reorg_rollback(db, &c, 2, 10), 0);
+	CU_ASSERT_EQUAL_FATAL(bp_index_reorg_rollback(db, &c, 2, 10), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "rolled back to block 2"));
 	CU_ASSERT_EQUAL_FATAL(s.nrolled, 2);
 	CU_ASSERT_EQUAL(s.rolled[0], 4);
@@ -325,10 +325,10 @@ test_hook_blocks(void)
 	CU_ASSERT_EQUAL(h.reorgs, 1);
 
 	/* The retention: blocks and their transactions go, transfers and owners stay. */
-	CU_ASSERT_EQUAL(bp_prune(db, &c, 1, 1 + BP_PRUNE_MIN_KEEP), 0);
+	CU_ASSERT_EQUAL(bp_index_prune(db, &c, 1, 1 + BP_INDEX_PRUNE_MIN_KEEP), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_blocks"), 1);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transactions"), 1);
-	CU_ASSERT_EQUAL(bp_prune(db, &c, 1, 2 + BP_PRUNE_MIN_KEEP), 0);
+	CU_ASSERT_EQUAL(bp_index_prune(db, &c, 1, 2 + BP_INDEX_PRUNE_MIN_KEEP), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_blocks"), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transactions"), 0);
 	CU_ASSERT_EQUAL(count("SELECT count(*) FROM index_transfers"), 1);
