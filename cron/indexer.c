@@ -33,6 +33,7 @@
 #include "index/index_reorg.h"
 #include "index/index_store.h"
 #include "net/upstream.h"
+#include "token/token.h"
 #include "webhook/webhook_match.h"
 
 /* One indexed network. */
@@ -52,9 +53,15 @@ struct chain {
 
 #define IDLE_SAVE_US	INT64_C(10000000)	/* an unchanged idle cursor, saved again */
 
+#define SUPPLY_MAX	256	/* tokens a batch marks stale; past it the rest wait for their TTL */
+
 struct state {
 	struct bp_upstream *up;		/* the process's pool, shared by the chains */
 	struct bp_index_store_hook webhooks;	/* webhook matching in the store's transaction */
+	struct bp_index_store_hook hook;	/* the store's: the webhooks', and on_block below */
+	/* The ERC-20 contracts a batch minted or burnt, whose cached supply it makes stale. */
+	char		 supply[SUPPLY_MAX][BP_BLOCKS_ADDR_STR];
+	size_t		 nsupply;
 	struct chain	 chains[BP_MAX_NETWORKS];
 	size_t		 nchains;
 	char		 wake[4200];	/* DATABASE.heads, touched after a pass that stored blocks */
@@ -85,12 +92,65 @@ idle(struct bp_db *db, struct chain *c, const struct bp_index_store_cursor *cur,
 }
 
 /*
+ * The store's hook: notes the ERC-20 contracts whose supply a block changed (a Transfer from or
+ * to the zero address), in memory only, so the store's transaction writes nothing more; then
+ * the webhook matcher's.
+ */
+static int
+on_block(void *arg, struct bp_db *db, const char *chain, const struct bp_index_store_block *b)
+{
+	static const uint8_t zero[20];
+	struct state *s = arg;
+	size_t i, k;
+
+	for (i = 0; i < b->nevents; i++) {
+		const struct bp_index_store_event *e = &b->events[i];
+
+		if (e->ev.kind != BP_EVENT_ERC20 || (memcmp(e->ev.from, zero, 20) != 0 &&
+		    memcmp(e->ev.to, zero, 20) != 0))
+			continue;
+		for (k = 0; k < s->nsupply && strcmp(s->supply[k], e->pos.contract) != 0; k++)
+			;
+		if (k == s->nsupply && s->nsupply < SUPPLY_MAX)
+			bp_strlcpy(s->supply[s->nsupply++], e->pos.contract, sizeof(s->supply[0]));
+	}
+	return s->webhooks.block != NULL ? s->webhooks.block(s->webhooks.arg, db, chain, b) : 0;
+}
+
+static int
+on_rollback(void *arg, struct bp_db *db, const char *chain, int64_t number, const char *hash)
+{
+	struct state *s = arg;
+
+	return s->webhooks.rollback != NULL ?
+	    s->webhooks.rollback(s->webhooks.arg, db, chain, number, hash) : 0;
+}
+
+/*
+ * After a stored batch: the token metadata of what it minted or burnt reads totalSupply()
+ * again (lib/token/token.c), in a transaction of its own. A failure only leaves the cached
+ * supply to its TTL.
+ */
+static void
+supply_changed(struct bp_db *db, struct state *s, const char *chain)
+{
+	const char *list[SUPPLY_MAX];
+	size_t i;
+
+	for (i = 0; i < s->nsupply; i++)
+		list[i] = s->supply[i];
+	if (bp_token_supply_changed(db, chain, list, s->nsupply) == -1)
+		bp_warn("%s: the token supplies of %zu contracts stay cached", chain, s->nsupply);
+	s->nsupply = 0;
+}
+
+/*
  * Indexes one batch of chain c. Returns BP_WORKER_IDLE when caught up, BP_WORKER_MORE when more
  * blocks are ready, BP_WORKER_FAILED with err set. *n gets the counts.
  */
 static int
-index_chain(struct bp_db *db, struct chain *c, struct bp_index_store_counts *n, char *err,
-    size_t errlen)
+index_chain(struct bp_db *db, struct state *s, struct chain *c, struct bp_index_store_counts *n,
+    char *err, size_t errlen)
 {
 	struct bp_index_store_cursor cur;
 	struct bp_index_fetch b;
@@ -129,6 +189,7 @@ index_chain(struct bp_db *db, struct chain *c, struct bp_index_store_counts *n, 
 		c->batch = (to - cur.head) / 2;
 		bp_warn("%s: %s; index_batch now %lld", c->st.key, err, (long long)c->batch);
 	}
+	s->nsupply = 0;
 	if (r == 0 && bp_index_store_batch(db, &c->st, &b, head, n) == -1) {
 		snprintf(err, errlen, "database error while storing blocks %lld-%lld",
 		    (long long)b.r.from, (long long)b.r.to);
@@ -137,6 +198,8 @@ index_chain(struct bp_db *db, struct chain *c, struct bp_index_store_counts *n, 
 	bp_index_fetch_free(&b);
 	if (r == -1)
 		return BP_WORKER_FAILED;
+	if (r == 0)
+		supply_changed(db, s, c->st.key);
 	if (r == 1)
 		return bp_index_reorg_walk(db, &c->st, &c->src, &cur, head, err, errlen) == -1 ?
 		    BP_WORKER_FAILED : BP_WORKER_MORE;
@@ -195,7 +258,7 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		}
 		memset(&n, 0, sizeof(n));
 		err[0] = '\0';
-		r = index_chain(w->db, c, &n, err, sizeof(err));
+		r = index_chain(w->db, s, c, &n, err, sizeof(err));
 		if (r == BP_WORKER_FAILED) {
 			int64_t wait_s = c->fails < 6 ? INT64_C(1) << c->fails : 60;
 
@@ -249,6 +312,9 @@ indexer_init(struct bp_worker_ctx *w)
 	    bp_wake_path(w->cfg->database, BP_WAKE_HEADS, s->wake, sizeof(s->wake)) == -1)
 		return -1;
 	bp_webhook_match_hook(w->cfg, &s->webhooks);
+	s->hook.block = on_block;
+	s->hook.rollback = on_rollback;
+	s->hook.arg = s;
 	for (i = 0; i < w->cfg->nnets; i++) {
 		const struct bp_network *net = &w->cfg->nets[i];
 		struct chain *c;
@@ -261,7 +327,7 @@ indexer_init(struct bp_worker_ctx *w)
 			return -1;
 		c->st.start_block = net->start_block;
 		c->st.confirmations = net->confirmations;
-		c->st.hook = &s->webhooks;
+		c->st.hook = &s->hook;
 		if (net->entry_point[0] != '\0' && bp_addr_parse(net->entry_point,
 		    strlen(net->entry_point), 0, c->entry_point) == 0)
 			c->st.entry_point = c->entry_point;

@@ -1,7 +1,12 @@
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -156,12 +161,49 @@ migrate(struct bp_db *db)
 	return 0;
 }
 
+/*
+ * The database holds webhook signing secrets and key hashes: a new file is made 0600 whatever
+ * the umask (SQLite gives its -wal and -shm files the database's mode), and `migrate` takes
+ * the bits of others off an existing one. Group bits an install set on purpose stay. A
+ * connection's own temporary and in-memory databases (":memory:", "", URIs) are not files here.
+ */
+static int
+private_file(const char *path, int do_migrate)
+{
+	struct stat sb;
+	int fd;
+
+	if (path[0] == '\0' || strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+		return 0;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) != -1) {
+		/* O_CREAT's mode is cut by the umask, which may hold 0600's bits: set it. */
+		if (fchmod(fd, 0600) == -1) {
+			bp_err("%s: %s: chmod: %s", __func__, path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		return 0;
+	}
+	if (errno != EEXIST) {
+		bp_err("%s: %s: %s", __func__, path, strerror(errno));
+		return -1;
+	}
+	if (do_migrate && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (sb.st_mode & 0007) != 0 && chmod(path, sb.st_mode & 0770) == -1)
+		bp_warn("%s: %s: cannot take others' access off: %s", __func__, path,
+		    strerror(errno));
+	return 0;
+}
+
 struct bp_db *
 bp_db_open(const char *path, int do_migrate)
 {
 	struct bp_db *db, *ret = NULL;
 	int v;
 
+	if (private_file(path, do_migrate) == -1)
+		return NULL;
 	if ((db = calloc(1, sizeof(*db))) == NULL)
 		return NULL;
 	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |

@@ -27,40 +27,41 @@ struct cached_method {
 	const char	*name;
 	enum how	 how;
 	int		 index;		/* H_BLOCK: of the block argument in params */
+	int		 hash_ok;	/* H_BLOCK: it may be a block hash (EIP-1898) */
 };
 
 /* Sorted by name in byte order (bsearch; the unit tests check it). EVM only. */
 static const struct cached_method methods[] = {
-	{ "eth_blobBaseFee", H_NEAR_HEAD, -1 },
-	{ "eth_blockNumber", H_NEAR_HEAD, -1 },
-	{ "eth_call", H_BLOCK, 1 },
-	{ "eth_chainId", H_FOREVER, -1 },
-	{ "eth_createAccessList", H_BLOCK, 1 },
-	{ "eth_estimateGas", H_BLOCK, 1 },
-	{ "eth_feeHistory", H_BLOCK, 1 },
-	{ "eth_gasPrice", H_NEAR_HEAD, -1 },
-	{ "eth_getAccount", H_BLOCK, 1 },
-	{ "eth_getBalance", H_BLOCK, 1 },
-	{ "eth_getBlockByHash", H_FOREVER, -1 },
-	{ "eth_getBlockByNumber", H_BLOCK, 0 },
-	{ "eth_getBlockReceipts", H_BLOCK, 0 },
-	{ "eth_getBlockTransactionCountByHash", H_FOREVER, -1 },
-	{ "eth_getBlockTransactionCountByNumber", H_BLOCK, 0 },
-	{ "eth_getCode", H_BLOCK, 1 },
-	{ "eth_getLogs", H_LOGS, 0 },
-	{ "eth_getProof", H_BLOCK, 2 },
-	{ "eth_getStorageAt", H_BLOCK, 2 },
-	{ "eth_getTransactionByBlockHashAndIndex", H_FOREVER, -1 },
-	{ "eth_getTransactionByBlockNumberAndIndex", H_BLOCK, 0 },
-	{ "eth_getTransactionByHash", H_RESULT, -1 },
-	{ "eth_getTransactionCount", H_BLOCK, 1 },
-	{ "eth_getTransactionReceipt", H_RESULT, -1 },
-	{ "eth_getUncleByBlockHashAndIndex", H_FOREVER, -1 },
-	{ "eth_getUncleByBlockNumberAndIndex", H_BLOCK, 0 },
-	{ "eth_getUncleCountByBlockHash", H_FOREVER, -1 },
-	{ "eth_getUncleCountByBlockNumber", H_BLOCK, 0 },
-	{ "eth_maxPriorityFeePerGas", H_NEAR_HEAD, -1 },
-	{ "net_version", H_FOREVER, -1 },
+	{ "eth_blobBaseFee", H_NEAR_HEAD, -1, 0 },
+	{ "eth_blockNumber", H_NEAR_HEAD, -1, 0 },
+	{ "eth_call", H_BLOCK, 1, 1 },
+	{ "eth_chainId", H_FOREVER, -1, 0 },
+	{ "eth_createAccessList", H_BLOCK, 1, 1 },
+	{ "eth_estimateGas", H_BLOCK, 1, 1 },
+	{ "eth_feeHistory", H_BLOCK, 1, 0 },
+	{ "eth_gasPrice", H_NEAR_HEAD, -1, 0 },
+	{ "eth_getAccount", H_BLOCK, 1, 1 },
+	{ "eth_getBalance", H_BLOCK, 1, 1 },
+	{ "eth_getBlockByHash", H_FOREVER, -1, 0 },
+	{ "eth_getBlockByNumber", H_BLOCK, 0, 0 },
+	{ "eth_getBlockReceipts", H_BLOCK, 0, 1 },
+	{ "eth_getBlockTransactionCountByHash", H_FOREVER, -1, 0 },
+	{ "eth_getBlockTransactionCountByNumber", H_BLOCK, 0, 0 },
+	{ "eth_getCode", H_BLOCK, 1, 1 },
+	{ "eth_getLogs", H_LOGS, 0, 0 },
+	{ "eth_getProof", H_BLOCK, 2, 1 },
+	{ "eth_getStorageAt", H_BLOCK, 2, 1 },
+	{ "eth_getTransactionByBlockHashAndIndex", H_FOREVER, -1, 0 },
+	{ "eth_getTransactionByBlockNumberAndIndex", H_BLOCK, 0, 0 },
+	{ "eth_getTransactionByHash", H_RESULT, -1, 0 },
+	{ "eth_getTransactionCount", H_BLOCK, 1, 1 },
+	{ "eth_getTransactionReceipt", H_RESULT, -1, 0 },
+	{ "eth_getUncleByBlockHashAndIndex", H_FOREVER, -1, 0 },
+	{ "eth_getUncleByBlockNumberAndIndex", H_BLOCK, 0, 0 },
+	{ "eth_getUncleCountByBlockHash", H_FOREVER, -1, 0 },
+	{ "eth_getUncleCountByBlockNumber", H_BLOCK, 0, 0 },
+	{ "eth_maxPriorityFeePerGas", H_NEAR_HEAD, -1, 0 },
+	{ "net_version", H_FOREVER, -1, 0 },
 };
 
 /* For the unit tests: the table and its size. */
@@ -129,16 +130,21 @@ block_string(const char *t, struct bp_rpc_scan_span v, int hash_ok, int64_t *blo
 	return BP_CACHE_AT_BLOCK;
 }
 
-/* A block argument: a string, or an EIP-1898 object {"blockNumber"} / {"blockHash"}. */
+/*
+ * A block argument: a string, or (where the parameter may be a hash, hash_ok) an EIP-1898
+ * object {"blockNumber"} / {"blockHash"}. Where it may not (eth_getBlockByNumber,
+ * eth_feeHistory, ...), 66 hex characters are a number some node may read with its leading
+ * zeros, not a hash: never kept, lest a recent block's answer be kept for good.
+ */
 static enum bp_rpc_cache_rule
-block_arg(const char *t, struct bp_rpc_scan_span e, int64_t *block)
+block_arg(const char *t, struct bp_rpc_scan_span e, int hash_ok, int64_t *block)
 {
 	struct bp_rpc_scan_span v, w;
 	int bh, bn;
 
 	if (t[e.off] == '"')
-		return block_string(t, e, 1, block);
-	if (t[e.off] != '{')
+		return block_string(t, e, hash_ok, block);
+	if (t[e.off] != '{' || !hash_ok)
 		return BP_CACHE_NEVER;
 	bh = bp_rpc_scan_member_strict(t + e.off, e.len, "blockHash", &v);
 	bn = bp_rpc_scan_member_strict(t + e.off, e.len, "blockNumber", &w);
@@ -238,7 +244,7 @@ bp_rpc_cache_rule(enum bp_chain_kind kind, const char *method, size_t mlen, cons
 	while ((r = bp_rpc_scan_iter_next(&it, &e)) == 1)
 		if (i++ == m->index)
 			return m->how == H_LOGS ? logs_filter(params, e, block) :
-			    block_arg(params, e, block);
+			    block_arg(params, e, m->hash_ok, block);
 	/* No block argument: the node reads "latest" (when the method has other params). */
 	if (r == 0 && m->how == H_BLOCK && m->index > 0 && i == m->index)
 		return BP_CACHE_NEAR_HEAD;

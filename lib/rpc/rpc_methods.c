@@ -263,11 +263,12 @@ bp_rpc_method(const struct bp_rpc_table *t, enum bp_chain_kind kind, const char 
 	return NULL;
 }
 
-/* A block argument given as a string: a quantity or a tag. */
+/* A block argument given as a string: a quantity, a tag or a block hash. */
 static enum bp_block_ref
-block_string(const unsigned char *s, struct bp_rpc_scan_span v, int64_t *number)
+block_string(const unsigned char *s, struct bp_rpc_scan_span v, int64_t *number, char *hash)
 {
-	char buf[32];
+	char buf[80];
+	uint8_t h[32];
 	uint64_t q;
 	size_t n;
 
@@ -278,6 +279,11 @@ block_string(const unsigned char *s, struct bp_rpc_scan_span v, int64_t *number)
 		*number = 0;
 		return BP_BLOCK_NUMBER;
 	}
+	/* What a node reads as a hash, not as a zero-padded number (geth, reth, anvil). */
+	if (n == 2 * sizeof(h) + 2 && bp_hex_decode_fixed(buf, n, h, sizeof(h)) == 0) {
+		bp_hex_encode(h, sizeof(h), hash, BP_BLOCK_HASH_STR);
+		return BP_BLOCK_HASH;
+	}
 	if (bp_hex_quantity_lenient(buf, n, &q) == -1 || q > (uint64_t)INT64_MAX)
 		return BP_BLOCK_NONE;
 	*number = (int64_t)q;
@@ -285,10 +291,14 @@ block_string(const unsigned char *s, struct bp_rpc_scan_span v, int64_t *number)
 }
 
 enum bp_block_ref
-bp_rpc_methods_block_arg(const char *params, size_t len, int index, int64_t *number)
+bp_rpc_methods_block_arg(const char *params, size_t len, int index, int64_t *number,
+    char *hash)
 {
+	static const char *const members[] = { "blockNumber", "blockHash" };
 	struct bp_rpc_scan_iter it;
 	struct bp_rpc_scan_span e, v;
+	enum bp_block_ref ref;
+	size_t k;
 	int i = 0;
 
 	if (index < 0)
@@ -298,21 +308,26 @@ bp_rpc_methods_block_arg(const char *params, size_t len, int index, int64_t *num
 		if (i++ != index)
 			continue;
 		if (params[e.off] == '"')
-			return block_string((const unsigned char *)params, e, number);
+			return block_string((const unsigned char *)params, e, number, hash);
 		if (params[e.off] != '{')
 			return BP_BLOCK_NONE;
-		/* EIP-1898: {"blockNumber": "0x.."} or {"blockHash": "0x.."} (a hash: not known). */
-		switch (bp_rpc_scan_member_strict(params + e.off, e.len, "blockNumber", &v)) {
-		case 1:
-			v.off += e.off;
-			return block_string((const unsigned char *)params, v, number);
-		case -2:
-			/* A node that folds names or keeps the last may read another block. */
-			*number = 0;
-			return BP_BLOCK_NUMBER;
-		default:
-			return BP_BLOCK_NONE;
+		/* EIP-1898: {"blockNumber": "0x.."} or {"blockHash": "0x.."}. */
+		for (k = 0; k < BP_NITEMS(members); k++) {
+			switch (bp_rpc_scan_member_strict(params + e.off, e.len, members[k], &v)) {
+			case 1:
+				v.off += e.off;
+				ref = block_string((const unsigned char *)params, v, number, hash);
+				/* A blockHash that is no hash is the node's error to give. */
+				return k == 1 && ref != BP_BLOCK_HASH ? BP_BLOCK_NONE : ref;
+			case -2:
+				/* A node that folds names or keeps the last may read another block. */
+				*number = 0;
+				return BP_BLOCK_NUMBER;
+			default:
+				break;
+			}
 		}
+		return BP_BLOCK_NONE;
 	}
 	return BP_BLOCK_NONE;
 }
@@ -321,8 +336,8 @@ unsigned
 bp_rpc_methods_cost(const struct bp_rpc_method *m, enum bp_block_ref ref, int64_t number,
     int64_t head, int64_t archive_depth)
 {
-	if (m->archive_cu == 0 || ref != BP_BLOCK_NUMBER || head < 0 || number > head ||
-	    head - number <= archive_depth)
+	if (m->archive_cu == 0 || ref == BP_BLOCK_NONE || (ref == BP_BLOCK_NUMBER &&
+	    (head < 0 || number > head || head - number <= archive_depth)))
 		return m->cu;
 	return m->archive_cu > m->cu ? m->archive_cu : m->cu;
 }

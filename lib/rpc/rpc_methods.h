@@ -59,24 +59,30 @@ const char	*bp_rpc_methods_class_name(enum bp_rpc_class);
 
 /* What a block argument names. */
 enum bp_block_ref {
-	BP_BLOCK_NONE,		/* 0: absent, a tag near the head, a hash, or not understood */
+	BP_BLOCK_NONE,		/* 0: absent, a tag near the head, or not understood */
 	BP_BLOCK_NUMBER,	/* 1: a block number (earliest is 0) */
+	BP_BLOCK_HASH,		/* 2: a block hash, whose number the caller looks up */
 	BP_BLOCK__MAX
 };
 
+#define BP_BLOCK_HASH_STR	67	/* "0x", 64 hex digits and a NUL */
+
 /*
  * Reads params[index] (params is the raw array text) as a block argument: a quantity "0x1f",
- * a tag, or an EIP-1898 object {"blockNumber": ...} / {"blockHash": ...}. Sets *number for
- * BP_BLOCK_NUMBER. An object a node could read another block from (blockNumber twice, or a
- * member whose name folds to blockNumber: "BlockNumber", "BLOCKNUMBER") counts as block 0, so
+ * a tag, a block hash (66 characters: "0x" and 64 hex digits, as every method with an archive
+ * cost takes, EIP-1898), or an EIP-1898 object {"blockNumber": ...} / {"blockHash": ...}. Sets
+ * *number for BP_BLOCK_NUMBER, hash (room for BP_BLOCK_HASH_STR bytes, lower case) for
+ * BP_BLOCK_HASH. An object a node could read another block from (blockNumber or blockHash
+ * twice, or a member whose name folds to one: "BlockNumber", "BLOCKHASH") counts as block 0, so
  * it is priced as the oldest block rather than the one this scan would pick.
  */
 enum bp_block_ref bp_rpc_methods_block_arg(const char *params, size_t len, int index,
-		    int64_t *number);
+		    int64_t *number, char *hash);
 
 /*
  * The compute units of one call of m: archive_cu when m reads state at a block whose number is
- * more than archive_depth below head (head < 0: unknown, never archive), else cu.
+ * more than archive_depth below head (head < 0: unknown, never archive), or at a hash the
+ * caller could not place (ref BP_BLOCK_HASH: unknown to the node, or not looked up), else cu.
  */
 unsigned	 bp_rpc_methods_cost(const struct bp_rpc_method *m, enum bp_block_ref ref,
 		    int64_t number, int64_t head, int64_t archive_depth);

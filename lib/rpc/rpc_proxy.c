@@ -41,6 +41,8 @@
 
 #define HEAD_TTL_US	(10 * INT64_C(1000000))	/* how long a known head serves archive checks */
 #define KEEP_MAX	(1024 * 1024)		/* buffers larger than this are not kept */
+#define HASHES_KEPT	64	/* block hashes whose numbers a proxy remembers */
+#define HASH_LOOKUPS	4	/* hashes a request may have looked up; the rest cost archive */
 
 /* What the proxy decided for one item. */
 struct verdict {
@@ -87,6 +89,14 @@ struct bp_rpc_proxy {
 		int64_t	number;
 		int64_t	at;			/* monotonic microseconds; 0 = never fetched */
 	} heads[BP_MAX_NETWORKS];
+	/* Numbers of block hashes, for the price of EIP-1898 reads: a hash names one number. */
+	struct {
+		size_t	net;			/* index in cfg->nets + 1; 0: free */
+		int64_t	number;
+		char	hash[BP_BLOCK_HASH_STR];
+	} hashes[HASHES_KEPT];
+	size_t				 next_hash;	/* the slot replaced next */
+	unsigned			 lookups;	/* this request's, up to HASH_LOOKUPS */
 };
 
 struct bp_rpc_proxy *
@@ -254,16 +264,59 @@ head_for(struct bp_rpc_proxy *p, const struct bp_network *net, int64_t number)
 	return h;
 }
 
+/*
+ * The number of the block hash names on net (eth_getBlockByHash, remembered: a hash names one
+ * block for good), or -1 when the node does not know it, cannot be asked, or this request has
+ * had its HASH_LOOKUPS: a read at such a hash is priced as archive, so a batch of made-up
+ * hashes costs its sender, not the proxy's time.
+ */
+static int64_t
+hash_number(struct bp_rpc_proxy *p, const struct bp_network *net, const char *hash)
+{
+	size_t idx = (size_t)(net - p->cfg->nets) + 1, i;
+	struct bp_rpc_client_error err;
+	char text[BP_BLOCK_HASH_STR + 16];
+	cJSON *params, *res;
+	int64_t n;
+
+	for (i = 0; i < HASHES_KEPT; i++)
+		if (p->hashes[i].net == idx && strcmp(p->hashes[i].hash, hash) == 0)
+			return p->hashes[i].number;
+	if (p->lookups >= HASH_LOOKUPS)
+		return -1;
+	p->lookups++;
+	snprintf(text, sizeof(text), "[\"%s\",false]", hash);
+	if ((params = cJSON_Parse(text)) == NULL)
+		return -1;
+	res = bp_rpc_client_call(p->up, net, "eth_getBlockByHash", params, &err);
+	n = quantity(cJSON_GetObjectItemCaseSensitive(res, "number"));
+	cJSON_Delete(params);
+	cJSON_Delete(res);
+	if (n < 0)
+		return -1;
+	i = p->next_hash++ % HASHES_KEPT;
+	p->hashes[i].net = idx;
+	p->hashes[i].number = n;
+	memcpy(p->hashes[i].hash, hash, BP_BLOCK_HASH_STR);
+	return n;
+}
+
 static unsigned
 cost(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *net, const struct bp_rpc_method *m,
     const struct bp_rpc_envelope_item *it)
 {
+	char hash[BP_BLOCK_HASH_STR];
+	enum bp_block_ref ref;
 	int64_t number;
 
-	if (m->archive_cu == 0 || it->params.len == 0 || r->body[it->params.off] != '[' ||
-	    bp_rpc_methods_block_arg(r->body + it->params.off, it->params.len, m->block_arg,
-	    &number) != BP_BLOCK_NUMBER)
+	if (m->archive_cu == 0 || it->params.len == 0 || r->body[it->params.off] != '[')
 		return m->cu;
+	ref = bp_rpc_methods_block_arg(r->body + it->params.off, it->params.len, m->block_arg,
+	    &number, hash);
+	if (ref == BP_BLOCK_HASH && (number = hash_number(p, net, hash)) >= 0)
+		ref = BP_BLOCK_NUMBER;
+	if (ref != BP_BLOCK_NUMBER)
+		return bp_rpc_methods_cost(m, ref, 0, -1, net->archive_depth);
 	return bp_rpc_methods_cost(m, BP_BLOCK_NUMBER, number, head_for(p, net, number),
 	    net->archive_depth);
 }
@@ -766,6 +819,7 @@ bp_rpc_proxy_serve(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_net
 		    "testnets only; use a live key", net->chain, net->network);
 	trim(&p->hits);
 	p->nhits = 0;
+	p->lookups = 0;
 	if (bp_rpc_envelope_parse(r->body, r->body_len, (size_t)r->cfg->max_batch, p->items, p->cap,
 	    &body) == -1) {
 		compute_units_header(r, 0);

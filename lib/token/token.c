@@ -80,6 +80,7 @@ struct memo_entry {
 	char		chain[BP_INDEX_CHAIN_MAX];	/* "" when the slot is empty */
 	struct bp_token	t;
 	int64_t		refreshed_at;
+	int64_t		copied_at;	/* when read from the row: BP_TOKEN_MEMO_SECONDS good */
 };
 
 struct bp_token_memo {
@@ -123,7 +124,7 @@ memo_get(struct bp_token_memo *m, const char *chain, const char *contract, int64
 		return 0;
 	e = memo_slot(m, chain, contract);
 	if (strcmp(e->chain, chain) != 0 || strcmp(e->t.contract, contract) != 0 ||
-	    now - e->refreshed_at > max_age)
+	    now - e->refreshed_at > max_age || now - e->copied_at > BP_TOKEN_MEMO_SECONDS)
 		return 0;
 	*t = e->t;
 	return 1;
@@ -131,7 +132,7 @@ memo_get(struct bp_token_memo *m, const char *chain, const char *contract, int64
 
 static void
 memo_put(struct bp_token_memo *m, const char *chain, const struct bp_token *t,
-    int64_t refreshed_at)
+    int64_t refreshed_at, int64_t now)
 {
 	struct memo_entry *e;
 
@@ -141,6 +142,7 @@ memo_put(struct bp_token_memo *m, const char *chain, const struct bp_token *t,
 	bp_strlcpy(e->chain, chain, sizeof(e->chain));
 	e->t = *t;
 	e->refreshed_at = refreshed_at;
+	e->copied_at = now;
 }
 
 /*
@@ -379,7 +381,7 @@ store_batch(struct bp_db *db, struct bp_token_memo *memo, const char *chain,
 		return -1;
 	for (k = 0; k < np; k++)
 		if (found[p[k].i] == BP_TOKEN_OK)
-			memo_put(memo, chain, &out[p[k].i], now);
+			memo_put(memo, chain, &out[p[k].i], now, now);
 	return 0;
 }
 
@@ -403,7 +405,7 @@ bp_token_get_many(struct bp_db *db, struct bp_chain *ch, struct bp_token_memo *m
 		if ((c = cache_get(db, chain, contracts[i], now, max_age, &out[i], &at)) == -1)
 			return -1;
 		if (c == 2) {
-			memo_put(memo, chain, &out[i], at);
+			memo_put(memo, chain, &out[i], at, now);
 			continue;
 		}
 		if (c == 0) {
@@ -427,6 +429,28 @@ bp_token_get_many(struct bp_db *db, struct bp_chain *ch, struct bp_token_memo *m
 		return -1;
 	}
 	return 0;
+}
+
+int
+bp_token_supply_changed(struct bp_db *db, const char *chain, const char *const contracts[],
+    size_t n)
+{
+	static const char sql[] = "UPDATE token_metadata SET refreshed_at = 0"
+	    " WHERE chain = ? AND contract = ?";
+	struct bp_stmt *st;
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	if (bp_db_begin(db) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_text(st, 1, chain) == -1 ||
+		    bp_stmt_text(st, 2, contracts[i]) == -1 || bp_stmt_run(st) == -1) {
+			bp_db_rollback(db);
+			return -1;
+		}
+	return bp_db_commit(db);
 }
 
 /* ---- the answer ---- */

@@ -44,10 +44,12 @@ enum bp_token_found {
 
 /*
  * A thread's copy of fresh cache rows (BP_TOKEN_MEMO of them, by a hash of chain and contract):
- * a row is only rewritten once it is stale, so a copy used while the row is fresh answers
- * exactly what the database would, without a read. One per thread; not shared.
+ * a row is rewritten once it is stale or the indexer saw a mint or burn of its token
+ * (bp_token_supply_changed), so a copy serves at most BP_TOKEN_MEMO_SECONDS before the row is
+ * read again. One per thread; not shared.
  */
 #define BP_TOKEN_MEMO	128
+#define BP_TOKEN_MEMO_SECONDS	2	/* a copy is read again from its row after this */
 struct bp_token_memo;
 
 /* A new memo, owned by the caller (bp_token_memo_free), or NULL when out of memory. */
@@ -64,6 +66,16 @@ void			 bp_token_memo_free(struct bp_token_memo *);
 int	bp_token_get_many(struct bp_db *, struct bp_chain *, struct bp_token_memo *memo,
 	    const struct bp_config *, const struct bp_network *net, const char *const contracts[],
 	    size_t n, int64_t now, struct bp_token *out, int *found);
+
+/*
+ * Marks the cached total supply (and spam verdict) of contracts[0..n) (lower-case 0x strings)
+ * on chain ("CHAIN.NETWORK") stale, so the next read takes totalSupply() from the chain: the
+ * indexer calls it after it has stored their mints and burns, in a small transaction of its
+ * own after the store's. The memos of other processes follow within BP_TOKEN_MEMO_SECONDS.
+ * Contracts not cached are skipped. Returns 0, or -1 on a database error.
+ */
+int	bp_token_supply_changed(struct bp_db *, const char *chain, const char *const contracts[],
+	    size_t n);
 
 /*
  * Decodes the return data of name() or symbol() (untrusted): an ABI string, or a bytes32 whose

@@ -361,6 +361,32 @@ test('archive reads cost 20: eth_getStorageAt at an old block, and the CU limit 
     assertError(assert, last, 429, 'rate_limited');
   });
 
+test('a read at a block hash is priced by that block: old or unknown archive, recent not',
+  async () => {
+    const path = rpcPath('ethereum', 'failover');	// archive_depth = 2 there
+    const key = newKey({ plan: 'growth' });
+    const hashOf = async (tag) => JSON.parse((await direct(JSON.stringify(
+      req('eth_getBlockByNumber', [tag, false])))).text).result.hash;
+    const [old, recent] = [await hashOf('0x1'), await hashOf('latest')];
+    const unknown = `0x${'ab'.repeat(32)}`;
+    const cases = [
+      [{ blockHash: old }, '20'], [old, '20'], [{ blockHash: old, requireCanonical: true }, '20'],
+      [{ blockHash: unknown }, '20'], [unknown, '20'],
+      [{ blockHash: recent }, '2'], [recent, '2'],
+    ];
+    for (const [block, cu] of cases) {
+      const r = await rpc(req('eth_getBalance', [account(0).address, block]), { key, path });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.headers.get('x-compute-units'), cu, JSON.stringify(block));
+    }
+    // eth_call as viem sends it (blockHash) costs the archive price at an old block too.
+    const data = encodeFunctionData({ abi: erc20, functionName: 'balanceOf',
+      args: [account(1).address] });
+    const call = await rpc(req('eth_call', [{ to: devchain.tokens.erc20_18, data },
+      { blockHash: old }]), { key, path });
+    assert.equal(call.headers.get('x-compute-units'), '20', call.text);
+  });
+
 test('failover: a dead first upstream, or one answering 503, is invisible to the client',
   async () => {
     const key = newKey({ plan: 'growth' });

@@ -67,6 +67,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bp_rpc_scan_span e, v;
 	const char *body = (const char *)data;
 	int64_t number;
+	char hash[BP_BLOCK_HASH_STR];
 	size_t i;
 
 	if (bp_rpc_envelope_parse(body, size, MAX_BATCH, items, CAP, &b) == 0) {
@@ -97,7 +98,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			if (m != NULL && m->block_arg >= 0 && x->params.len != 0)
 				bp_rpc_methods_block_arg(body + x->params.off, x->params.len, m->block_arg,
-				    &number);
+				    &number, hash);
 			(void)bp_rpc_envelope_id_simple(body + x->id.off, x->id.len);
 			/*
 			 * What the proxy forwards (the envelope written anew with our id) is one
@@ -134,6 +135,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (bp_rpc_scan_member(body + e.off, e.len, "id", &v) == 1)
 			check_span(v, e.len);
 	}
-	bp_rpc_methods_block_arg(body, size, 1, &number);
+	if (bp_rpc_methods_block_arg(body, size, 1, &number, hash) == BP_BLOCK_HASH &&
+	    strlen(hash) != BP_BLOCK_HASH_STR - 1)
+		abort();
 	return 0;
 }

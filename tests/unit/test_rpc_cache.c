@@ -82,6 +82,18 @@ test_cache_rules(void)
 		  BP_CACHE_FOREVER, 0 },
 		{ "eth_getBlockReceipts", "[\"0x00000000000000000000000000000000000000000000000000000000000000zz\"]",
 		  BP_CACHE_NEVER, 0 },
+		/*
+		 * 66 hex characters are a hash only where the parameter may be one: a number a
+		 * node reads with its leading zeros must not be kept for good.
+		 */
+		{ "eth_getBlockByNumber", "[" HASH ",false]", BP_CACHE_NEVER, 0 },
+		{ "eth_getBlockTransactionCountByNumber", "[" HASH "]", BP_CACHE_NEVER, 0 },
+		{ "eth_getTransactionByBlockNumberAndIndex", "[" HASH ",\"0x0\"]",
+		  BP_CACHE_NEVER, 0 },
+		{ "eth_getUncleCountByBlockNumber", "[" HASH "]", BP_CACHE_NEVER, 0 },
+		{ "eth_feeHistory", "[\"0x4\"," HASH ",[]]", BP_CACHE_NEVER, 0 },
+		{ "eth_getBlockByNumber", "[{\"blockHash\":" HASH "},false]", BP_CACHE_NEVER, 0 },
+		{ "eth_getBalance", "[\"0xaa\"," HASH "]", BP_CACHE_FOREVER, 0 },
 		/* State and calls: the block argument after the others, latest when absent. */
 		{ "eth_getBalance", "[\"0xaa\",\"0x5\"]", BP_CACHE_AT_BLOCK, 5 },
 		{ "eth_getBalance", "[\"0xaa\"]", BP_CACHE_NEAR_HEAD, 0 },

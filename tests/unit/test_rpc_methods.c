@@ -135,6 +135,20 @@ test_block_arg_and_cost(void)
 		{ "[\"0xabc\",{\"blockNumber\":\"0x5\"}]", 1, BP_BLOCK_NUMBER, 5 },
 		{ "[\"0xabc\",{\"blockHash\":\"0x5\"}]", 1, BP_BLOCK_NONE, 0 },
 		{ "[\"0xabc\",{\"blockHash\":\"0x5\",\"requireCanonical\":true}]", 1, BP_BLOCK_NONE, 0 },
+		/*
+		 * A hash, as a string or EIP-1898's object: looked up by the caller, not read as a
+		 * zero-padded number; a second blockHash, or one that folds to it, is block 0.
+		 */
+		{ "[\"0xabc\",\"0x00000000000000000000000000000000000000000000000000000000000000ab\"]", 1, BP_BLOCK_HASH, 0 },
+		{ "[\"0xabc\",\"0X00000000000000000000000000000000000000000000000000000000000000ab\"]", 1, BP_BLOCK_HASH, 0 },
+		{ "[\"0xabc\",{\"blockHash\":\"0x00000000000000000000000000000000000000000000000000000000000000ab\"}]", 1, BP_BLOCK_HASH, 0 },
+		{ "[\"0xabc\",{\"blockHash\":\"0x00000000000000000000000000000000000000000000000000000000000000ab\",\"requireCanonical\":true}]", 1,
+		    BP_BLOCK_HASH, 0 },
+		{ "[\"0xabc\",{\"blockHash\":\"0x00000000000000000000000000000000000000000000000000000000000000ab\",\"BLOCKHASH\":\"0x1\"}]", 1,
+		    BP_BLOCK_NUMBER, 0 },
+		{ "[\"0xabc\",{\"blockHash\":\"0x00000000000000000000000000000000000000000000000000000000000000ab\",\"blockHash\":\"0x00000000000000000000000000000000000000000000000000000000000000ab\"}]", 1,
+		    BP_BLOCK_NUMBER, 0 },
+		{ "[\"0xabc\",\"0x00000000000000000000000000000000000000000000000000000000000000az\"]", 1, BP_BLOCK_NONE, 0 },
 		{ "[\"0xabc\",{\"blockNumber\":\"0x5\",\"other\":1}]", 1, BP_BLOCK_NUMBER, 5 },
 		/*
 		 * An object a node could read another block from is priced as block 0: a second
@@ -167,11 +181,13 @@ test_block_arg_and_cost(void)
 	size_t i;
 
 	for (i = 0; i < BP_NITEMS(rows); i++) {
+		char hash[BP_BLOCK_HASH_STR] = "";
 		int64_t number = -7;
 		enum bp_block_ref ref = bp_rpc_methods_block_arg(rows[i].params, strlen(rows[i].params),
-		    rows[i].index, &number);
+		    rows[i].index, &number, hash);
 
-		if (ref != rows[i].ref || (ref == BP_BLOCK_NUMBER && number != rows[i].number)) {
+		if (ref != rows[i].ref || (ref == BP_BLOCK_NUMBER && number != rows[i].number) ||
+		    (ref == BP_BLOCK_HASH && strcmp(hash, "0x00000000000000000000000000000000000000000000000000000000000000ab") != 0)) {
 			fprintf(stderr, "\nblock arg %s: %d %lld\n", rows[i].params, ref,
 			    (long long)number);
 			CU_FAIL("block arg");
@@ -191,6 +207,9 @@ test_block_arg_and_cost(void)
 	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NONE, 0, 1000, 128), 2);
 	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_NUMBER, 0, INT64_MAX, 1), 20);
 	CU_ASSERT_EQUAL(bp_rpc_methods_cost(blocknum, BP_BLOCK_NUMBER, 0, 1000, 128), 1);
+	/* A hash the caller could not place is archive; a method without archive cost is not. */
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(getstorage, BP_BLOCK_HASH, 0, -1, 128), 20);
+	CU_ASSERT_EQUAL(bp_rpc_methods_cost(blocknum, BP_BLOCK_HASH, 0, -1, 128), 1);
 }
 
 BP_UNIT_SUITE(rpc_methods, NULL, NULL,
