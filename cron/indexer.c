@@ -106,7 +106,7 @@ on_block(void *arg, struct bp_db *db, const char *chain, const struct bp_index_s
 	for (i = 0; i < b->nevents; i++) {
 		const struct bp_index_store_event *e = &b->events[i];
 
-		if (e->ev.kind != BP_EVENT_ERC20 || (memcmp(e->ev.from, zero, 20) != 0 &&
+		if (e->ev.kind != BP_INDEX_EVENT_ERC20 || (memcmp(e->ev.from, zero, 20) != 0 &&
 		    memcmp(e->ev.to, zero, 20) != 0))
 			continue;
 		for (k = 0; k < s->nsupply && strcmp(s->supply[k], e->pos.contract) != 0; k++)
