@@ -218,7 +218,7 @@ echo "remote: upstream delays ${delays// /, } ms; eth_call at latest; ${secs}s p
 	"$(nproc) cores"
 printf '%-9s %5s %5s %8s %8s %8s | %8s %8s %8s %7s %9s | %6s %6s %5s\n' target delay conns \
 	"req/s" "p50 ms" "p99 ms" "cc req/s" "cc p50" "cc p99" starved "min/max" "RSS MB" "PSS MB" procs
-declare -A RPS P99 STARVED
+declare -A RPS P99 STARVED SOCKERR
 fail=0
 [ "${BENCH_ONLY:-}" != mix ] || connss=""	# BENCH_ONLY=mix: only the mix below
 for d in $delays; do
@@ -226,9 +226,16 @@ for d in $delays; do
 		for t in $targets; do
 			u=$(url "$t" "$d")
 			wrk -t2 -c"$c" -d1s -s "$dir/post.lua" "$u" > /dev/null 2>&1 || true
-			read -r _ rps p50 p99 < <(wrk_run "$t" "$u" "$c" "$secs" -s "$dir/post.lua")
+			read -r _ rps p50 p99 < <(wrk_run "$t" "$u" "$c" "$secs" -s "$dir/post.lua" \
+				2> "$dir/wrk.err")
 			read -r ans crps cp50 cp99 starved mn mx non200 errs < <(node bench/conn-count.mjs \
 				"$u" "$c" "$secs" "$body" "X-API-Key: $key")
+			# A reset or timed-out request may or may not have been sent (a transaction):
+			# any socket error, from either client, fails the run.
+			werrs=$(awk '/Socket errors/ { gsub(",", ""); n += $5 + $7 + $9 + $11 }
+				END { print n + 0 }' "$dir/wrk.err")
+			cat "$dir/wrk.err" >&2
+			SOCKERR[$t/$d/$c]=$((werrs + errs))
 			# apache-pf's programs are not Apache's children: counted with it.
 			read -r rss pss np < <(mem "${WEBPID[$t]}" \
 				$(cat "$dir/$t/fcgi.pids" 2>/dev/null || true))
@@ -246,6 +253,15 @@ for d in $delays; do
 		done
 	done
 done
+echo
+echo "== socket errors (wrk and conn-count): none allowed, behind any server"
+sockfail=0
+for k in "${!SOCKERR[@]}"; do
+	[ "${SOCKERR[$k]}" = 0 ] && continue
+	echo "  $k: ${SOCKERR[$k]} socket errors  FAIL"
+	sockfail=1
+done
+[ $sockfail = 1 ] || echo "  none"
 echo
 echo "== goals: Blockport / nginx req/s >= 80%; p99 (every request sent) <= 3 x delay; none starved"
 for d in $delays; do
@@ -330,5 +346,9 @@ EOT
 				"$(awk -v c=$((after - before)) -v n="$n" 'BEGIN{ if (n) printf "%.4f", c/n }')"
 		done
 	done
+fi
+if [ $sockfail = 1 ]; then
+	echo "remote.sh: socket errors (above): a client cannot tell whether its request was served" >&2
+	exit 1
 fi
 exit 0

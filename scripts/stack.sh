@@ -108,8 +108,10 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "rps = 1000"
 			echo "rpd = 0"
 			echo "cups = 60"
+			echo "burst = 0"	# counted per calendar second: exact counts to test
 			echo "[plan ws]"
 			echo "rps = 1000"
+			echo "burst = 0"
 			echo "ws_connections = 3"
 		fi
 		echo

@@ -74,7 +74,7 @@ enum bp_limit_verdict
 bp_admit_charge(struct bp_limits *lim, const struct bp_key *k, unsigned nreq, unsigned nday,
     unsigned cu, struct bp_limit_state *st)
 {
-	struct bp_limit_plan lp = { k->plan.rps, k->plan.rpd, k->plan.cups };
+	struct bp_limit_plan lp = { k->plan.rps, k->plan.rpd, k->plan.cups, k->plan.burst };
 
 	return bp_limits_take(lim, (uint64_t)k->id, &lp, nreq, nday, cu, st);
 }
@@ -83,7 +83,8 @@ int
 bp_admit(const struct bp_admit *a, const char *key, const char *addr, unsigned nday,
     unsigned cu, struct bp_admission *out)
 {
-	struct bp_limit_plan anon = { a->cfg->anon_rps, 0, 0 };
+	/* No burst: a client without a valid key gets only 401s, nothing worth a burst. */
+	struct bp_limit_plan anon = { a->cfg->anon_rps, 0, 0, 0 };
 	uint64_t who = bp_limits_addr_id(addr != NULL ? addr : "");
 
 	memset(out, 0, sizeof(*out));

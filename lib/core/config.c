@@ -128,13 +128,15 @@ static const struct rule rules[] = {
 	{ SEC_WEBHOOKS, "retention_seconds", VT_INT, 60, INT64_C(31536000), WH(retention_seconds) },
 	{ SEC_SMTP, "url", VT_TEXT, 0, 0, WH(smtp_url) },
 	{ SEC_SMTP, "from", VT_TEXT, 0, 0, WH(smtp_from) },
+	/* ---- Rate limits: the per-second buckets' size (docs/limits.md) ---- */
+	{ SEC_PLAN, "burst", VT_INT, 0, 3600, PLAN(burst) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
 static const struct bp_plan default_plans[] = {
-	{ "free", 10, 100000, 200, 0, 10, 5, 1000 },
-	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0 },
-	{ "enterprise", 0, 0, 0, 1, 0, 0, 0 },
+	{ "free", 10, 100000, 200, 0, 10, 5, 1000, BP_PLAN_BURST },
+	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0, BP_PLAN_BURST },
+	{ "enterprise", 0, 0, 0, 1, 0, 0, 0, BP_PLAN_BURST },
 };
 
 struct loader {
@@ -243,6 +245,7 @@ start_section(struct loader *l, const char *section)
 			}
 			memset(&c->plans[i], 0, sizeof(c->plans[i]));
 			bp_strlcpy(c->plans[i].name, arg, sizeof(c->plans[i].name));
+			c->plans[i].burst = BP_PLAN_BURST;
 			c->nplans++;
 		}
 		l->cursec_obj = &c->plans[i];

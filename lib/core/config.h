@@ -38,7 +38,13 @@ struct bp_plan {
 	/* ---- Webhooks (docs/webhooks.md) ---- */
 	int64_t		webhooks;		/* webhooks per account; 0 = no cap */
 	int64_t		webhook_deliveries;	/* delivery attempts per UTC day; 0 = no cap */
+	/* ---- Rate limits (docs/limits.md) ---- */
+	int64_t		burst;		/* seconds' worth of rps and cups a key may spend at once;
+					   0: counted per calendar second */
 };
+
+/* The burst of a plan that does not set one: a dApp's page load or a sent transaction. */
+#define BP_PLAN_BURST	3
 
 /* A [chain NAME.NETWORK] section. */
 struct bp_network {

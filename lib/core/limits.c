@@ -22,11 +22,15 @@
 #define ADDR_IDLE	60		/* seconds before an address's slot may be reused */
 #define KEY_IDLE	300		/* ... a key's, when it has not counted today either */
 #define ADDR_BIT	(UINT64_C(1) << 63)
+#define NS		INT64_C(1000000000)
+#define WINDOW_MIN	(UINT64_C(1) << 62)	/* a calendar second's word is at least this */
 
 /*
- * One slot: the owner and three packed counters. sec_req and sec_cu hold (second << 32 | count);
- * day_req holds (day << 40 | count). A counter whose second or day is not the current one reads
- * as zero, so nothing ever has to be reset.
+ * One slot: the owner and three packed counters. sec_req and sec_cu hold either a bucket (the
+ * plan has a burst: the bucket's theoretical arrival time, nanoseconds since the epoch, below
+ * 2^62 until the year 2116) or a calendar second's count (second << 32 | count, at or above 2^62
+ * since 2004); day_req holds (day << 40 | count). A counter whose second or day is not the
+ * current one reads as zero, a bucket in the past as full, so nothing ever has to be reset.
  */
 struct slot {
 	uint64_t	who;
@@ -154,11 +158,18 @@ bp_limits_addr_id(const char *addr)
  * holds the day's count, which must last the day: it is idle once nothing counted in it today
  * and nothing in the last KEY_IDLE seconds (a request just before midnight keeps it).
  */
+/* The last second a per-second word (a bucket or a calendar second) counted in. */
+static uint64_t
+word_second(uint64_t w)
+{
+	return w >= WINDOW_MIN ? w >> 32 : w / NS;
+}
+
 static int
 slot_idle(struct slot *s, uint64_t who, uint64_t now)
 {
-	uint64_t sec = __atomic_load_n(&s->sec_req, __ATOMIC_RELAXED) >> 32;
-	uint64_t cu = __atomic_load_n(&s->sec_cu, __ATOMIC_RELAXED) >> 32;
+	uint64_t sec = word_second(__atomic_load_n(&s->sec_req, __ATOMIC_RELAXED));
+	uint64_t cu = word_second(__atomic_load_n(&s->sec_cu, __ATOMIC_RELAXED));
 	uint64_t d = __atomic_load_n(&s->day_req, __ATOMIC_RELAXED) >> 40;
 
 	if (cu > sec)
@@ -227,6 +238,54 @@ add_packed(uint64_t *w, uint64_t period, unsigned shift, uint64_t n, int64_t max
 	return 0;
 }
 
+/*
+ * Takes n units from the token bucket in *w, refilled at rate units a second and holding burst
+ * seconds' worth (GCRA: the word is the time the bucket would be full again, and a take moves it
+ * n / rate seconds later, allowed while it stays within burst seconds of now). A word in the
+ * other format (a plan that had no burst) or further ahead than the bucket can be (a plan made
+ * smaller) is read as a full or an empty bucket. n 0 only reads. Sets *left to the whole units
+ * left, *full to the time (ns) the bucket is full again; when refused, *wait to the ns until n
+ * units are there. Returns 0, or -1 when refused.
+ */
+static int
+take_bucket(uint64_t *w, int64_t now, uint64_t n, int64_t rate, int64_t burst, int64_t *left,
+    int64_t *full, int64_t *wait)
+{
+	int64_t t = NS / rate > 0 ? NS / rate : 1, span = burst * NS;
+	uint64_t cur = __atomic_load_n(w, __ATOMIC_RELAXED);
+	int64_t tat, next;
+
+	do {
+		tat = cur >= WINDOW_MIN ? now : (int64_t)cur;
+		if (tat < now)
+			tat = now;
+		if (tat - now > span)
+			tat = now + span;
+		next = tat + (int64_t)n * t;
+		if (next - now > span) {
+			*left = (span - (tat - now)) / t;
+			*full = tat;
+			*wait = next - now - span;
+			return -1;
+		}
+		if (n == 0)
+			break;
+	} while (!__atomic_compare_exchange_n(w, &cur, (uint64_t)next, 1, __ATOMIC_ACQ_REL,
+	    __ATOMIC_RELAXED));
+	*left = (span - (next - now)) / t;
+	*full = next;
+	return 0;
+}
+
+/* Whole seconds, at least 1, to wait ns nanoseconds (Retry-After). */
+static int64_t
+wait_seconds(int64_t ns)
+{
+	int64_t s = (ns + NS - 1) / NS;
+
+	return s > 0 ? s : 1;
+}
+
 /* The X-RateLimit figures of a plan with count requests already in this second. */
 static void
 fill_state(struct bp_limit_state *st, int64_t rps, uint64_t count)
@@ -239,21 +298,70 @@ fill_state(struct bp_limit_state *st, int64_t rps, uint64_t count)
 		st->remaining = 1;	/* never 0 on an unlimited plan: clients would wait */
 }
 
+/*
+ * Counts n requests (or compute units) per second in *w against max a second: a bucket when the
+ * plan has a burst, else the calendar second's count. Fills st when req (the word counts
+ * requests, which the X-RateLimit headers describe). Returns 0, or -1 when refused, with
+ * st->retry_after set.
+ */
+static int
+take_second(uint64_t *w, const struct bp_limit_plan *plan, int64_t max, unsigned n,
+    int64_t now_ns, int req, struct bp_limit_state *st)
+{
+	int64_t left, full, wait = 0, sec = now_ns / NS;
+	uint64_t after = 0;
+	int rc;
+
+	if (max > 0 && plan->burst > 0) {
+		rc = take_bucket(w, now_ns, n, max, plan->burst, &left, &full, &wait);
+		if (req) {
+			st->limit = max * plan->burst;
+			st->remaining = left;
+			st->reset = (full + NS - 1) / NS;
+		}
+		if (rc == -1)
+			st->retry_after = wait_seconds(wait);
+		return rc;
+	}
+	if (add_packed(w, (uint64_t)sec, 32, n, max, &after) == -1) {
+		if (req)
+			st->remaining = 0;
+		st->retry_after = 1;
+		return -1;
+	}
+	if (req)
+		fill_state(st, max, after);
+	return 0;
+}
+
 enum bp_limit_verdict
 bp_limits_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
     unsigned nreq, unsigned nday, unsigned cu, struct bp_limit_state *st)
 {
-	return bp_limits_take_at(l, who, plan, nreq, nday, cu, (int64_t)time(NULL), st);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return bp_limits_take_ns(l, who, plan, nreq, nday, cu,
+	    (int64_t)ts.tv_sec * NS + ts.tv_nsec, st);
 }
 
 enum bp_limit_verdict
 bp_limits_take_at(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
     unsigned nreq, unsigned nday, unsigned cu, int64_t when, struct bp_limit_state *st)
 {
-	uint64_t now = (uint64_t)when, day = now / 86400, after = 0;
+	return bp_limits_take_ns(l, who, plan, nreq, nday, cu, when * NS, st);
+}
+
+enum bp_limit_verdict
+bp_limits_take_ns(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
+    unsigned nreq, unsigned nday, unsigned cu, int64_t now_ns, struct bp_limit_state *st)
+{
+	uint64_t now = (uint64_t)(now_ns / NS), day = now / 86400, after = 0;
 	struct slot *s;
 
 	fill_state(st, plan->rps, 0);
+	if (plan->rps > 0 && plan->burst > 0)
+		st->limit = st->remaining = plan->rps * plan->burst;
 	st->reset = (int64_t)now + 1;
 	st->retry_after = 0;
 	if ((s = find_slot(l, who, now)) == NULL) {
@@ -264,20 +372,14 @@ bp_limits_take_at(struct bp_limits *l, uint64_t who, const struct bp_limit_plan 
 		st->retry_after = 1;
 		return BP_LIMIT_FULL;
 	}
-	if (add_packed(&s->sec_req, now, 32, nreq, plan->rps, &after) == -1) {
-		st->remaining = 0;
-		st->retry_after = 1;
+	if (take_second(&s->sec_req, plan, plan->rps, nreq, now_ns, 1, st) == -1)
 		return BP_LIMIT_RPS;
-	}
-	fill_state(st, plan->rps, after);
 	if (nday > 0 && add_packed(&s->day_req, day, 40, nday, plan->rpd, &after) == -1) {
 		st->retry_after = (int64_t)((day + 1) * 86400 - now);
 		return BP_LIMIT_RPD;
 	}
-	if (cu > 0 && add_packed(&s->sec_cu, now, 32, cu, plan->cups, &after) == -1) {
-		st->retry_after = 1;
+	if (cu > 0 && take_second(&s->sec_cu, plan, plan->cups, cu, now_ns, 0, st) == -1)
 		return BP_LIMIT_CUPS;
-	}
 	return BP_LIMIT_OK;
 }
 

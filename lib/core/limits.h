@@ -12,11 +12,17 @@
 
 struct bp_limits;
 
-/* A plan's limits as the counters see them; 0 means unlimited. */
+/*
+ * A plan's limits as the counters see them; 0 means unlimited. With burst > 0 the per-second
+ * limits are token buckets refilled at rps (cups) a second that hold burst seconds' worth, so a
+ * client's ordinary burst passes while its average holds to the plan; with burst 0 they count
+ * per calendar second (the anonymous limit, exact test plans).
+ */
 struct bp_limit_plan {
 	int64_t	rps;
 	int64_t	rpd;
 	int64_t	cups;
+	int64_t	burst;		/* seconds' worth the buckets hold; 0: per calendar second */
 };
 
 enum bp_limit_verdict {
@@ -33,9 +39,10 @@ enum bp_limit_verdict {
 
 /* What the X-RateLimit-* and Retry-After headers say. */
 struct bp_limit_state {
-	int64_t	limit;		/* requests per second; BP_LIMIT_UNLIMITED when there is none */
-	int64_t	remaining;	/* requests left in this second */
-	int64_t	reset;		/* Unix time the window resets */
+	int64_t	limit;		/* what the bucket holds (rps x burst), or requests per second
+				   with burst 0; BP_LIMIT_UNLIMITED when there is no limit */
+	int64_t	remaining;	/* requests left in the bucket (in this second) */
+	int64_t	reset;		/* Unix time the bucket is full again (the window resets) */
 	int64_t	retry_after;	/* seconds, when limited */
 };
 
@@ -62,6 +69,10 @@ enum bp_limit_verdict bp_limits_take(struct bp_limits *, uint64_t who,
 enum bp_limit_verdict bp_limits_take_at(struct bp_limits *, uint64_t who,
 		    const struct bp_limit_plan *, unsigned nreq, unsigned nday, unsigned cu,
 		    int64_t now, struct bp_limit_state *st);
+/* The same at now_ns nanoseconds since the epoch (tests of the buckets' refill). */
+enum bp_limit_verdict bp_limits_take_ns(struct bp_limits *, uint64_t who,
+		    const struct bp_limit_plan *, unsigned nreq, unsigned nday, unsigned cu,
+		    int64_t now_ns, struct bp_limit_state *st);
 /*
  * The slot id of a client address (a different space from key ids): an IPv4 address, the /64 of
  * an IPv6 address (an IPv4-mapped one is its IPv4 address), or else the text as given.

@@ -37,7 +37,7 @@ setup(void)
 	if ((fp = fopen(ini, "w")) == NULL)
 		return 1;
 	fprintf(fp, "[server]\ndatabase = blockport.db\nkey_cache_seconds = 60\nanon_rps = 2\n"
-	    "[plan gold]\nrps = 7\nrpd = 70\ncups = 700\n"
+	    "[plan gold]\nrps = 7\nrpd = 70\ncups = 700\nburst = 0\n"
 	    "[plan unlimited]\nrps = 0\nrpd = 0\ncups = 0\n");
 	fclose(fp);
 	if ((cfg = bp_config_load(ini, err, sizeof(err))) == NULL) {

@@ -171,6 +171,9 @@ test_default_plans(void)
 	CU_ASSERT(p != NULL && p->rps == 100 && p->rpd == 5000000 && p->cups == 2000);
 	p = bp_config_plan(c, "enterprise");
 	CU_ASSERT(p != NULL && p->rps == 0 && p->rpd == 0 && p->cups == 0);	/* unlimited */
+	/* Each holds 3 seconds' worth of its per-second limits (docs/limits.md). */
+	for (p = c->plans; p < c->plans + c->nplans; p++)
+		CU_ASSERT_EQUAL(p->burst, 3);
 	CU_ASSERT_EQUAL(c->max_body, 1024 * 1024);
 	CU_ASSERT_EQUAL(c->anon_rps, 20);
 	CU_ASSERT_EQUAL(c->key_cache_seconds, 30);
@@ -186,11 +189,14 @@ test_default_plans(void)
 	CU_ASSERT(p != NULL && p->rps == 3 && p->rpd == 100000 && p->cups == 200);
 	bp_config_free(c);
 
-	/* A new plan starts from zero (unlimited) in what it does not say. */
-	c = load("[server]\ndatabase = /tmp/x.db\n[plan tiny]\nrps = 1\n", err, sizeof(err));
+	/* A new plan starts from zero (unlimited) in what it does not say, but for its burst. */
+	c = load("[server]\ndatabase = /tmp/x.db\n[plan tiny]\nrps = 1\n[plan exact]\nburst = 0\n",
+	    err, sizeof(err));
 	CU_ASSERT_FATAL(c != NULL);
 	p = bp_config_plan(c, "tiny");
-	CU_ASSERT(p != NULL && p->rps == 1 && p->rpd == 0 && p->cups == 0);
+	CU_ASSERT(p != NULL && p->rps == 1 && p->rpd == 0 && p->cups == 0 && p->burst == 3);
+	p = bp_config_plan(c, "exact");
+	CU_ASSERT(p != NULL && p->burst == 0);
 	bp_config_free(c);
 }
 

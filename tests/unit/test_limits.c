@@ -52,7 +52,7 @@ static enum bp_limit_verdict
 take(uint64_t who, int64_t rps, int64_t rpd, int64_t cups, unsigned nreq, unsigned nday,
     unsigned cu, struct bp_limit_state *st)
 {
-	struct bp_limit_plan p = { rps, rpd, cups };
+	struct bp_limit_plan p = { rps, rpd, cups, 0 };
 
 	return bp_limits_take(lim, who, &p, nreq, nday, cu, st);
 }
@@ -176,7 +176,7 @@ static void
 test_two_handles(void)
 {
 	struct bp_limits *other = bp_limits_open(path);
-	struct bp_limit_plan p = { 4, 0, 0 };
+	struct bp_limit_plan p = { 4, 0, 0, 0 };
 	struct bp_limit_state st;
 	uint64_t who = fresh_who(), g;
 
@@ -209,7 +209,7 @@ static void
 hammer(int go, int fd, uint64_t who, int64_t rpd, int n)
 {
 	struct bp_limits *l = bp_limits_open(path);
-	struct bp_limit_plan p = { 0, rpd, 0 };
+	struct bp_limit_plan p = { 0, rpd, 0, 0 };
 	struct bp_limit_state st;
 	int i, ok = 0;
 	char c;
@@ -306,7 +306,7 @@ test_addresses(void)
 static void
 test_full(void)
 {
-	struct bp_limit_plan anon = { 2, 0, 0 }, gold = { 3, 0, 0 };
+	struct bp_limit_plan anon = { 2, 0, 0, 0 }, gold = { 3, 0, 0, 0 };
 	struct bp_limit_state st;
 	int64_t t = (int64_t)time(NULL) + 100000;	/* a second no other test counts in */
 	uint64_t first = bp_limits_addr_id("2001:db8:0:0::1"), key = fresh_who();
@@ -367,7 +367,7 @@ test_full(void)
 static void
 test_key_slots(void)
 {
-	struct bp_limit_plan daily = { 0, 2, 0 };
+	struct bp_limit_plan daily = { 0, 2, 0, 0 };
 	struct bp_limit_state st;
 	int64_t t = ((int64_t)time(NULL) / 86400 + 10) * 86400 + 3600;	/* 01:00, a later day */
 	uint64_t key = fresh_who(), twin = key + 32768;		/* the same home slot */
@@ -380,6 +380,87 @@ test_key_slots(void)
 	/* The next day both start again. */
 	CU_ASSERT_EQUAL(bp_limits_take_at(lim, key, &daily, 1, 2, 0, t + 86400, &st), BP_LIMIT_OK);
 	CU_ASSERT_EQUAL(bp_limits_take_at(lim, twin, &daily, 1, 2, 0, t + 86400, &st),
+	    BP_LIMIT_OK);
+}
+
+/*
+ * A plan with a burst: a bucket of rps x burst requests refilled at rps a second. A burst of
+ * that size passes at once, the average still holds to rps, and the headers say what the bucket
+ * holds; compute units are a bucket too. Times in ns, from a fixed second.
+ */
+static void
+test_bucket(void)
+{
+	struct bp_limit_plan free = { 10, 0, 200, 3 };
+	struct bp_limit_state st;
+	int64_t t = ((int64_t)time(NULL) / 86400 + 20) * 86400 * INT64_C(1000000000);
+	int64_t ms = INT64_C(1000000);
+	uint64_t who = fresh_who();
+	int i, passed;
+
+	/* 30 at once (a page load, then ethers sending a transaction), then 429. */
+	for (i = 0; i < 30; i++) {
+		CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 1, 1, t + i * ms, &st),
+		    BP_LIMIT_OK);
+		CU_ASSERT_EQUAL(st.limit, 30);
+		CU_ASSERT_EQUAL(st.remaining, 29 - i);
+	}
+	/* Full again 3 s after the first request (30 x 100 ms), refilled by 29 ms meanwhile. */
+	CU_ASSERT_EQUAL(st.reset, t / INT64_C(1000000000) + 3);
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 1, 1, t + 30 * ms, &st),
+	    BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	CU_ASSERT_EQUAL(st.retry_after, 1);
+	/* Refilled at 10 a second: one request every 100 ms, no more. */
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 1, 1, t + 100 * ms, &st),
+	    BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 1, 1, t + 150 * ms, &st),
+	    BP_LIMIT_RPS);
+	/* Over ten seconds of hammering the average holds: 10 a second. */
+	passed = 0;
+	for (i = 0; i < 1000; i++)
+		passed += bp_limits_take_ns(lim, who, &free, 1, 1, 1, t + 200 * ms + i * 10 * ms,
+		    &st) == BP_LIMIT_OK;
+	CU_ASSERT(passed >= 99 && passed <= 101);
+	/* Idle for 3 s: the whole bucket is back. */
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 0, 0, 0, t + 13500 * ms, &st),
+	    BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 30);
+	/* Several at once: all or nothing, and Retry-After until there are enough. */
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 25, 0, 0, t + 13500 * ms, &st),
+	    BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 20, 0, 0, t + 13500 * ms, &st),
+	    BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(st.remaining, 5);
+	CU_ASSERT_EQUAL(st.retry_after, 2);	/* 15 more needed: 1.5 s */
+
+	/* Compute units: 600 at once, then refilled at 200 a second. */
+	who = fresh_who();
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 0, 590, t, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 0, 20, t, &st), BP_LIMIT_CUPS);
+	CU_ASSERT_EQUAL(st.retry_after, 1);
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 0, 20, t + 50 * ms, &st),
+	    BP_LIMIT_OK);
+
+	/* A word of the other kind (the plan had no burst) reads as a full bucket, and back. */
+	who = fresh_who();
+	free.burst = 0;
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 10, 0, 0, t, &st), BP_LIMIT_OK);
+	free.burst = 3;
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 30, 0, 0, t, &st), BP_LIMIT_OK);
+	free.burst = 0;
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 10, 0, 0, t, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	/* A plan made smaller: the bucket is at most empty, never owed for longer. */
+	who = fresh_who();
+	free.burst = 3;
+	free.rps = 1000;
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 3000, 0, 0, t, &st), BP_LIMIT_OK);
+	free.rps = 1;
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 0, 0, t, &st), BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(st.retry_after, 1);
+	CU_ASSERT_EQUAL(bp_limits_take_ns(lim, who, &free, 1, 0, 0, t + 1000 * ms, &st),
 	    BP_LIMIT_OK);
 }
 
@@ -429,7 +510,7 @@ static uint64_t thread_who;	/* written before the threads start */
 static void *
 count_day(void *arg)
 {
-	struct bp_limit_plan p = { 0, 0, 0 };
+	struct bp_limit_plan p = { 0, 0, 0, 0 };
 	struct bp_limit_state st;
 	int i;
 
@@ -443,7 +524,7 @@ count_day(void *arg)
 static void
 test_threads(void)
 {
-	struct bp_limit_plan p = { 0, NTHREADS * THREAD_ROUNDS + 1, 0 };
+	struct bp_limit_plan p = { 0, NTHREADS * THREAD_ROUNDS + 1, 0, 0 };
 	struct bp_limit_state st;
 
 	thread_who = fresh_who();
@@ -457,6 +538,7 @@ BP_UNIT_SUITE(limits, setup, teardown,
 	{ "8 threads on one key: no increment lost", test_threads },
 	{ "requests per second, exact count", test_rps },
 	{ "compute units per second", test_cups },
+	{ "a plan with a burst: buckets", test_bucket },
 	{ "requests per day and Retry-After to midnight", test_day },
 	{ "unlimited plans and saturation", test_unlimited },
 	{ "two handles on one file", test_two_handles },
