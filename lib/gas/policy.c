@@ -328,10 +328,12 @@ bp_policy_check(const struct bp_policy_rules *r, const struct bp_userop_call *ca
 static const struct bp_valid_field create_fields[] = {
 	{ "name", BP_VALID_STRING, 1, 0, NULL },
 	{ "chain", BP_VALID_STRING, 1, 0, NULL },
+	{ "network", BP_VALID_STRING, 0, BP_NAME_MAX - 1, NULL },
 };
 static const struct bp_valid_field patch_fields[BP_NITEMS(create_fields)] = {
 	{ "name", BP_VALID_STRING, 0, 0, NULL },
 	{ "status", BP_VALID_STRING, 0, 0, NULL },
+	{ "network", BP_VALID_STRING, 0, BP_NAME_MAX - 1, NULL },
 };
 
 int
@@ -349,6 +351,11 @@ bp_policy_input(const struct bp_config *cfg, const cJSON *body, int create,
 	in->name = v[0];
 	in->chain = create ? v[1] : NULL;
 	status = create ? NULL : v[1];
+	in->network = v[2];
+	if (!create && in->network != NULL) {
+		snprintf(why, cap, "network cannot be changed (make a policy on the other network)");
+		return -1;
+	}
 	for (s = in->name; s != NULL && *s != '\0'; s++)	/* UTF-8 characters */
 		chars += ((unsigned char)*s & 0xc0) != 0x80;
 	if (chars > BP_POLICY_NAME_CHARS) {
@@ -390,7 +397,9 @@ bp_policy_json(const struct bp_policy *p, const struct bp_policy_spend *sp, stru
 
 	fail = bp_buf_printf(b, "{\"id\":\"%s\",\"name\":\"", p->id) == -1 ||
 	    bp_buf_json_str(b, p->name) == -1 ||
-	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"rules\":", p->chain) == -1 ||
+	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"network\":%s%s%s,\"rules\":", p->chain,
+	    p->network[0] ? "\"" : "", p->network[0] ? p->network : "null",
+	    p->network[0] ? "\"" : "") == -1 ||
 	    bp_policy_rules_json(&p->rules, b) == -1 ||
 	    bp_buf_printf(b, ",\"status\":\"%s\"", status_names[p->status]) == -1 ||
 	    bp_buf_json_time(b, "created_at", p->created_at) == -1 ||
@@ -405,7 +414,7 @@ bp_policy_json(const struct bp_policy *p, const struct bp_policy_spend *sp, stru
 
 /* ---- the tables ---- */
 
-#define POLICY_COLS "id, name, chain, rules, status, created_at, updated_at"
+#define POLICY_COLS "id, name, chain, rules, status, created_at, updated_at, network, testnet"
 
 static int
 policy_row(struct bp_stmt *st, struct bp_policy *p)
@@ -422,6 +431,8 @@ policy_row(struct bp_stmt *st, struct bp_policy *p)
 	    strcmp(bp_col_text(st, 4), "active") == 0 ? BP_POLICY_ACTIVE : BP_POLICY_DELETED;
 	p->created_at = bp_col_int(st, 5);
 	p->updated_at = bp_col_int(st, 6);
+	bp_strlcpy(p->network, bp_col_text(st, 7), sizeof(p->network));
+	p->testnet = bp_col_int(st, 8) != 0;
 	j = cJSON_Parse(bp_col_text(st, 3));
 	rc = bp_policy_rules_parse(j, &p->rules, why, sizeof(why));
 	cJSON_Delete(j);
@@ -460,11 +471,26 @@ rules_text(const struct bp_policy_rules *r, struct bp_buf *b)
 }
 
 int
-bp_policy_create(struct bp_db *db, int64_t account_id, const char *name, const char *chain,
-    const struct bp_policy_rules *rules, struct bp_policy *out)
+bp_policy_find(struct bp_db *db, const struct bp_key *key, const char *id,
+    struct bp_policy *out, char *why, size_t cap)
+{
+	int found = bp_policy_get(db, key->account_id, id, out);
+
+	if (found != 1 || out->testnet == key->test)
+		return found;
+	snprintf(why, cap, "policy %s is on %s %s: %s keys use only %s policies", out->id,
+	    out->chain, out->network[0] != '\0' ? out->network : "(live)",
+	    key->test ? "test" : "live", key->test ? "test-network" : "live-network");
+	return BP_POLICY_OTHER_KIND;
+}
+
+int
+bp_policy_create(struct bp_db *db, int64_t account_id, const char *name,
+    const struct bp_network *net, const struct bp_policy_rules *rules, struct bp_policy *out)
 {
 	static const char sql[] = "INSERT INTO gas_policies (id, account_id, name, chain, rules,"
-	    " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?)";
+	    " status, created_at, updated_at, network, testnet)"
+	    " VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)";
 	struct bp_stmt *st;
 	struct bp_buf b;
 	uint8_t rnd[12];
@@ -481,10 +507,12 @@ bp_policy_create(struct bp_db *db, int64_t account_id, const char *name, const c
 	bp_stmt_text(st, 1, id);
 	bp_stmt_int(st, 2, account_id);
 	bp_stmt_text(st, 3, name);
-	bp_stmt_text(st, 4, chain);
+	bp_stmt_text(st, 4, net->chain);
 	bp_stmt_text(st, 5, b.data);
 	bp_stmt_int(st, 6, now);
 	bp_stmt_int(st, 7, now);
+	bp_stmt_text(st, 8, net->network);
+	bp_stmt_int(st, 9, net->testnet != 0);
 	if (bp_stmt_step(st) == BP_DB_DONE)
 		rc = bp_policy_get(db, account_id, id, out);
 	bp_stmt_reset(st);
@@ -603,16 +631,26 @@ list_item(struct bp_stmt *st, struct bp_buf *b)
 }
 
 int
-bp_policy_list(struct bp_db *db, int64_t account_id, const enum bp_policy_status *status,
+bp_policy_list(struct bp_db *db, const struct bp_key *key, const enum bp_policy_status *status,
     int64_t page, int64_t limit, struct bp_buf *b)
 {
-	static const char sql_count[] = "SELECT count(*) FROM gas_policies WHERE account_id = ?"
-	    " AND status <> 'deleted' AND (?2 IS NULL OR status = ?2)";
-	static const char sql_page[] = "SELECT " POLICY_COLS " FROM gas_policies"
-	    " WHERE account_id = ? AND status <> 'deleted' AND (?2 IS NULL OR status = ?2)"
-	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+	/* The key's kind is in the text (bp_db_list_page binds account, status, limit, offset). */
+#define WHERE(kind) " WHERE account_id = ? AND testnet = " kind " AND status <> 'deleted'" \
+	" AND (?2 IS NULL OR status = ?2)"
+#define PAGE " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+	static const char *const sql_count[2] = {
+		"SELECT count(*) FROM gas_policies" WHERE("0"),
+		"SELECT count(*) FROM gas_policies" WHERE("1"),
+	};
+	static const char *const sql_page[2] = {
+		"SELECT " POLICY_COLS " FROM gas_policies" WHERE("0") PAGE,
+		"SELECT " POLICY_COLS " FROM gas_policies" WHERE("1") PAGE,
+	};
+#undef WHERE
+#undef PAGE
+	int k = key->test != 0;
 
-	return bp_db_list_page(db, sql_count, sql_page, account_id,
+	return bp_db_list_page(db, sql_count[k], sql_page[k], key->account_id,
 	    status != NULL ? status_names[*status] : NULL, page, limit, "policies", list_item, b);
 }
 

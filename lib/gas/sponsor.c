@@ -33,13 +33,19 @@ bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net, cons
 {
 	memset(out, 0, sizeof(*out));
 	out->field = "policy_id";
+	/* A refusal by the policy itself, as its rules' are: 403 naming the state. */
 	if (p->status != BP_POLICY_ACTIVE)
-		return refuse(out, 400, "invalid_request", "policy %s is %s", p->id,
+		return refuse(out, 403, "forbidden", "policy %s is %s", p->id,
 		    bp_policy_status_name(p->status));
 	out->field = "chain";
 	if (strcmp(p->chain, net->chain) != 0)
 		return refuse(out, 400, "invalid_request", "policy %s is for chain %s", p->id,
 		    p->chain);
+	/* Its network; one made before policies had networks is for its chain's live ones. */
+	out->field = "network";
+	if (p->network[0] != '\0' ? strcmp(p->network, net->network) != 0 : net->testnet != 0)
+		return refuse(out, 400, "invalid_request", "policy %s is for %s %s, not %s", p->id,
+		    p->chain, p->network[0] != '\0' ? p->network : "(live)", net->network);
 	if (key == NULL)
 		return refuse(out, 400, "invalid_request", "sponsorship is not available on %s %s "
 		    "(no paymaster and signer key configured)", net->chain, net->network);

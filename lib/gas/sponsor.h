@@ -33,9 +33,10 @@ struct bp_sponsor_result {
 
 /*
  * The rules of a sponsorship under policy p on net that need no UserOperation, the same for
- * POST /v1/gas/sponsor and the bundler's ERC-7677 methods: p is active, p is for net's chain,
- * and net has a paymaster with its signer key (key, NULL when not). Returns 0, or 400 with
- * out->field ("policy_id" or "chain", for a caller that names the member) and out->message.
+ * POST /v1/gas/sponsor and the bundler's ERC-7677 methods: p is active (403 naming its state),
+ * p is for net's chain and network, and net has a paymaster with its signer key (key, NULL
+ * when not). Returns 0, or 403 or 400 with out->field ("policy_id", "chain" or "network", for
+ * a caller that names the member), out->code and out->message.
  */
 int	bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net,
 	    const uint8_t *key, struct bp_sponsor_result *out);

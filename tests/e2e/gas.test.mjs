@@ -6,6 +6,7 @@
 // mnemonic are this file's (funded with anvil_setBalance), so no other test's nonces move.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   createPublicClient, createWalletClient, decodeEventLog, encodeFunctionData, formatUnits,
@@ -14,7 +15,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { api, assertError, env, newKey, sleep, waitFor } from './helpers.mjs';
+import { admin, api, assertError, env, newKey, sleep, waitFor } from './helpers.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -233,6 +234,41 @@ test('policies: create, validation naming the key, get with spend, list, patch, 
   assertError(assert, await api(`/v1/gas/policies/${p.id}`, { method: 'DELETE', key }), 404, 'not_found');
 });
 
+// One account with a test key and a live key.
+function bothKinds() {
+  const email = `t-${randomBytes(6).toString('hex')}@example.test`;
+  admin('account', 'create', '--email', email, '--plan', 'enterprise');
+  return { test: admin('key', 'create', email, '--test'), live: admin('key', 'create', email, '--live') };
+}
+
+test('policies: a key sees and changes only its own kind (test or live network)', async () => {
+  const k = bothKinds();
+  const rules = { max_gas_usd: '5' };
+  const live = await createPolicy({ name: 'live', chain: 'ethereum', rules }, k.live);
+  assert.equal(live.status, 201, live.text);
+  assert.equal(live.json.network, 'mainnet');
+  const test = await createPolicy({ name: 'test', chain: 'ethereum', rules }, k.test);
+  assert.equal(test.json.network, 'devnet');
+  const L = live.json.id, T = test.json.id;
+  // A leaked test key can neither read nor loosen nor remove the live policy.
+  for (const [method, body] of [['GET'], ['PATCH', { rules: { max_per_user_per_day: 1000 } }], ['DELETE']]) {
+    const res = await api(`/v1/gas/policies/${L}`, { method, key: k.test, body });
+    assertError(assert, res, 403, 'forbidden');
+    assert.match(res.json.error.message, /mainnet/);
+    assertError(assert, await api(`/v1/gas/policies/${T}`, { method: method === 'DELETE' ? 'GET' : method, key: k.live, body }), 403, 'forbidden');
+  }
+  const still = await api(`/v1/gas/policies/${L}`, { key: k.live });
+  assert.deepEqual(still.json.rules, rules, 'unchanged by the test key');
+  const refused = await sponsor({ chain: 'ethereum', network: 'mainnet', policy_id: L,
+    user_operation: userOp(randomSender(), '0x') }, k.test);
+  assertError(assert, refused, 403, 'forbidden');
+  assert.deepEqual((await api('/v1/gas/policies', { key: k.test })).json.policies.map((p) => p.id), [T]);
+  assert.deepEqual((await api('/v1/gas/policies', { key: k.live })).json.policies.map((p) => p.id), [L]);
+  assertError(assert, await createPolicy({ name: 'x', chain: 'ethereum', network: 'mainnet', rules }, k.test), 403, 'forbidden');
+  assertError(assert, await createPolicy({ name: 'x', chain: 'ethereum', network: 'devnet', rules }, k.live), 403, 'forbidden');
+  assertError(assert, await api(`/v1/gas/policies/${T}`, { method: 'PATCH', key: k.test, body: { network: 'failover' } }), 400, 'invalid_request');
+});
+
 test('policies and sponsorship: scopes', async () => {
   const dataOnly = newKey({ scopes: 'data:read' });
   assertError(assert, await createPolicy({ name: 'x', chain: 'ethereum', rules: { max_gas_usd: '1' } }, dataOnly), 403, 'forbidden');
@@ -249,7 +285,7 @@ test('sponsorship: every refusal names its rule; bad operations name the field',
   const cheap = await policy({ max_gas_usd: '0.01' });
   const perUser = await policy({ max_per_user_per_day: 2 });
   const rate = await policy({ rate_limit: { count: 2, period_seconds: 3600 } });
-  const polygon = await policy({ max_gas_usd: '100' }, key, 'polygon');
+  const failover = (await createPolicy({ name: 'f', chain: 'ethereum', network: 'failover', rules: { max_gas_usd: '100' } })).json.id;
   const theirs = await policy({ max_gas_usd: '100' }, other);
   const ok = (id, op = userOp(sender, transferCall())) => sponsor({ chain: 'ethereum', policy_id: id, user_operation: op });
   const refused = async (res, re) => {
@@ -281,14 +317,14 @@ test('sponsorship: every refusal names its rule; bad operations name the field',
 
   await api(`/v1/gas/policies/${methods}`, { method: 'PATCH', key, body: { status: 'paused' } });
   const p = await ok(methods);
-  assertError(assert, p, 400, 'invalid_request');
+  assertError(assert, p, 403, 'forbidden');
   assert.match(p.json.error.message, /paused/);
   await api(`/v1/gas/policies/${methods}`, { method: 'PATCH', key, body: { status: 'active' } });
   assert.equal((await ok(methods)).status, 200, 'active again');
   assertError(assert, await ok(theirs), 404, 'not_found');
-  const wrong = await ok(polygon);
+  const wrong = await ok(failover);
   assertError(assert, wrong, 400, 'invalid_request');
-  assert.match(wrong.json.error.message, /^chain/);
+  assert.match(wrong.json.error.message, /^network/);
   assertError(assert, await ok('gp_000000000000000000000000'), 404, 'not_found');
 
   const op = userOp(sender, transferCall());
