@@ -6,7 +6,6 @@
 // mnemonic are this file's (funded with anvil_setBalance), so no other test's nonces move.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   createPublicClient, createWalletClient, decodeEventLog, encodeFunctionData, formatUnits,
@@ -15,7 +14,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { admin, api, assertError, env, newKey, sleep, waitFor } from './helpers.mjs';
+import { api, assertError, env, newKey, newKeyPair, sleep, waitFor } from './helpers.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -234,15 +233,8 @@ test('policies: create, validation naming the key, get with spend, list, patch, 
   assertError(assert, await api(`/v1/gas/policies/${p.id}`, { method: 'DELETE', key }), 404, 'not_found');
 });
 
-// One account with a test key and a live key.
-function bothKinds() {
-  const email = `t-${randomBytes(6).toString('hex')}@example.test`;
-  admin('account', 'create', '--email', email, '--plan', 'enterprise');
-  return { test: admin('key', 'create', email, '--test'), live: admin('key', 'create', email, '--live') };
-}
-
 test('policies: a key sees and changes only its own kind (test or live network)', async () => {
-  const k = bothKinds();
+  const k = newKeyPair();
   const rules = { max_gas_usd: '5' };
   const live = await createPolicy({ name: 'live', chain: 'ethereum', rules }, k.live);
   assert.equal(live.status, 201, live.text);

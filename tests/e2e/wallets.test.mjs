@@ -17,7 +17,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { admin, api, assertError, env, newKey, waitFor } from './helpers.mjs';
+import { admin, api, assertError, env, newKey, newKeyPair, waitFor } from './helpers.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -243,15 +243,8 @@ test('create: test keys stay on test networks, live keys on live ones', async ()
   assert.match(refused.json.error.message, /devnet/);
 });
 
-// One account with a test key and a live key.
-function bothKinds() {
-  const email = `t-${randomBytes(6).toString('hex')}@example.test`;
-  admin('account', 'create', '--email', email, '--plan', 'enterprise');
-  return { test: admin('key', 'create', email, '--test'), live: admin('key', 'create', email, '--live') };
-}
-
 test('get and list: a key sees only its own kind of wallet (test or live network)', async () => {
-  const k = bothKinds();
+  const k = newKeyPair();
   const mainnet = await create({ owner: randomAddress(), chain: 'ethereum' }, k.live);
   const devnet = await create({ owner: randomAddress(), chain: 'ethereum' }, k.test);
   assert.equal(mainnet.status, 201, mainnet.text);
