@@ -275,7 +275,7 @@ sponsor(struct bp_req *r)
 	else if (key = bp_paymaster_keys_get(&signer, config, net),
 	    bp_sponsor_allowed(&p, net, key, &res) != 0)
 		rc = bp_error(r, res.status, res.code, "%s: %s", res.field, res.message);
-	else if (bp_sponsor(r->db, r->ctx, config, net, key, &p,
+	else if (bp_sponsor(r->db, r->ctx, config, net, key, &r->key, &p,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)

@@ -110,6 +110,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "[plan ws]"
 			echo "rps = 1000"
 			echo "ws_connections = 3"
+			echo "[plan sponsor]"
+			echo "rps = 1000"
+			echo "sponsor_usd_per_day = 50"
 		fi
 		echo
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \

@@ -120,7 +120,7 @@ bp_bundler_pm_data(struct bp_bundler_call *c)
 
 	if (pm_checks(c, &p) == -1)
 		return -1;
-	if (bp_sponsor(c->r->db, c->up, c->r->cfg, c->net, c->pm_key, &p,
+	if (bp_sponsor(c->r->db, c->up, c->r->cfg, c->net, c->pm_key, &c->r->key, &p,
 	    cJSON_GetArrayItem(c->params, 0), &res) != 200)
 		return pm_refused(c, &res);
 	bp_hex_encode(res.grant.pnd, sizeof(res.grant.pnd), hex, sizeof(hex));

@@ -38,6 +38,8 @@ struct bp_plan {
 	/* ---- Webhooks (docs/webhooks.md) ---- */
 	int64_t		webhooks;		/* webhooks per account; 0 = no cap */
 	int64_t		webhook_deliveries;	/* delivery attempts per UTC day; 0 = no cap */
+	/* ---- Gas (docs/gas.md) ---- */
+	char		sponsor_usd_per_day[BP_DECIMAL_MAX];	/* USD sponsored; "0" = no cap */
 };
 
 /* A [chain NAME.NETWORK] section. */
@@ -128,6 +130,7 @@ struct bp_config {
 	/* ---- Gas (docs/gas.md) ---- */
 	int64_t		gas_sample_max_age;	/* seconds before /prices samples again (30) */
 	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
+	char		sponsor_usd_per_day[BP_DECIMAL_MAX];	/* the server's; "" or "0": no cap */
 	struct bp_prices prices[BP_MAX_PRICES];
 	size_t		nprices;
 	/* ---- Tokens (docs/tokens.md) ---- */

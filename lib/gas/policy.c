@@ -734,10 +734,58 @@ record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
 	return ok ? 0 : -1;
 }
 
+/*
+ * Inside the transaction: adds usd to the day's row of budget scope (an account, or 0 for the
+ * server) unless that passes cap (a decimal; "" or "0": no cap). 1 added, 0 over (why set
+ * naming what), -1 database error.
+ */
+static int
+budget_add(struct bp_db *db, int64_t scope, const char *cap_usd, const char *what,
+    const struct bp_u256 *usd, int64_t day, char *why, size_t cap)
+{
+	static const char sql_get[] = "SELECT usd FROM gas_budget_days WHERE account_id = ?"
+	    " AND day = ?";
+	static const char sql_set[] = "INSERT INTO gas_budget_days (account_id, day, usd)"
+	    " VALUES (?, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET usd = excluded.usd";
+	struct bp_u256 limit, sum;
+	struct bp_stmt *st;
+	char text[BP_U256_UNITS_MAX];
+	int ok, capped;
+
+	capped = cap_usd != NULL && usd_units(cap_usd, &limit) == 0 && !bp_u256_is_zero(&limit);
+	if (capped && usd == NULL) {
+		snprintf(why, cap, "%s: the USD price of this chain's coin is not known, so the "
+		    "cost cannot be counted", what);
+		return 0;
+	}
+	if ((st = bp_db_stmt(db, sql_get)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, scope);
+	bp_stmt_int(st, 2, day);
+	ok = bp_stmt_step(st) != BP_DB_ERROR && usd_units(bp_col_text(st, 0), &sum) == 0 &&
+	    (usd == NULL || bp_u256_add(&sum, &sum, usd) == 0);
+	bp_stmt_reset(st);
+	if (!ok)
+		return -1;
+	if (capped && bp_u256_cmp(&sum, &limit) > 0) {
+		snprintf(why, cap, "%s: %s USD a day (UTC) would be passed", what, cap_usd);
+		return 0;
+	}
+	usd_text(&sum, text);
+	if ((st = bp_db_stmt(db, sql_set)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, scope);
+	bp_stmt_int(st, 2, day);
+	bp_stmt_text(st, 3, text);
+	ok = bp_stmt_step(st) == BP_DB_DONE;
+	bp_stmt_reset(st);
+	return ok ? 1 : -1;
+}
+
 int
 bp_policy_record(struct bp_db *db, const struct bp_policy *p, const char *network,
-    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd, char *why,
-    size_t cap)
+    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd,
+    const struct bp_policy_budget *budget, char *why, size_t cap)
 {
 	static const char sql_user[] = "SELECT count(*) FROM gas_sponsorships"
 	    " WHERE policy_id = ? AND sender = ? AND day = ?";
@@ -768,6 +816,19 @@ bp_policy_record(struct bp_db *db, const struct bp_policy *p, const char *networ
 			snprintf(why, cap, "rate_limit: the policy sponsored %lld operations in the "
 			    "last %lld seconds", (long long)n, (long long)r->rate_period);
 			rc = BP_RULE_RATE_LIMIT;
+			goto out;
+		}
+	}
+	if (budget != NULL) {
+		int n1, n2 = 0;
+
+		if ((n1 = budget_add(db, budget->account_id, budget->account_usd,
+		    "sponsor_usd_per_day (the plan's budget)", usd, now / DAY, why, cap)) == -1 ||
+		    (n1 == 1 && (n2 = budget_add(db, 0, budget->server_usd,
+		    "sponsor_usd_per_day (the server's budget)", usd, now / DAY, why, cap)) == -1))
+			goto out;
+		if (n1 == 0 || n2 == 0) {
+			rc = BP_POLICY_BUDGET;
 			goto out;
 		}
 	}

@@ -160,15 +160,26 @@ int		 bp_policy_spend(struct bp_db *, const char *id, struct bp_policy_spend *ou
 int		 bp_policy_list(struct bp_db *, const struct bp_key *key,
 		    const enum bp_policy_status *, int64_t page, int64_t limit, struct bp_buf *b);
 
+/* The sponsorship budgets in USD per UTC day: "" or "0" is no cap. */
+struct bp_policy_budget {
+	int64_t		 account_id;	/* whose sponsorship: the policy's account */
+	const char	*account_usd;	/* the account's plan's sponsor_usd_per_day */
+	const char	*server_usd;	/* [server] sponsor_usd_per_day, every account together */
+};
+
+#define BP_POLICY_BUDGET	(BP_RULE__MAX + 1)	/* bp_policy_record: a budget refused */
+
 /*
  * Records one sponsorship of policy p for sender on network, after counting, in one
  * BEGIN IMMEDIATE transaction (so parallel requests of any process cannot both pass a limit):
- * max_per_user_per_day for sender this UTC day and rate_limit over the last period. usd is
- * the worst case in 10^-36 USD or NULL. Returns -1 recorded, the rule refused (why set), or
+ * max_per_user_per_day for sender this UTC day, rate_limit over the last period, and the
+ * budgets (NULL: none) of the account and of the server this UTC day, which the sponsorship
+ * adds to. usd is the worst case in 10^-36 USD or NULL (refused under a budget: it cannot be
+ * counted). Returns -1 recorded, the rule refused or BP_POLICY_BUDGET (why set, naming it), or
  * BP_RULE__MAX on a database error (logged).
  */
 int		 bp_policy_record(struct bp_db *, const struct bp_policy *p, const char *network,
 		    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd,
-		    char *why, size_t cap);
+		    const struct bp_policy_budget *budget, char *why, size_t cap);
 
 #endif

@@ -42,13 +42,14 @@ int	bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net,
 	    const uint8_t *key, struct bp_sponsor_result *out);
 
 /*
- * Sponsors the UserOperation j (untrusted JSON) under the active policy p on net, signing with
- * key, the signature valid for validity seconds. Returns out->status: 200, 400 (a bad field),
- * 403 (a rule refused), 500 (the node did not answer, a database error).
+ * Sponsors the UserOperation j (untrusted JSON) under the active policy p on net for the API
+ * key who (its account's plan budget, and cfg's server budget), signing with key, the signature
+ * valid for validity seconds. Returns out->status: 200, 400 (a bad field), 403 (a rule or a
+ * budget refused), 500 (the node did not answer, a database error).
  */
 int	bp_sponsor(struct bp_db *, struct bp_upstream *, const struct bp_config *,
-	    const struct bp_network *net, const uint8_t key[32], const struct bp_policy *p,
-	    const cJSON *j, struct bp_sponsor_result *out);
+	    const struct bp_network *net, const uint8_t key[32], const struct bp_key *who,
+	    const struct bp_policy *p, const cJSON *j, struct bp_sponsor_result *out);
 
 /* Appends the answer of a sponsorship that succeeded to b; 0, or -1 when b is full. */
 int	bp_sponsor_json(const struct bp_sponsor_result *, struct bp_buf *b);

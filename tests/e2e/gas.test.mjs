@@ -270,8 +270,38 @@ test('policies and sponsorship: scopes', async () => {
   assert.equal((await createPolicy({ name: 'x', chain: 'ethereum', rules: { max_gas_usd: '1' } }, gasOnly)).status, 201);
 });
 
+// A counterfactual wallet of the configured factory: { sender, initCode } of its first op.
+async function wallet() {
+  const made = await api('/v1/wallets/create', { method: 'POST', key, body: { owner: randomSender(), chain: 'ethereum' } });
+  assert.equal(made.status, 201, made.text);
+  return { sender: made.json.address, initCode: made.json.init_code };
+}
+
+test('sponsorship: contract and method rules decode only accounts Blockport knows', async () => {
+  const { sender, initCode } = await wallet();
+  const contracts = await policy({ allowed_contracts: [TOKEN] });
+  const methods = await policy({ allowed_methods: ['transfer(address,uint256)'] });
+  const go = (id, op) => sponsor({ chain: 'ethereum', policy_id: id, user_operation: op });
+  assert.equal((await go(contracts, userOp(sender, transferCall(), { initCode }))).status, 200);
+  // A sender with code that is not the SimpleAccount proxy (the token itself), a factory that is
+  // not the configured one, and a sender with neither code nor initCode: execute's target
+  // proves nothing there, so the rule refuses them, naming itself.
+  const other = `${TOKEN}${initCode.slice(42)}`;
+  for (const [id, op, re] of [
+    [contracts, userOp(TOKEN, transferCall()), /^allowed_contracts: the sender is not an account/],
+    [methods, userOp(sender, transferCall(), { initCode: other }), /^allowed_methods: the sender is not an account/],
+    [contracts, userOp(randomSender(), transferCall()), /^allowed_contracts: the sender is not an account/],
+  ]) {
+    const res = await go(id, op);
+    assertError(assert, res, 403, 'forbidden');
+    assert.match(res.json.error.message, re);
+  }
+  // Without such rules any sender may be sponsored: nothing is decoded.
+  assert.equal((await go(await policy({ max_gas_usd: '100' }), userOp(TOKEN, '0x'))).status, 200);
+});
+
 test('sponsorship: every refusal names its rule; bad operations name the field', async () => {
-  const sender = randomSender();
+  const { sender, initCode } = await wallet();
   const contracts = await policy({ allowed_contracts: [TOKEN] });
   const methods = await policy({ allowed_methods: ['transfer(address,uint256)'] });
   const cheap = await policy({ max_gas_usd: '0.01' });
@@ -279,23 +309,23 @@ test('sponsorship: every refusal names its rule; bad operations name the field',
   const rate = await policy({ rate_limit: { count: 2, period_seconds: 3600 } });
   const failover = (await createPolicy({ name: 'f', chain: 'ethereum', network: 'failover', rules: { max_gas_usd: '100' } })).json.id;
   const theirs = await policy({ max_gas_usd: '100' }, other);
-  const ok = (id, op = userOp(sender, transferCall())) => sponsor({ chain: 'ethereum', policy_id: id, user_operation: op });
+  const ok = (id, op = userOp(sender, transferCall(), { initCode })) => sponsor({ chain: 'ethereum', policy_id: id, user_operation: op });
   const refused = async (res, re) => {
     assertError(assert, res, 403, 'forbidden');
     assert.match(res.json.error.message, re);
   };
 
   assert.equal((await ok(contracts)).status, 200);
-  await refused(await ok(contracts, userOp(sender, transferCall(OTHER))), /^allowed_contracts/);
-  await refused(await ok(contracts, userOp(sender, '0xdeadbeef')), /^allowed_contracts/);
+  await refused(await ok(contracts, userOp(sender, transferCall(OTHER), { initCode })), /^allowed_contracts/);
+  await refused(await ok(contracts, userOp(sender, '0xdeadbeef', { initCode })), /^allowed_contracts/);
   assert.equal((await ok(methods)).status, 200);
-  await refused(await ok(methods, userOp(sender, approveCall())), /^allowed_methods/);
+  await refused(await ok(methods, userOp(sender, approveCall(), { initCode })), /^allowed_methods/);
   const batch = encodeFunctionData({ abi: accountAbi, functionName: 'executeBatch',
     args: [[TOKEN, TOKEN], [encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [sender, 0n] }),
       encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [sender, 0n] })]] });
-  await refused(await ok(methods, userOp(sender, batch)), /^allowed_methods/);
+  await refused(await ok(methods, userOp(sender, batch, { initCode })), /^allowed_methods/);
   await refused(await ok(cheap), /^max_gas_usd/);
-  const small = await ok(cheap, userOp(sender, transferCall(), { callGasLimit: '0x1', verificationGasLimit: '0x1',
+  const small = await ok(cheap, userOp(sender, transferCall(), { initCode, callGasLimit: '0x1', verificationGasLimit: '0x1',
     preVerificationGas: '0x1', maxFeePerGas: '0x1' }));
   assert.equal(small.status, 200, small.text);
   assert.equal(small.json.sponsored_gas_usd, '0.000000000000015');	// 5 gas x 1 wei x 3000 USD
@@ -319,7 +349,7 @@ test('sponsorship: every refusal names its rule; bad operations name the field',
   assert.match(wrong.json.error.message, /^network/);
   assertError(assert, await ok('gp_000000000000000000000000'), 404, 'not_found');
 
-  const op = userOp(sender, transferCall());
+  const op = userOp(sender, transferCall(), { initCode });
   for (const [field, value] of [['sender', '0x1234'], ['nonce', '0x'], ['nonce', 5], ['callData', '0x123'],
     ['maxFeePerGas', undefined], ['callGasLimit', `0x${'1'.repeat(65)}`], ['initCode', 'zz'], ['signature', '0xz1']]) {
     const bad = await ok(contracts, { ...op, [field]: value });
@@ -346,6 +376,20 @@ test('sponsorship: parallel requests never pass max_per_user_per_day', async () 
   assert.deepEqual(statuses, [200, 200, 200, ...Array(9).fill(403)], results.map((r) => r.text).join('\n'));
   const got = await api(`/v1/gas/policies/${id}`, { key });
   assert.equal(got.json.spend.total.count, 3);
+});
+
+test('sponsorship: the plan\'s sponsor_usd_per_day bounds an account, parallel requests included', async () => {
+  const small = newKey({ plan: 'sponsor' });	// 50 USD a day; each op below is 27.96 USD worst case
+  const res = await createPolicy({ name: 'b', chain: 'ethereum', rules: { max_gas_usd: '100' } }, small);
+  assert.equal(res.status, 201, res.text);
+  const results = await Promise.all(Array.from({ length: 6 }, () =>
+    sponsor({ chain: 'ethereum', policy_id: res.json.id, user_operation: userOp(randomSender(), '0x') }, small)));
+  assert.deepEqual(results.map((r) => r.status).sort(), [200, 403, 403, 403, 403, 403], results.map((r) => r.text).join('\n'));
+  const refused = results.find((r) => r.status === 403);
+  assertError(assert, refused, 403, 'forbidden');
+  assert.match(refused.json.error.message, /^sponsor_usd_per_day/);
+  const got = await api(`/v1/gas/policies/${res.json.id}`, { key: small });
+  assert.equal(got.json.spend.total.count, 1);
 });
 
 test('sponsorship: a first UserOperation of a counterfactual wallet lands through handleOps', async () => {
@@ -410,4 +454,7 @@ test('sponsorship: a first UserOperation of a counterfactual wallet lands throug
   const spend = await api(`/v1/gas/policies/${id}`, { key });
   assert.equal(spend.json.spend.total.count, 1);
   assert.equal(spend.json.spend.total.usd, s.sponsored_gas_usd);
+  // Deployed, the wallet is known by its code and implementation: no initCode needed.
+  const next = await sponsor({ chain: 'ethereum', policy_id: id, user_operation: userOp(sender, transferCall(), { nonce: '0x1' }) });
+  assert.equal(next.status, 200, next.text);
 });

@@ -186,13 +186,13 @@ test_tables(void)
 	memset(other, 0xbb, 20);
 	memset(h, 0x11, 32);
 	bp_u256_parse_units(&usd, "0.25", 4, BP_PRICE_USD_DECIMALS);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) ==
 	    BP_RULE_MAX_PER_USER_PER_DAY);
 	CU_ASSERT(strncmp(why, "max_per_user_per_day", 20) == 0);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) ==
 	    BP_RULE_RATE_LIMIT);
 	CU_ASSERT(strncmp(why, "rate_limit", 10) == 0);
 	CU_ASSERT_FATAL(bp_policy_spend(db, p.id, &sp) == 1);
@@ -247,6 +247,48 @@ test_kinds(void)
 	CU_ASSERT(bp_policy_list(db, &test1, NULL, 1, 25, &b) == 0);
 	CU_ASSERT(strstr(b.data, t.id) != NULL && strstr(b.data, l.id) == NULL);
 	bp_buf_free(&b);
+}
+
+/*
+ * Budgets (tenant fences, item 5): the account's per plan and the server's, in USD per UTC
+ * day, counted with the record; past either, BP_POLICY_BUDGET naming it and nothing written;
+ * an unknown price is refused under a cap; "0" and "" are no cap.
+ */
+static void
+test_budget(void)
+{
+	struct bp_policy_rules r;
+	struct bp_policy p;
+	struct bp_policy_spend sp;
+	struct bp_u256 usd;
+	uint8_t a[20], h[32];
+	char why[512];
+	struct bp_policy_budget plan = { 7, "1", "0" }, server = { 8, "", "2.5" };
+	struct bp_policy_budget none = { 9, "0", "" };
+
+	memset(a, 0x77, 20);
+	memset(h, 0x22, 32);
+	bp_u256_parse_units(&usd, "0.6", 3, BP_PRICE_USD_DECIMALS);
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"100\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "budget", &devnet, &r, &p) == 1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) ==
+	    BP_POLICY_BUDGET);
+	CU_ASSERT(strstr(why, "sponsor_usd_per_day (the plan's budget)") != NULL);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, &plan, why, sizeof(why)) ==
+	    BP_POLICY_BUDGET);
+	CU_ASSERT(strstr(why, "price") != NULL);
+	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 1);
+	/* The server's: 0.6 already counted, then 0.6 x 3 more reach 2.4; the next is over. */
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) ==
+	    BP_POLICY_BUDGET);
+	CU_ASSERT(strstr(why, "the server's budget") != NULL);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, &none, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &none, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 6);
 }
 
 /* Create and update bodies: each bad member is named; names count UTF-8 characters. */
@@ -313,4 +355,5 @@ BP_UNIT_SUITE(gas_policy, setup, teardown,
     { "rules: every bad value names its key; canonical JSON", test_rules },
     { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },
     { "tables: ownership, counting, spend, states", test_tables },
-    { "kinds: test and live policies apart", test_kinds })
+    { "kinds: test and live policies apart", test_kinds },
+    { "budget: the plan's and the server's USD a day", test_budget })
