@@ -109,10 +109,15 @@ reply_policy(struct bp_req *r, int status, const struct bp_policy *p, int spend)
 	return bp_reply_out(r, status);
 }
 
-/* POST /v1/gas/policies {name, chain, rules}: 201 with the new policy, active. */
+/*
+ * POST /v1/gas/policies {name, chain, rules, network?}: 201 with the new policy, active, on the
+ * network of the key's kind (a test key's chain test network, a live key's mainnet) or the one
+ * named, which must be of the key's kind (403): a key makes only policies it can see.
+ */
 static int
 policy_create(struct bp_req *r)
 {
+	const struct bp_network *net;
 	struct bp_policy_input in;
 	struct bp_policy p;
 	char why[WHY_MAX];
@@ -123,7 +128,12 @@ policy_create(struct bp_req *r)
 		return r->status;
 	if (bp_policy_input(config, body, 1, &in, why, sizeof(why)) == -1)
 		rc = bp_error(r, 400, "invalid_request", "%s", why);
-	else if (bp_policy_create(r->db, r->key.account_id, in.name, in.chain, &in.rules, &p) != 1)
+	else if ((net = bp_req_evm_network(r, in.chain, in.network)) == NULL)
+		rc = r->status;
+	else if (net->testnet != r->key.test)
+		rc = bp_error(r, 403, "forbidden", "live keys may not use %s %s (a test network)",
+		    net->chain, net->network);
+	else if (bp_policy_create(r->db, r->key.account_id, in.name, net, &in.rules, &p) != 1)
 		rc = bp_error(r, 500, "internal_error", "database error");
 	else
 		rc = reply_policy(r, 201, &p, 0);
@@ -131,7 +141,7 @@ policy_create(struct bp_req *r)
 	return rc;
 }
 
-/* GET /v1/gas/policies?page=&limit=&status=: the account's policies, newest first. */
+/* GET /v1/gas/policies?page=&limit=&status=: the account's policies of the key's kind. */
 static int
 policy_list(struct bp_req *r)
 {
@@ -144,21 +154,27 @@ policy_list(struct bp_req *r)
 	if (s != NULL && bp_policy_status_parse(s, &st) == -1)
 		return bp_error(r, 400, "invalid_request", "status must be active or paused");
 	bp_buf_reset(&r->out);
-	if (bp_policy_list(r->db, r->key.account_id, s ? &st : NULL, page, limit, &r->out) == -1)
+	if (bp_policy_list(r->db, &r->key, s ? &st : NULL, page, limit, &r->out) == -1)
 		return bp_error(r, 500, "internal_error", "database error");
 	return bp_reply_out(r, 200);
 }
 
-/* 1 with p, else the answer (404 for another account's or a deleted policy) set in r. */
+/*
+ * 1 with p, else the answer set in r: 404 for another account's or a deleted policy, 403 for
+ * one of the other kind (test or live network) than the key's.
+ */
 static int
 find_policy(struct bp_req *r, const char *id, struct bp_policy *p)
 {
-	int found = bp_policy_get(r->db, r->key.account_id, id, p);
+	char why[WHY_MAX];
+	int found = bp_policy_find(r->db, &r->key, id, p, why, sizeof(why));
 
 	if (found == -1)
 		bp_error(r, 500, "internal_error", "database error");
 	else if (found == 0)
 		bp_error(r, 404, "not_found", "no gas policy %.40s", id);
+	else if (found == BP_POLICY_OTHER_KIND)
+		bp_error(r, 403, "forbidden", "%s", why);
 	return found;
 }
 
@@ -187,6 +203,8 @@ policy_patch(struct bp_req *r)
 		return r->status;
 	if (bp_policy_input(config, body, 0, &in, why, sizeof(why)) == -1)
 		rc = bp_error(r, 400, "invalid_request", "%s", why);
+	else if (find_policy(r, bp_req_param(r, "id"), &p) != 1)
+		rc = r->status;
 	else if ((found = bp_policy_update(r->db, r->key.account_id, bp_req_param(r, "id"),
 	    in.name, in.has_rules ? &in.rules : NULL, in.has_status ? &in.status : NULL, &p)) == -1)
 		rc = bp_error(r, 500, "internal_error", "database error");
@@ -203,9 +221,12 @@ static int
 policy_delete(struct bp_req *r)
 {
 	const char *id = bp_req_param(r, "id");
-	int found = bp_policy_delete(r->db, r->key.account_id, id);
+	struct bp_policy p;
+	int found;
 
-	if (found == -1)
+	if (find_policy(r, id, &p) != 1)
+		return r->status;
+	if ((found = bp_policy_delete(r->db, r->key.account_id, id)) == -1)
 		return bp_error(r, 500, "internal_error", "database error");
 	if (found == 0)
 		return bp_error(r, 404, "not_found", "no gas policy %.40s", id);
@@ -254,7 +275,7 @@ sponsor(struct bp_req *r)
 	else if (key = bp_paymaster_keys_get(&signer, config, net),
 	    bp_sponsor_allowed(&p, net, key, &res) != 0)
 		rc = bp_error(r, res.status, res.code, "%s: %s", res.field, res.message);
-	else if (bp_sponsor(r->db, r->ctx, config, net, key, &p,
+	else if (bp_sponsor(r->db, r->ctx, config, net, key, &r->key, &p,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)

@@ -113,6 +113,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "rps = 1000"
 			echo "burst = 0"
 			echo "ws_connections = 3"
+			echo "[plan sponsor]"
+			echo "rps = 1000"
+			echo "sponsor_usd_per_day = 50"
 		fi
 		echo
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
@@ -126,6 +129,12 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "# A mainnet that is the devchain again, so the tests can see live and test keys"
 			echo "# treated differently; nothing else about it is real."
 			chain_section ethereum.mainnet evm 31337 false "index = false" "upstream = $chain"
+			# Its ERC-4337 contracts (no paymaster key): live keys make mainnet wallets and
+			# policies there, which test keys must not see (tenant fences).
+			if [ -f "$dir/devchain.ini" ]; then
+				grep -E '^(entry_point|account_factory|account_implementation) = ' \
+					"$dir/devchain.ini"
+			fi
 			echo
 			echo "# A chain with only a mainnet: a test key has no network for it on REST paths."
 			chain_section polygon.mainnet evm 31337 false "index = false" "upstream = $chain"

@@ -25,10 +25,28 @@ const uint8_t bp_bundler_dummy_sig[65] = {
 };
 
 /*
+ * A refusal of sponsorship as an ERC-7677 error: a policy's refusal (403) is a rejected
+ * paymaster, a bad member (400) bad params, the rest internal. Returns -1 with c->err set.
+ */
+static int
+pm_refused(struct bp_bundler_call *c, const struct bp_sponsor_result *res)
+{
+	switch (res->status) {
+	case 400:
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "%s", res->message);
+	case 403:
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_REJECTED_PAYMASTER,
+		    "the policy refused: %s", res->message);
+	default:
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "%s", res->message);
+	}
+}
+
+/*
  * The common checks of both methods: params [op, entryPoint, chainIdHex, {policyId}], the
- * entry point and chain of this network, and the caller's policy, which must pass
- * bp_sponsor_allowed (active, of this chain, a paymaster key). 0 with p filled, or -1 with
- * c->err set.
+ * entry point and chain of this network, and the caller's policy, of the key's kind (test or
+ * live network), which must pass bp_sponsor_allowed (active, of this chain and network, a
+ * paymaster key). 0 with p filled, or -1 with c->err set.
  */
 static int
 pm_checks(struct bp_bundler_call *c, struct bp_policy *p)
@@ -36,6 +54,7 @@ pm_checks(struct bp_bundler_call *c, struct bp_policy *p)
 	struct bp_sponsor_result res;
 	const cJSON *ctx, *pid;
 	const char *ep, *cid;
+	char why[sizeof(res.message)];
 	uint8_t a[20], want[20];
 	uint64_t id;
 	int found;
@@ -61,14 +80,17 @@ pm_checks(struct bp_bundler_call *c, struct bp_policy *p)
 	if (!cJSON_IsString(pid))
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "the context must be "
 		    "{\"policyId\": \"gp_...\"}");
-	if ((found = bp_policy_get(c->r->db, c->r->key.account_id, pid->valuestring, p)) == -1)
+	if ((found = bp_policy_find(c->r->db, &c->r->key, pid->valuestring, p, why,
+	    sizeof(why))) == -1)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 0)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "no gas policy %.40s",
 		    pid->valuestring);
+	if (found == BP_POLICY_OTHER_KIND)
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "%s", why);
 	/* The rules POST /v1/gas/sponsor applies too, without the member names of its body. */
 	if (bp_sponsor_allowed(p, c->net, c->pm_key, &res) != 0)
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "%s", res.message);
+		return pm_refused(c, &res);
 	return 0;
 }
 
@@ -98,18 +120,9 @@ bp_bundler_pm_data(struct bp_bundler_call *c)
 
 	if (pm_checks(c, &p) == -1)
 		return -1;
-	switch (bp_sponsor(c->r->db, c->up, c->r->cfg, c->net, c->pm_key, &p,
-	    cJSON_GetArrayItem(c->params, 0), &res)) {
-	case 200:
-		break;
-	case 400:
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "%s", res.message);
-	case 403:
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_REJECTED_PAYMASTER, "the policy refused: %s",
-		    res.message);
-	default:
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "%s", res.message);
-	}
+	if (bp_sponsor(c->r->db, c->up, c->r->cfg, c->net, c->pm_key, &c->r->key, &p,
+	    cJSON_GetArrayItem(c->params, 0), &res) != 200)
+		return pm_refused(c, &res);
 	bp_hex_encode(res.grant.pnd, sizeof(res.grant.pnd), hex, sizeof(hex));
 	return bp_buf_printf(c->result, "{\"paymasterAndData\":\"%s\"}", hex);
 }

@@ -93,6 +93,8 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "gas_sample_max_age", VT_INT, 1, 86400, CFG(gas_sample_max_age) },
 	{ SEC_SERVER, "paymaster_validity", VT_INT, 10, 86400, CFG(paymaster_validity) },
 	{ SEC_CHAIN, "paymaster_key_file", VT_PATH, 0, 0, NET(paymaster_key_file) },
+	{ SEC_PLAN, "sponsor_usd_per_day", VT_DECIMAL, 0, 0, PLAN(sponsor_usd_per_day) },
+	{ SEC_SERVER, "sponsor_usd_per_day", VT_DECIMAL, 0, 0, CFG(sponsor_usd_per_day) },
 	{ SEC_CHAIN, "block_seconds", VT_INT, 1, 3600, NET(block_seconds) },
 	{ SEC_CHAIN, "gas_sample", VT_BOOL, 0, 1, NET(gas_sample) },
 	{ SEC_CHAIN, "gas_priority_floor", VT_DECIMAL, 0, 0, NET(gas_priority_floor) },
@@ -134,9 +136,9 @@ static const struct rule rules[] = {
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
 static const struct bp_plan default_plans[] = {
-	{ "free", 10, 100000, 200, 0, 10, 5, 1000, BP_PLAN_BURST },
-	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0, BP_PLAN_BURST },
-	{ "enterprise", 0, 0, 0, 1, 0, 0, 0, BP_PLAN_BURST },
+	{ "free", 10, 100000, 200, 0, 10, 5, 1000, BP_PLAN_BURST, "10" },
+	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0, BP_PLAN_BURST, "1000" },
+	{ "enterprise", 0, 0, 0, 1, 0, 0, 0, BP_PLAN_BURST, "0" },
 };
 
 struct loader {

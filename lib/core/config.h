@@ -41,6 +41,8 @@ struct bp_plan {
 	/* ---- Rate limits (docs/limits.md) ---- */
 	int64_t		burst;		/* seconds' worth of rps and cups a key may spend at once;
 					   0: counted per calendar second */
+	/* ---- Gas (docs/gas.md) ---- */
+	char		sponsor_usd_per_day[BP_DECIMAL_MAX];	/* USD sponsored; "0" = no cap */
 };
 
 /* The burst of a plan that does not set one: a dApp's page load or a sent transaction. */
@@ -134,6 +136,7 @@ struct bp_config {
 	/* ---- Gas (docs/gas.md) ---- */
 	int64_t		gas_sample_max_age;	/* seconds before /prices samples again (30) */
 	int64_t		paymaster_validity;	/* seconds a sponsorship signature is valid (600) */
+	char		sponsor_usd_per_day[BP_DECIMAL_MAX];	/* the server's; "" or "0": no cap */
 	struct bp_prices prices[BP_MAX_PRICES];
 	size_t		nprices;
 	/* ---- Tokens (docs/tokens.md) ---- */

@@ -32,6 +32,16 @@
 /* The ERC1967Proxy creation code of SimpleAccountFactory v0.6 (1985 bytes). */
 extern const uint8_t	bp_simple_account_proxy_code[];
 extern const size_t	bp_simple_account_proxy_code_len;
+/*
+ * What the creation code deploys: the proxy's runtime code, the same for every wallet of such
+ * a factory (no immutables), at these bytes of bp_simple_account_proxy_code (checked against
+ * a deployed wallet of the devchain). Which implementation it runs is in the EIP-1967 slot.
+ */
+#define BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF	1101
+#define BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN	845
+/* bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1). */
+#define BP_SIMPLE_ACCOUNT_IMPL_SLOT \
+	"0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"
 
 /*
  * Parses a salt as the API takes it (SPEC.md section 4): a uint256 written in decimal ("0",

@@ -328,10 +328,12 @@ bp_policy_check(const struct bp_policy_rules *r, const struct bp_userop_call *ca
 static const struct bp_valid_field create_fields[] = {
 	{ "name", BP_VALID_STRING, 1, 0, NULL },
 	{ "chain", BP_VALID_STRING, 1, 0, NULL },
+	{ "network", BP_VALID_STRING, 0, BP_NAME_MAX - 1, NULL },
 };
 static const struct bp_valid_field patch_fields[BP_NITEMS(create_fields)] = {
 	{ "name", BP_VALID_STRING, 0, 0, NULL },
 	{ "status", BP_VALID_STRING, 0, 0, NULL },
+	{ "network", BP_VALID_STRING, 0, BP_NAME_MAX - 1, NULL },
 };
 
 int
@@ -349,6 +351,11 @@ bp_policy_input(const struct bp_config *cfg, const cJSON *body, int create,
 	in->name = v[0];
 	in->chain = create ? v[1] : NULL;
 	status = create ? NULL : v[1];
+	in->network = v[2];
+	if (!create && in->network != NULL) {
+		snprintf(why, cap, "network cannot be changed (make a policy on the other network)");
+		return -1;
+	}
 	for (s = in->name; s != NULL && *s != '\0'; s++)	/* UTF-8 characters */
 		chars += ((unsigned char)*s & 0xc0) != 0x80;
 	if (chars > BP_POLICY_NAME_CHARS) {
@@ -390,7 +397,9 @@ bp_policy_json(const struct bp_policy *p, const struct bp_policy_spend *sp, stru
 
 	fail = bp_buf_printf(b, "{\"id\":\"%s\",\"name\":\"", p->id) == -1 ||
 	    bp_buf_json_str(b, p->name) == -1 ||
-	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"rules\":", p->chain) == -1 ||
+	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"network\":%s%s%s,\"rules\":", p->chain,
+	    p->network[0] ? "\"" : "", p->network[0] ? p->network : "null",
+	    p->network[0] ? "\"" : "") == -1 ||
 	    bp_policy_rules_json(&p->rules, b) == -1 ||
 	    bp_buf_printf(b, ",\"status\":\"%s\"", status_names[p->status]) == -1 ||
 	    bp_buf_json_time(b, "created_at", p->created_at) == -1 ||
@@ -405,7 +414,7 @@ bp_policy_json(const struct bp_policy *p, const struct bp_policy_spend *sp, stru
 
 /* ---- the tables ---- */
 
-#define POLICY_COLS "id, name, chain, rules, status, created_at, updated_at"
+#define POLICY_COLS "id, name, chain, rules, status, created_at, updated_at, network, testnet"
 
 static int
 policy_row(struct bp_stmt *st, struct bp_policy *p)
@@ -422,6 +431,8 @@ policy_row(struct bp_stmt *st, struct bp_policy *p)
 	    strcmp(bp_col_text(st, 4), "active") == 0 ? BP_POLICY_ACTIVE : BP_POLICY_DELETED;
 	p->created_at = bp_col_int(st, 5);
 	p->updated_at = bp_col_int(st, 6);
+	bp_strlcpy(p->network, bp_col_text(st, 7), sizeof(p->network));
+	p->testnet = bp_col_int(st, 8) != 0;
 	j = cJSON_Parse(bp_col_text(st, 3));
 	rc = bp_policy_rules_parse(j, &p->rules, why, sizeof(why));
 	cJSON_Delete(j);
@@ -460,11 +471,26 @@ rules_text(const struct bp_policy_rules *r, struct bp_buf *b)
 }
 
 int
-bp_policy_create(struct bp_db *db, int64_t account_id, const char *name, const char *chain,
-    const struct bp_policy_rules *rules, struct bp_policy *out)
+bp_policy_find(struct bp_db *db, const struct bp_key *key, const char *id,
+    struct bp_policy *out, char *why, size_t cap)
+{
+	int found = bp_policy_get(db, key->account_id, id, out);
+
+	if (found != 1 || out->testnet == key->test)
+		return found;
+	snprintf(why, cap, "policy %s is on %s %s: %s keys use only %s policies", out->id,
+	    out->chain, out->network[0] != '\0' ? out->network : "(live)",
+	    key->test ? "test" : "live", key->test ? "test-network" : "live-network");
+	return BP_POLICY_OTHER_KIND;
+}
+
+int
+bp_policy_create(struct bp_db *db, int64_t account_id, const char *name,
+    const struct bp_network *net, const struct bp_policy_rules *rules, struct bp_policy *out)
 {
 	static const char sql[] = "INSERT INTO gas_policies (id, account_id, name, chain, rules,"
-	    " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?)";
+	    " status, created_at, updated_at, network, testnet)"
+	    " VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)";
 	struct bp_stmt *st;
 	struct bp_buf b;
 	uint8_t rnd[12];
@@ -481,10 +507,12 @@ bp_policy_create(struct bp_db *db, int64_t account_id, const char *name, const c
 	bp_stmt_text(st, 1, id);
 	bp_stmt_int(st, 2, account_id);
 	bp_stmt_text(st, 3, name);
-	bp_stmt_text(st, 4, chain);
+	bp_stmt_text(st, 4, net->chain);
 	bp_stmt_text(st, 5, b.data);
 	bp_stmt_int(st, 6, now);
 	bp_stmt_int(st, 7, now);
+	bp_stmt_text(st, 8, net->network);
+	bp_stmt_int(st, 9, net->testnet != 0);
 	if (bp_stmt_step(st) == BP_DB_DONE)
 		rc = bp_policy_get(db, account_id, id, out);
 	bp_stmt_reset(st);
@@ -603,16 +631,26 @@ list_item(struct bp_stmt *st, struct bp_buf *b)
 }
 
 int
-bp_policy_list(struct bp_db *db, int64_t account_id, const enum bp_policy_status *status,
+bp_policy_list(struct bp_db *db, const struct bp_key *key, const enum bp_policy_status *status,
     int64_t page, int64_t limit, struct bp_buf *b)
 {
-	static const char sql_count[] = "SELECT count(*) FROM gas_policies WHERE account_id = ?"
-	    " AND status <> 'deleted' AND (?2 IS NULL OR status = ?2)";
-	static const char sql_page[] = "SELECT " POLICY_COLS " FROM gas_policies"
-	    " WHERE account_id = ? AND status <> 'deleted' AND (?2 IS NULL OR status = ?2)"
-	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+	/* The key's kind is in the text (bp_db_list_page binds account, status, limit, offset). */
+#define WHERE(kind) " WHERE account_id = ? AND testnet = " kind " AND status <> 'deleted'" \
+	" AND (?2 IS NULL OR status = ?2)"
+#define PAGE " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+	static const char *const sql_count[2] = {
+		"SELECT count(*) FROM gas_policies" WHERE("0"),
+		"SELECT count(*) FROM gas_policies" WHERE("1"),
+	};
+	static const char *const sql_page[2] = {
+		"SELECT " POLICY_COLS " FROM gas_policies" WHERE("0") PAGE,
+		"SELECT " POLICY_COLS " FROM gas_policies" WHERE("1") PAGE,
+	};
+#undef WHERE
+#undef PAGE
+	int k = key->test != 0;
 
-	return bp_db_list_page(db, sql_count, sql_page, account_id,
+	return bp_db_list_page(db, sql_count[k], sql_page[k], key->account_id,
 	    status != NULL ? status_names[*status] : NULL, page, limit, "policies", list_item, b);
 }
 
@@ -696,10 +734,58 @@ record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
 	return ok ? 0 : -1;
 }
 
+/*
+ * Inside the transaction: adds usd to the day's row of budget scope (an account, or 0 for the
+ * server) unless that passes cap (a decimal; "" or "0": no cap). 1 added, 0 over (why set
+ * naming what), -1 database error.
+ */
+static int
+budget_add(struct bp_db *db, int64_t scope, const char *cap_usd, const char *what,
+    const struct bp_u256 *usd, int64_t day, char *why, size_t cap)
+{
+	static const char sql_get[] = "SELECT usd FROM gas_budget_days WHERE account_id = ?"
+	    " AND day = ?";
+	static const char sql_set[] = "INSERT INTO gas_budget_days (account_id, day, usd)"
+	    " VALUES (?, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET usd = excluded.usd";
+	struct bp_u256 limit, sum;
+	struct bp_stmt *st;
+	char text[BP_U256_UNITS_MAX];
+	int ok, capped;
+
+	capped = cap_usd != NULL && usd_units(cap_usd, &limit) == 0 && !bp_u256_is_zero(&limit);
+	if (capped && usd == NULL) {
+		snprintf(why, cap, "%s: the USD price of this chain's coin is not known, so the "
+		    "cost cannot be counted", what);
+		return 0;
+	}
+	if ((st = bp_db_stmt(db, sql_get)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, scope);
+	bp_stmt_int(st, 2, day);
+	ok = bp_stmt_step(st) != BP_DB_ERROR && usd_units(bp_col_text(st, 0), &sum) == 0 &&
+	    (usd == NULL || bp_u256_add(&sum, &sum, usd) == 0);
+	bp_stmt_reset(st);
+	if (!ok)
+		return -1;
+	if (capped && bp_u256_cmp(&sum, &limit) > 0) {
+		snprintf(why, cap, "%s: %s USD a day (UTC) would be passed", what, cap_usd);
+		return 0;
+	}
+	usd_text(&sum, text);
+	if ((st = bp_db_stmt(db, sql_set)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, scope);
+	bp_stmt_int(st, 2, day);
+	bp_stmt_text(st, 3, text);
+	ok = bp_stmt_step(st) == BP_DB_DONE;
+	bp_stmt_reset(st);
+	return ok ? 1 : -1;
+}
+
 int
 bp_policy_record(struct bp_db *db, const struct bp_policy *p, const char *network,
-    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd, char *why,
-    size_t cap)
+    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd,
+    const struct bp_policy_budget *budget, char *why, size_t cap)
 {
 	static const char sql_user[] = "SELECT count(*) FROM gas_sponsorships"
 	    " WHERE policy_id = ? AND sender = ? AND day = ?";
@@ -730,6 +816,19 @@ bp_policy_record(struct bp_db *db, const struct bp_policy *p, const char *networ
 			snprintf(why, cap, "rate_limit: the policy sponsored %lld operations in the "
 			    "last %lld seconds", (long long)n, (long long)r->rate_period);
 			rc = BP_RULE_RATE_LIMIT;
+			goto out;
+		}
+	}
+	if (budget != NULL) {
+		int n1, n2 = 0;
+
+		if ((n1 = budget_add(db, budget->account_id, budget->account_usd,
+		    "sponsor_usd_per_day (the plan's budget)", usd, now / DAY, why, cap)) == -1 ||
+		    (n1 == 1 && (n2 = budget_add(db, 0, budget->server_usd,
+		    "sponsor_usd_per_day (the server's budget)", usd, now / DAY, why, cap)) == -1))
+			goto out;
+		if (n1 == 0 || n2 == 0) {
+			rc = BP_POLICY_BUDGET;
 			goto out;
 		}
 	}

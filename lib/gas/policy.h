@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/auth.h"
 #include "core/buf.h"
 #include "core/config.h"
 #include "evm/u256.h"
@@ -63,6 +64,8 @@ struct bp_policy {
 	char			 id[BP_POLICY_ID_MAX];
 	char			 name[BP_POLICY_NAME_MAX];
 	char			 chain[BP_NAME_MAX];
+	char			 network[BP_NAME_MAX];	/* "": made before networks (live) */
+	int			 testnet;	/* its network's kind: which keys see it */
 	enum bp_policy_status	 status;
 	int64_t			 created_at;
 	int64_t			 updated_at;
@@ -106,6 +109,7 @@ int		 bp_policy_check(const struct bp_policy_rules *, const struct bp_userop_cal
 struct bp_policy_input {
 	const char		*name;		/* NULL: not given */
 	const char		*chain;		/* NULL: not given */
+	const char		*network;	/* NULL: not given (the key's kind's network) */
 	int			 has_rules;
 	struct bp_policy_rules	 rules;
 	int			 has_status;
@@ -113,8 +117,8 @@ struct bp_policy_input {
 };
 
 /*
- * Reads the body of POST /v1/gas/policies (create: name, chain, rules required; status not
- * taken) or of PATCH (any of name, rules, status; at least one): name 1 to 100 characters,
+ * Reads the body of POST /v1/gas/policies (create: name, chain, rules required, network
+ * optional; status not taken) or of PATCH (any of name, rules, status; at least one): name 1 to 100 characters,
  * chain an EVM chain of cfg, rules as bp_policy_rules_parse, status active or paused. Other
  * members are ignored. Returns 0, or -1 with why starting with the member at fault.
  */
@@ -125,11 +129,24 @@ int		 bp_policy_input(const struct bp_config *cfg, const cJSON *body, int create
 int		 bp_policy_json(const struct bp_policy *, const struct bp_policy_spend *,
 		    struct bp_buf *b);
 
-/* Table functions: 1 found (or done), 0 no such policy of the account, -1 error (logged). */
+/*
+ * Table functions: 1 found (or done), 0 no such policy of the account, -1 error (logged).
+ * A policy is made on net and belongs to its kind (test or live network).
+ */
 int		 bp_policy_create(struct bp_db *, int64_t account_id, const char *name,
-		    const char *chain, const struct bp_policy_rules *, struct bp_policy *out);
+		    const struct bp_network *net, const struct bp_policy_rules *,
+		    struct bp_policy *out);
 int		 bp_policy_get(struct bp_db *, int64_t account_id, const char *id,
 		    struct bp_policy *out);
+
+#define BP_POLICY_OTHER_KIND	2
+/*
+ * The policy id of key's account as key may use it: 1 with out filled, 0 none (or deleted),
+ * BP_POLICY_OTHER_KIND for a policy of the other kind than key's (a test key sees only
+ * test-network policies, a live key only live ones: 403) with why set, -1 error.
+ */
+int		 bp_policy_find(struct bp_db *, const struct bp_key *key, const char *id,
+		    struct bp_policy *out, char *why, size_t cap);
 /* Updates what is not NULL; out is the policy after the update. */
 int		 bp_policy_update(struct bp_db *, int64_t account_id, const char *id,
 		    const char *name, const struct bp_policy_rules *rules,
@@ -137,21 +154,32 @@ int		 bp_policy_update(struct bp_db *, int64_t account_id, const char *id,
 int		 bp_policy_delete(struct bp_db *, int64_t account_id, const char *id);
 int		 bp_policy_spend(struct bp_db *, const char *id, struct bp_policy_spend *out);
 /*
- * Appends {"policies":[...],"page":P,"limit":L,"total":T} of the account's policies (status
- * NULL: every one not deleted), newest first. 0 or -1.
+ * Appends {"policies":[...],"page":P,"limit":L,"total":T} of the policies of key's account and
+ * kind (status NULL: every one not deleted), newest first. 0 or -1.
  */
-int		 bp_policy_list(struct bp_db *, int64_t account_id, const enum bp_policy_status *,
-		    int64_t page, int64_t limit, struct bp_buf *b);
+int		 bp_policy_list(struct bp_db *, const struct bp_key *key,
+		    const enum bp_policy_status *, int64_t page, int64_t limit, struct bp_buf *b);
+
+/* The sponsorship budgets in USD per UTC day: "" or "0" is no cap. */
+struct bp_policy_budget {
+	int64_t		 account_id;	/* whose sponsorship: the policy's account */
+	const char	*account_usd;	/* the account's plan's sponsor_usd_per_day */
+	const char	*server_usd;	/* [server] sponsor_usd_per_day, every account together */
+};
+
+#define BP_POLICY_BUDGET	(BP_RULE__MAX + 1)	/* bp_policy_record: a budget refused */
 
 /*
  * Records one sponsorship of policy p for sender on network, after counting, in one
  * BEGIN IMMEDIATE transaction (so parallel requests of any process cannot both pass a limit):
- * max_per_user_per_day for sender this UTC day and rate_limit over the last period. usd is
- * the worst case in 10^-36 USD or NULL. Returns -1 recorded, the rule refused (why set), or
+ * max_per_user_per_day for sender this UTC day, rate_limit over the last period, and the
+ * budgets (NULL: none) of the account and of the server this UTC day, which the sponsorship
+ * adds to. usd is the worst case in 10^-36 USD or NULL (refused under a budget: it cannot be
+ * counted). Returns -1 recorded, the rule refused or BP_POLICY_BUDGET (why set, naming it), or
  * BP_RULE__MAX on a database error (logged).
  */
 int		 bp_policy_record(struct bp_db *, const struct bp_policy *p, const char *network,
 		    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd,
-		    char *why, size_t cap);
+		    const struct bp_policy_budget *budget, char *why, size_t cap);
 
 #endif

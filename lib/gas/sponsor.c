@@ -5,8 +5,11 @@
 
 #include "core/db.h"
 #include "core/hex.h"
+#include "core/log.h"
 #include "evm/address.h"
+#include "evm/simple_account.h"
 #include "evm/userop.h"
+#include "rpc/rpc_client.h"
 #include "sponsor.h"
 #include "token/price.h"
 
@@ -33,13 +36,19 @@ bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net, cons
 {
 	memset(out, 0, sizeof(*out));
 	out->field = "policy_id";
+	/* A refusal by the policy itself, as its rules' are: 403 naming the state. */
 	if (p->status != BP_POLICY_ACTIVE)
-		return refuse(out, 400, "invalid_request", "policy %s is %s", p->id,
+		return refuse(out, 403, "forbidden", "policy %s is %s", p->id,
 		    bp_policy_status_name(p->status));
 	out->field = "chain";
 	if (strcmp(p->chain, net->chain) != 0)
 		return refuse(out, 400, "invalid_request", "policy %s is for chain %s", p->id,
 		    p->chain);
+	/* Its network; one made before policies had networks is for its chain's live ones. */
+	out->field = "network";
+	if (p->network[0] != '\0' ? strcmp(p->network, net->network) != 0 : net->testnet != 0)
+		return refuse(out, 400, "invalid_request", "policy %s is for %s %s, not %s", p->id,
+		    p->chain, p->network[0] != '\0' ? p->network : "(live)", net->network);
 	if (key == NULL)
 		return refuse(out, 400, "invalid_request", "sponsorship is not available on %s %s "
 		    "(no paymaster and signer key configured)", net->chain, net->network);
@@ -47,11 +56,74 @@ bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net, cons
 	return out->status = 0;
 }
 
+/*
+ * 1 when the sender of op is an account whose calls bp_userop_calls decodes truly: SimpleAccount
+ * v0.6 of net's configured factory and implementation. A first op is one when its initCode's
+ * factory is that factory (which deploys only that proxy over that implementation); a deployed
+ * sender when its code is that ERC1967Proxy and its EIP-1967 slot holds the implementation (one
+ * batch: eth_getCode, eth_getStorageAt). Any other sender could run an execute that ignores its
+ * target, so contract and method rules cannot bound it: 0. -1 when the node did not answer.
+ */
+static int
+known_account(struct bp_upstream *up, const struct bp_network *net, const struct bp_userop *op)
+{
+	struct bp_rpc_client_call calls[2];
+	const uint8_t *runtime = bp_simple_account_proxy_code + BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF;
+	const char *code, *slot;
+	uint8_t factory[20], impl[20], word[32], have[BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN];
+	char sender[BP_ADDR_STR_MAX];
+	cJSON *p[2];
+	size_t i;
+	int rc = -1;
+
+	if (bp_addr_parse(net->account_factory, strlen(net->account_factory), 0, factory) == -1 ||
+	    bp_addr_parse(net->account_implementation, strlen(net->account_implementation), 0,
+	    impl) == -1)
+		return 0;	/* no known implementation on this network */
+	if (op->len[BP_USEROP_INIT_CODE] > 0)
+		return op->len[BP_USEROP_INIT_CODE] >= 20 &&
+		    memcmp(op->bytes[BP_USEROP_INIT_CODE], factory, 20) == 0;
+	bp_addr_format_lower(op->sender, sender, sizeof(sender));
+	p[0] = cJSON_CreateArray();
+	p[1] = cJSON_CreateArray();
+	memset(calls, 0, sizeof(calls));
+	calls[0].method = "eth_getCode";
+	calls[0].params = p[0];
+	calls[1].method = "eth_getStorageAt";
+	calls[1].params = p[1];
+	if (p[0] == NULL || p[1] == NULL ||
+	    !cJSON_AddItemToArray(p[0], cJSON_CreateString(sender)) ||
+	    !cJSON_AddItemToArray(p[0], cJSON_CreateString("latest")) ||
+	    !cJSON_AddItemToArray(p[1], cJSON_CreateString(sender)) ||
+	    !cJSON_AddItemToArray(p[1], cJSON_CreateString(BP_SIMPLE_ACCOUNT_IMPL_SLOT)) ||
+	    !cJSON_AddItemToArray(p[1], cJSON_CreateString("latest")))
+		goto out;
+	if (bp_rpc_client_batch(up, net, calls, 2) != 2 || !cJSON_IsString(calls[0].result) ||
+	    !cJSON_IsString(calls[1].result)) {
+		bp_warn("%s.%s: the code of sender %s: %s", net->chain, net->network, sender,
+		    calls[0].result == NULL ? calls[0].err.message : calls[1].err.message);
+		goto out;
+	}
+	code = calls[0].result->valuestring;
+	slot = calls[1].result->valuestring;
+	rc = bp_hex_decode_fixed(code, strlen(code), have, sizeof(have)) == 0 &&
+	    memcmp(have, runtime, sizeof(have)) == 0 && bp_hex_decode_fixed(slot, strlen(slot), word, 32) == 0 &&
+	    memcmp(word, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) == 0 && memcmp(word + 12, impl, 20) == 0;
+out:
+	for (i = 0; i < 2; i++) {
+		cJSON_Delete(calls[i].result);
+		cJSON_Delete(p[i]);
+	}
+	return rc;
+}
+
 int
 bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg,
-    const struct bp_network *net, const uint8_t key[32], const struct bp_policy *p,
-    const cJSON *j, struct bp_sponsor_result *out)
+    const struct bp_network *net, const uint8_t key[32], const struct bp_key *who,
+    const struct bp_policy *p, const cJSON *j, struct bp_sponsor_result *out)
 {
+	const struct bp_policy_budget budget = { who->account_id, who->plan.sponsor_usd_per_day,
+	    cfg->sponsor_usd_per_day };
 	struct bp_userop_call calls[BP_USEROP_CALLS_MAX];
 	struct bp_userop op;
 	struct bp_price price;
@@ -59,7 +131,7 @@ bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg
 	const char *field;
 	char why[sizeof(out->message)];
 	int64_t now = (int64_t)time(NULL);
-	int ncalls, refused;
+	int ncalls, refused, known;
 
 	memset(out, 0, sizeof(*out));
 	if (bp_userop_from_json(j, &op, &field, why, sizeof(why)) == -1)
@@ -78,6 +150,20 @@ bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg
 		refuse(out, 403, "forbidden", "%s", why);
 		goto out;
 	}
+	/* The calls decoded above are the sender's only when it is an account we know. */
+	if ((p->rules.has & (1u << BP_RULE_ALLOWED_CONTRACTS | 1u << BP_RULE_ALLOWED_METHODS)) &&
+	    (known = known_account(up, net, &op)) != 1) {
+		if (known == -1)
+			refuse(out, 500, "internal_error", "the %s %s node did not answer; retry "
+			    "later", net->chain, net->network);
+		else
+			refuse(out, 403, "forbidden", "%s: the sender is not an account Blockport "
+			    "knows (SimpleAccount v0.6 of the configured factory, or a first "
+			    "operation whose initCode calls that factory), so its calls cannot be "
+			    "checked", p->rules.has & (1u << BP_RULE_ALLOWED_CONTRACTS) ?
+			    "allowed_contracts" : "allowed_methods");
+		goto out;
+	}
 	/* validAfter a minute back: a node whose clock is a little behind still accepts it. */
 	if (bp_paymaster_grant(up, net, key, &op, (uint64_t)(now + cfg->paymaster_validity),
 	    (uint64_t)(now - 60), &out->grant) == -1) {
@@ -86,7 +172,7 @@ bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg
 		goto out;
 	}
 	refused = bp_policy_record(db, p, net->network, op.sender, out->grant.op_hash,
-	    out->have_usd ? &out->usd : NULL, why, sizeof(why));
+	    out->have_usd ? &out->usd : NULL, &budget, why, sizeof(why));
 	if (refused == BP_RULE__MAX)
 		refuse(out, 500, "internal_error", "database error");
 	else if (refused >= 0)

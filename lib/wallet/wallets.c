@@ -398,10 +398,22 @@ parse_address(struct bp_error *err, const char *what, const char *s, uint8_t out
 }
 
 /*
+ * 403 for a wallet (or a network to make one on) of the kind the key is not: a test key sees
+ * and makes only test-network wallets of its account, a live key only live-network ones.
+ */
+static int
+fence_refuse(struct bp_error *err, const struct bp_key *key, const char *chain,
+    const char *network)
+{
+	return bp_error_set(err, 403, "forbidden", "%s keys may not use %s %s (a %s)",
+	    key->test ? "test" : "live", chain, network, key->test ? "mainnet" : "test network");
+}
+
+/*
  * The network a request names with chain (and optionally network) for this key, checked for
  * wallets: an EVM network with an entry point, account factory and implementation. NULL with
  * *err set: 400 for an unknown chain or network or one without wallets, 403 for a test key on
- * a chain that only has a mainnet (or a mainnet named).
+ * a chain that only has a mainnet (or a mainnet named) and for a live key naming a testnet.
  */
 static const struct bp_network *
 resolve_network(const struct bp_config *cfg, const struct bp_key *key, const char *chain,
@@ -423,9 +435,8 @@ resolve_network(const struct bp_config *cfg, const struct bp_key *key, const cha
 			    "chain: %s has no mainnet; name a test network in network", chain);
 		return NULL;
 	}
-	if (key->test && !net->testnet) {
-		bp_error_set(err, 403, "forbidden", "test keys may not use %s %s (a mainnet)", net->chain,
-		    net->network);
+	if (key->test != net->testnet) {
+		fence_refuse(err, key, net->chain, net->network);
 		return NULL;
 	}
 	if (net->kind != BP_CHAIN_EVM) {
@@ -470,6 +481,7 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 		return bp_error_set(err, 500, "internal_error", "bad account factory in the configuration");
 	bp_strlcpy(w->chain, net->chain, sizeof(w->chain));
 	bp_strlcpy(w->network, net->network, sizeof(w->network));
+	w->testnet = net->testnet;
 	bp_simple_account_address(w->factory, impl, w->owner, w->salt, w->address);
 
 	/*
@@ -486,7 +498,7 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 	addr_lower(w->address, a);
 	if ((*created = bp_wallets_db_insert(db, key, w, code == 1 ? BP_WALLET_DEPLOYED :
 	    BP_WALLET_COUNTERFACTUAL, code == 0 ? head : -1)) == -1 ||
-	    bp_wallets_db_find(db, key->account_id, a, w->chain, w->network, w) != 1)
+	    bp_wallets_db_find(db, key->account_id, a, w->chain, w->network, key->test, w) != 1)
 		return bp_error_db(err);
 	if (code == 1 && w->status != BP_WALLET_DEPLOYED) {
 		/* Created earlier, deployed since: say so now, the rest is for get. */
@@ -567,7 +579,7 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	if (chain != NULL && (chain[0] == '\0' || !chain_known(ws->cfg, chain)))
 		return bp_error_set(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
 	addr_lower(address, a);
-	if ((found = bp_wallets_db_find(db, key->account_id, a, chain, NULL, w)) == -1)
+	if ((found = bp_wallets_db_find(db, key->account_id, a, chain, NULL, key->test, w)) == -1)
 		return bp_error_db(err);
 	if (found == 0) {
 		if (mixed_case(param) && parse_address(err, "address", param, address) != 0)
@@ -577,6 +589,9 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	}
 	if (mixed_case(param) && strcmp(param + 2, w->address_cs + 2) != 0)
 		return bad_address(err, "address");
+	/* The account's wallet of the other kind only: no chain read for a key that may not see it. */
+	if (w->testnet != key->test)
+		return fence_refuse(err, key, w->chain, w->network);
 	net = bp_config_network(ws->cfg, w->chain, w->network);
 	factory_checksum(ws, w);
 
@@ -641,9 +656,11 @@ bp_wallets_list(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *ke
 	/* The stored status, or deployed when the indexer has it (the next get records it). */
 	if (chain != NULL && (chain[0] == '\0' || !chain_known(ws->cfg, chain)))
 		return bp_error_set(err, 400, "invalid_request", "chain: unknown chain \"%s\"", chain);
-	if (bp_wallets_db_count(db, key->account_id, chain, total) == -1)
+	/* Only the key's kind: a test key lists the test-network wallets of its account. */
+	if (bp_wallets_db_count(db, key->account_id, key->test, chain, total) == -1)
 		return bp_error_db(err);
-	switch (bp_wallets_db_page(db, key->account_id, chain, page, limit, list_row, &lc)) {
+	switch (bp_wallets_db_page(db, key->account_id, key->test, chain, page, limit, list_row,
+	    &lc)) {
 	case 0:
 		return 0;
 	case 1:

@@ -55,7 +55,8 @@ void		 bp_wallets_free(struct bp_wallets *);
 /*
  * Creates the wallet of req for key's account, idempotently: *created is 1 for a new row, 0
  * when the account had it. Returns 0 with *w filled, or -1 with *err set (400 for a bad member,
- * 403 for a test key on a mainnet, 500 for a factory that disagrees or a database error).
+ * 403 for a test key on a mainnet or a live key on a test network, 500 for a factory that
+ * disagrees or a database error).
  */
 int		 bp_wallets_create(struct bp_wallets *, struct bp_db *, const struct bp_key *key,
 		    const struct bp_wallets_create_req *req, struct bp_wallet *w, int *created,
@@ -64,14 +65,16 @@ int		 bp_wallets_create(struct bp_wallets *, struct bp_db *, const struct bp_key
 /*
  * The key's account's wallet at address (as the client wrote it: any case, a mixed-case one
  * must be a valid EIP-55 checksum), on chain when not NULL, with its nonce and deployment.
- * Returns 0 with *w filled, or -1 with *err set (400, 404, 500 when a needed chain read failed).
+ * Returns 0 with *w filled, or -1 with *err set (400, 404, 403 for a wallet of the other kind
+ * than the key's: test or live network; 500 when a needed chain read failed).
  */
 int		 bp_wallets_get(struct bp_wallets *, struct bp_db *, const struct bp_key *key,
 		    const char *address, const char *chain, struct bp_wallet *w,
 		    struct bp_error *err);
 
 /*
- * Calls fn for each of the key's account's wallets (on chain, when not NULL) of page (from 1)
+ * Calls fn for each of the key's account's wallets of the key's kind (test networks for a test
+ * key, live ones for a live key; on chain, when not NULL) of page (from 1)
  * of limit, newest first; fn returns 0 to go on. *total is the number of wallets. Returns 0, or
  * -1 with *err set (400 for an unknown chain, 500 for a database error or fn failing).
  */

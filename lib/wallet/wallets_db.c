@@ -35,7 +35,7 @@ bp_wallets_status_name(enum bp_wallet_status s)
 }
 
 #define WALLET_COLS "id, chain, network, address, owner, salt, factory, status, created_at," \
-	" checked_block, deploy_tx, deploy_block, deployed_at, address_eip55, owner_eip55"
+	" checked_block, deploy_tx, deploy_block, deployed_at, address_eip55, owner_eip55, testnet"
 
 /* Fills w from a row of WALLET_COLS; 0, or -1 for a row that does not parse (logged). */
 static int
@@ -71,6 +71,7 @@ wallet_row(struct bp_stmt *st, struct bp_wallet *w)
 	    bp_strlcpy(w->owner_cs, bp_col_text(st, 14), sizeof(w->owner_cs)) == -1)
 		goto bad;
 	w->nonce = -1;
+	w->testnet = bp_col_int(st, 15) != 0;
 	return 0;
 bad:
 	bp_err("%s: wallet %lld does not parse", __func__, (long long)w->id);
@@ -79,11 +80,11 @@ bad:
 
 /*
  * Reads the rows of st into w: the one with the lowest id (the wallet created first, when the
- * account has the address on several chains). Returns 1 found, 0 none, -1 database error.
- * Resets st.
+ * account has the address on several chains) among those of the kind testnet when there are
+ * such. Returns 1 found, 0 none, -1 database error. Resets st.
  */
 static int
-wallet_first(struct bp_stmt *st, struct bp_wallet *w)
+wallet_first(struct bp_stmt *st, int testnet, struct bp_wallet *w)
 {
 	struct bp_wallet cur;
 	enum bp_db_step step;
@@ -94,7 +95,8 @@ wallet_first(struct bp_stmt *st, struct bp_wallet *w)
 			step = BP_DB_ERROR;
 			break;
 		}
-		if (!found || cur.id < w->id)
+		if (!found || (cur.testnet == testnet && w->testnet != testnet) ||
+		    (cur.testnet == w->testnet && cur.id < w->id))
 			*w = cur;
 		found = 1;
 	}
@@ -104,7 +106,7 @@ wallet_first(struct bp_stmt *st, struct bp_wallet *w)
 
 int
 bp_wallets_db_find(struct bp_db *db, int64_t account, const char *address, const char *chain,
-    const char *network, struct bp_wallet *w)
+    const char *network, int testnet, struct bp_wallet *w)
 {
 	static const char sql_any[] = "SELECT " WALLET_COLS " FROM wallets"
 	    " WHERE account_id = ? AND address = ?";
@@ -122,7 +124,7 @@ bp_wallets_db_find(struct bp_db *db, int64_t account, const char *address, const
 		bp_stmt_text(st, 3, chain);
 	if (network != NULL)
 		bp_stmt_text(st, 4, network);
-	return wallet_first(st, w);
+	return wallet_first(st, testnet, w);
 }
 
 int
@@ -165,7 +167,8 @@ bp_wallets_db_insert(struct bp_db *db, const struct bp_key *key, const struct bp
 {
 	static const char sql[] = "INSERT INTO wallets (account_id, key_id, chain, network,"
 	    " address, owner, salt, factory, status, created_at, checked_block, address_eip55,"
-	    " owner_eip55) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING";
+	    " owner_eip55, testnet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	    " ON CONFLICT DO NOTHING";
 	struct bp_stmt *st;
 	char a[BP_ADDR_STR_MAX], o[BP_ADDR_STR_MAX], f[BP_ADDR_STR_MAX];
 	char salt_hex[BP_WALLETS_HASH_STR];
@@ -193,6 +196,7 @@ bp_wallets_db_insert(struct bp_db *db, const struct bp_key *key, const struct bp
 		bp_stmt_null(st, 11);
 	bp_stmt_text(st, 12, w->address_cs);
 	bp_stmt_text(st, 13, w->owner_cs);
+	bp_stmt_int(st, 14, w->testnet);
 	if (bp_stmt_step(st) == BP_DB_DONE)
 		rc = bp_db_changes(db) > 0;
 	bp_stmt_reset(st);
@@ -200,19 +204,22 @@ bp_wallets_db_insert(struct bp_db *db, const struct bp_key *key, const struct bp
 }
 
 int
-bp_wallets_db_count(struct bp_db *db, int64_t account, const char *chain, int64_t *total)
+bp_wallets_db_count(struct bp_db *db, int64_t account, int testnet, const char *chain,
+    int64_t *total)
 {
-	static const char sql[] = "SELECT count(*) FROM wallets WHERE account_id = ?";
+	static const char sql[] = "SELECT count(*) FROM wallets WHERE account_id = ?"
+	    " AND testnet = ?";
 	static const char sql_chain[] = "SELECT count(*) FROM wallets"
-	    " WHERE account_id = ? AND chain = ?";
+	    " WHERE account_id = ? AND testnet = ? AND chain = ?";
 	struct bp_stmt *st;
 
 	*total = -1;
 	if ((st = bp_db_stmt(db, chain ? sql_chain : sql)) == NULL)
 		return -1;
 	bp_stmt_int(st, 1, account);
+	bp_stmt_int(st, 2, testnet != 0);
 	if (chain != NULL)
-		bp_stmt_text(st, 2, chain);
+		bp_stmt_text(st, 3, chain);
 	if (bp_stmt_step(st) == BP_DB_ROW)
 		*total = bp_col_int(st, 0);
 	bp_stmt_reset(st);
@@ -220,14 +227,14 @@ bp_wallets_db_count(struct bp_db *db, int64_t account, const char *chain, int64_
 }
 
 int
-bp_wallets_db_page(struct bp_db *db, int64_t account, const char *chain, int64_t page,
-    int64_t limit, int (*fn)(const struct bp_wallets_item *, void *), void *arg)
+bp_wallets_db_page(struct bp_db *db, int64_t account, int testnet, const char *chain,
+    int64_t page, int64_t limit, int (*fn)(const struct bp_wallets_item *, void *), void *arg)
 {
 #define LIST_COLS "address_eip55, owner_eip55, chain, network, created_at, status, address"
 	static const char sql[] = "SELECT " LIST_COLS " FROM wallets"
-	    " WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?";
+	    " WHERE account_id = ? AND testnet = ? ORDER BY id DESC LIMIT ? OFFSET ?";
 	static const char sql_chain[] = "SELECT " LIST_COLS " FROM wallets"
-	    " WHERE account_id = ? AND chain = ? ORDER BY id DESC LIMIT ? OFFSET ?";
+	    " WHERE account_id = ? AND testnet = ? AND chain = ? ORDER BY id DESC LIMIT ? OFFSET ?";
 #undef LIST_COLS
 	struct bp_wallets_item it;
 	struct bp_stmt *st;
@@ -237,6 +244,7 @@ bp_wallets_db_page(struct bp_db *db, int64_t account, const char *chain, int64_t
 	if ((st = bp_db_stmt(db, chain ? sql_chain : sql)) == NULL)
 		return -1;
 	bp_stmt_int(st, idx++, account);
+	bp_stmt_int(st, idx++, testnet != 0);
 	if (chain != NULL)
 		bp_stmt_text(st, idx++, chain);
 	bp_stmt_int(st, idx++, limit);

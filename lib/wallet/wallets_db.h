@@ -46,6 +46,7 @@ struct bp_wallet {
 	int64_t			deploy_block;	/* -1: not known */
 	int64_t			deployed_at;	/* -1: not known */
 	int64_t			nonce;		/* get only: -1 unknown */
+	int			testnet;	/* its network's kind when it was created */
 };
 
 /* One wallet of a list; strings valid during the callback only. */
@@ -61,14 +62,16 @@ struct bp_wallets_item {
 
 /*
  * The account's wallet at address (lower-case text), on chain when not NULL and on network
- * when not NULL; the one created first when several chains have it. Returns 1 with *w filled
- * (nonce -1), 0 when none, -1 on a database error or a row that does not parse (logged).
+ * when not NULL; the one created first when several chains have it, among those of the kind
+ * testnet (1 test, 0 live) when there are such (so a key gets its own kind's row when the
+ * account has the address on both). Returns 1 with *w filled (nonce -1), 0 when none, -1 on a
+ * database error or a row that does not parse (logged).
  */
 int	bp_wallets_db_find(struct bp_db *, int64_t account, const char *address,
-	    const char *chain, const char *network, struct bp_wallet *w);
+	    const char *chain, const char *network, int testnet, struct bp_wallet *w);
 
 /*
- * Inserts w (address, owner and factory, salt, chain and network, EIP-55 forms) for key with
+ * Inserts w (address, owner and factory, salt, chain, network and its kind, EIP-55 forms) for key with
  * status, unless the account has it already; checked_block < 0 is NULL. Returns 1 inserted,
  * 0 there already, -1 on a database error.
  */
@@ -82,15 +85,20 @@ int	bp_wallets_db_insert(struct bp_db *, const struct bp_key *key, const struct 
  */
 int	bp_wallets_db_save_deployed(struct bp_db *, const struct bp_wallet *w);
 
-/* The number of the account's wallets (on chain when not NULL) into *total; 0 or -1. */
-int	bp_wallets_db_count(struct bp_db *, int64_t account, const char *chain, int64_t *total);
+/*
+ * The number of the account's wallets of the kind testnet (1 test, 0 live; on chain when not
+ * NULL) into *total; 0 or -1.
+ */
+int	bp_wallets_db_count(struct bp_db *, int64_t account, int testnet, const char *chain,
+	    int64_t *total);
 
 /*
- * Calls fn for each of the account's wallets (on chain when not NULL) of page (from 1) of
+ * Calls fn for each of the account's wallets of the kind testnet (on chain when not NULL) of
+ * page (from 1) of
  * limit, newest first, with the stored status and address_lower set; fn returns 0 to go on.
  * Returns 0, 1 when fn stopped, -1 on a database error.
  */
-int	bp_wallets_db_page(struct bp_db *, int64_t account, const char *chain, int64_t page,
-	    int64_t limit, int (*fn)(const struct bp_wallets_item *, void *), void *arg);
+int	bp_wallets_db_page(struct bp_db *, int64_t account, int testnet, const char *chain,
+	    int64_t page, int64_t limit, int (*fn)(const struct bp_wallets_item *, void *), void *arg);
 
 #endif

@@ -14,7 +14,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { api, assertError, env, newKey, sleep, waitFor } from './helpers.mjs';
+import { api, assertError, env, newKey, newKeyPair, sleep, waitFor } from './helpers.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -233,6 +233,34 @@ test('policies: create, validation naming the key, get with spend, list, patch, 
   assertError(assert, await api(`/v1/gas/policies/${p.id}`, { method: 'DELETE', key }), 404, 'not_found');
 });
 
+test('policies: a key sees and changes only its own kind (test or live network)', async () => {
+  const k = newKeyPair();
+  const rules = { max_gas_usd: '5' };
+  const live = await createPolicy({ name: 'live', chain: 'ethereum', rules }, k.live);
+  assert.equal(live.status, 201, live.text);
+  assert.equal(live.json.network, 'mainnet');
+  const test = await createPolicy({ name: 'test', chain: 'ethereum', rules }, k.test);
+  assert.equal(test.json.network, 'devnet');
+  const L = live.json.id, T = test.json.id;
+  // A leaked test key can neither read nor loosen nor remove the live policy.
+  for (const [method, body] of [['GET'], ['PATCH', { rules: { max_per_user_per_day: 1000 } }], ['DELETE']]) {
+    const res = await api(`/v1/gas/policies/${L}`, { method, key: k.test, body });
+    assertError(assert, res, 403, 'forbidden');
+    assert.match(res.json.error.message, /mainnet/);
+    assertError(assert, await api(`/v1/gas/policies/${T}`, { method: method === 'DELETE' ? 'GET' : method, key: k.live, body }), 403, 'forbidden');
+  }
+  const still = await api(`/v1/gas/policies/${L}`, { key: k.live });
+  assert.deepEqual(still.json.rules, rules, 'unchanged by the test key');
+  const refused = await sponsor({ chain: 'ethereum', network: 'mainnet', policy_id: L,
+    user_operation: userOp(randomSender(), '0x') }, k.test);
+  assertError(assert, refused, 403, 'forbidden');
+  assert.deepEqual((await api('/v1/gas/policies', { key: k.test })).json.policies.map((p) => p.id), [T]);
+  assert.deepEqual((await api('/v1/gas/policies', { key: k.live })).json.policies.map((p) => p.id), [L]);
+  assertError(assert, await createPolicy({ name: 'x', chain: 'ethereum', network: 'mainnet', rules }, k.test), 403, 'forbidden');
+  assertError(assert, await createPolicy({ name: 'x', chain: 'ethereum', network: 'devnet', rules }, k.live), 403, 'forbidden');
+  assertError(assert, await api(`/v1/gas/policies/${T}`, { method: 'PATCH', key: k.test, body: { network: 'failover' } }), 400, 'invalid_request');
+});
+
 test('policies and sponsorship: scopes', async () => {
   const dataOnly = newKey({ scopes: 'data:read' });
   assertError(assert, await createPolicy({ name: 'x', chain: 'ethereum', rules: { max_gas_usd: '1' } }, dataOnly), 403, 'forbidden');
@@ -242,32 +270,62 @@ test('policies and sponsorship: scopes', async () => {
   assert.equal((await createPolicy({ name: 'x', chain: 'ethereum', rules: { max_gas_usd: '1' } }, gasOnly)).status, 201);
 });
 
+// A counterfactual wallet of the configured factory: { sender, initCode } of its first op.
+async function wallet() {
+  const made = await api('/v1/wallets/create', { method: 'POST', key, body: { owner: randomSender(), chain: 'ethereum' } });
+  assert.equal(made.status, 201, made.text);
+  return { sender: made.json.address, initCode: made.json.init_code };
+}
+
+test('sponsorship: contract and method rules decode only accounts Blockport knows', async () => {
+  const { sender, initCode } = await wallet();
+  const contracts = await policy({ allowed_contracts: [TOKEN] });
+  const methods = await policy({ allowed_methods: ['transfer(address,uint256)'] });
+  const go = (id, op) => sponsor({ chain: 'ethereum', policy_id: id, user_operation: op });
+  assert.equal((await go(contracts, userOp(sender, transferCall(), { initCode }))).status, 200);
+  // A sender with code that is not the SimpleAccount proxy (the token itself), a factory that is
+  // not the configured one, and a sender with neither code nor initCode: execute's target
+  // proves nothing there, so the rule refuses them, naming itself.
+  const other = `${TOKEN}${initCode.slice(42)}`;
+  for (const [id, op, re] of [
+    [contracts, userOp(TOKEN, transferCall()), /^allowed_contracts: the sender is not an account/],
+    [methods, userOp(sender, transferCall(), { initCode: other }), /^allowed_methods: the sender is not an account/],
+    [contracts, userOp(randomSender(), transferCall()), /^allowed_contracts: the sender is not an account/],
+  ]) {
+    const res = await go(id, op);
+    assertError(assert, res, 403, 'forbidden');
+    assert.match(res.json.error.message, re);
+  }
+  // Without such rules any sender may be sponsored: nothing is decoded.
+  assert.equal((await go(await policy({ max_gas_usd: '100' }), userOp(TOKEN, '0x'))).status, 200);
+});
+
 test('sponsorship: every refusal names its rule; bad operations name the field', async () => {
-  const sender = randomSender();
+  const { sender, initCode } = await wallet();
   const contracts = await policy({ allowed_contracts: [TOKEN] });
   const methods = await policy({ allowed_methods: ['transfer(address,uint256)'] });
   const cheap = await policy({ max_gas_usd: '0.01' });
   const perUser = await policy({ max_per_user_per_day: 2 });
   const rate = await policy({ rate_limit: { count: 2, period_seconds: 3600 } });
-  const polygon = await policy({ max_gas_usd: '100' }, key, 'polygon');
+  const failover = (await createPolicy({ name: 'f', chain: 'ethereum', network: 'failover', rules: { max_gas_usd: '100' } })).json.id;
   const theirs = await policy({ max_gas_usd: '100' }, other);
-  const ok = (id, op = userOp(sender, transferCall())) => sponsor({ chain: 'ethereum', policy_id: id, user_operation: op });
+  const ok = (id, op = userOp(sender, transferCall(), { initCode })) => sponsor({ chain: 'ethereum', policy_id: id, user_operation: op });
   const refused = async (res, re) => {
     assertError(assert, res, 403, 'forbidden');
     assert.match(res.json.error.message, re);
   };
 
   assert.equal((await ok(contracts)).status, 200);
-  await refused(await ok(contracts, userOp(sender, transferCall(OTHER))), /^allowed_contracts/);
-  await refused(await ok(contracts, userOp(sender, '0xdeadbeef')), /^allowed_contracts/);
+  await refused(await ok(contracts, userOp(sender, transferCall(OTHER), { initCode })), /^allowed_contracts/);
+  await refused(await ok(contracts, userOp(sender, '0xdeadbeef', { initCode })), /^allowed_contracts/);
   assert.equal((await ok(methods)).status, 200);
-  await refused(await ok(methods, userOp(sender, approveCall())), /^allowed_methods/);
+  await refused(await ok(methods, userOp(sender, approveCall(), { initCode })), /^allowed_methods/);
   const batch = encodeFunctionData({ abi: accountAbi, functionName: 'executeBatch',
     args: [[TOKEN, TOKEN], [encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [sender, 0n] }),
       encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [sender, 0n] })]] });
-  await refused(await ok(methods, userOp(sender, batch)), /^allowed_methods/);
+  await refused(await ok(methods, userOp(sender, batch, { initCode })), /^allowed_methods/);
   await refused(await ok(cheap), /^max_gas_usd/);
-  const small = await ok(cheap, userOp(sender, transferCall(), { callGasLimit: '0x1', verificationGasLimit: '0x1',
+  const small = await ok(cheap, userOp(sender, transferCall(), { initCode, callGasLimit: '0x1', verificationGasLimit: '0x1',
     preVerificationGas: '0x1', maxFeePerGas: '0x1' }));
   assert.equal(small.status, 200, small.text);
   assert.equal(small.json.sponsored_gas_usd, '0.000000000000015');	// 5 gas x 1 wei x 3000 USD
@@ -281,17 +339,17 @@ test('sponsorship: every refusal names its rule; bad operations name the field',
 
   await api(`/v1/gas/policies/${methods}`, { method: 'PATCH', key, body: { status: 'paused' } });
   const p = await ok(methods);
-  assertError(assert, p, 400, 'invalid_request');
+  assertError(assert, p, 403, 'forbidden');
   assert.match(p.json.error.message, /paused/);
   await api(`/v1/gas/policies/${methods}`, { method: 'PATCH', key, body: { status: 'active' } });
   assert.equal((await ok(methods)).status, 200, 'active again');
   assertError(assert, await ok(theirs), 404, 'not_found');
-  const wrong = await ok(polygon);
+  const wrong = await ok(failover);
   assertError(assert, wrong, 400, 'invalid_request');
-  assert.match(wrong.json.error.message, /^chain/);
+  assert.match(wrong.json.error.message, /^network/);
   assertError(assert, await ok('gp_000000000000000000000000'), 404, 'not_found');
 
-  const op = userOp(sender, transferCall());
+  const op = userOp(sender, transferCall(), { initCode });
   for (const [field, value] of [['sender', '0x1234'], ['nonce', '0x'], ['nonce', 5], ['callData', '0x123'],
     ['maxFeePerGas', undefined], ['callGasLimit', `0x${'1'.repeat(65)}`], ['initCode', 'zz'], ['signature', '0xz1']]) {
     const bad = await ok(contracts, { ...op, [field]: value });
@@ -318,6 +376,20 @@ test('sponsorship: parallel requests never pass max_per_user_per_day', async () 
   assert.deepEqual(statuses, [200, 200, 200, ...Array(9).fill(403)], results.map((r) => r.text).join('\n'));
   const got = await api(`/v1/gas/policies/${id}`, { key });
   assert.equal(got.json.spend.total.count, 3);
+});
+
+test('sponsorship: the plan\'s sponsor_usd_per_day bounds an account, parallel requests included', async () => {
+  const small = newKey({ plan: 'sponsor' });	// 50 USD a day; each op below is 27.96 USD worst case
+  const res = await createPolicy({ name: 'b', chain: 'ethereum', rules: { max_gas_usd: '100' } }, small);
+  assert.equal(res.status, 201, res.text);
+  const results = await Promise.all(Array.from({ length: 6 }, () =>
+    sponsor({ chain: 'ethereum', policy_id: res.json.id, user_operation: userOp(randomSender(), '0x') }, small)));
+  assert.deepEqual(results.map((r) => r.status).sort(), [200, 403, 403, 403, 403, 403], results.map((r) => r.text).join('\n'));
+  const refused = results.find((r) => r.status === 403);
+  assertError(assert, refused, 403, 'forbidden');
+  assert.match(refused.json.error.message, /^sponsor_usd_per_day/);
+  const got = await api(`/v1/gas/policies/${res.json.id}`, { key: small });
+  assert.equal(got.json.spend.total.count, 1);
 });
 
 test('sponsorship: a first UserOperation of a counterfactual wallet lands through handleOps', async () => {
@@ -382,4 +454,7 @@ test('sponsorship: a first UserOperation of a counterfactual wallet lands throug
   const spend = await api(`/v1/gas/policies/${id}`, { key });
   assert.equal(spend.json.spend.total.count, 1);
   assert.equal(spend.json.spend.total.usd, s.sponsored_gas_usd);
+  // Deployed, the wallet is known by its code and implementation: no initCode needed.
+  const next = await sponsor({ chain: 'ethereum', policy_id: id, user_operation: userOp(sender, transferCall(), { nonce: '0x1' }) });
+  assert.equal(next.status, 200, next.text);
 });

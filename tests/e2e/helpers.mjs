@@ -79,6 +79,13 @@ export function newKey(opts = {}) {
   return admin(...args);
 }
 
+// A fresh account on plan with a test key and a live key: { test, live }.
+export function newKeyPair(plan = 'enterprise') {
+  const email = `t-${randomBytes(6).toString('hex')}@example.test`;
+  admin('account', 'create', '--email', email, '--plan', plan);
+  return { test: admin('key', 'create', email, '--test'), live: admin('key', 'create', email, '--live') };
+}
+
 // One HTTP request to the service. Returns { status, headers, text, json }.
 export async function api(path, { method = 'GET', key = env.key, body, headers = {} } = {}) {
   const h = { ...headers };

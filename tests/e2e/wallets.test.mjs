@@ -17,7 +17,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { admin, api, assertError, env, newKey, waitFor } from './helpers.mjs';
+import { admin, api, assertError, env, newKey, newKeyPair, waitFor } from './helpers.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -224,7 +224,7 @@ test('create: validation errors are 400 and name the field', async () => {
   assert.equal(ok.json.colour, undefined);
 });
 
-test('create: test keys stay on test networks; live keys find no wallets on the mainnet twin', async () => {
+test('create: test keys stay on test networks, live keys on live ones', async () => {
   const owner = randomAddress();
   assertError(assert, await create({ owner, chain: 'ethereum', network: 'mainnet' }), 403, 'forbidden');
   // The devnet, named explicitly, is the same wallet as the default.
@@ -233,11 +233,38 @@ test('create: test keys stay on test networks; live keys find no wallets on the 
   assert.equal(a.status, 201, a.text);
   assert.equal(b.status, 200, b.text);
   assert.equal(b.json.address, a.json.address);
-  // The test config's ethereum.mainnet has no ERC-4337 contracts configured.
+  // A live key makes its wallets on the mainnet (the test config's twin of the devchain) and
+  // not on a test network: it could not see them there.
   const live = newKey({ plan: 'enterprise', live: true });
   const res = await create({ owner, chain: 'ethereum' }, live);
-  assertError(assert, res, 400, 'invalid_request');
-  assert.match(res.json.error.message, /chain/);
+  assert.equal(res.status, 201, res.text);
+  const refused = await create({ owner, chain: 'ethereum', network: 'devnet' }, live);
+  assertError(assert, refused, 403, 'forbidden');
+  assert.match(refused.json.error.message, /devnet/);
+});
+
+test('get and list: a key sees only its own kind of wallet (test or live network)', async () => {
+  const k = newKeyPair();
+  const mainnet = await create({ owner: randomAddress(), chain: 'ethereum' }, k.live);
+  const devnet = await create({ owner: randomAddress(), chain: 'ethereum' }, k.test);
+  assert.equal(mainnet.status, 201, mainnet.text);
+  assert.equal(devnet.status, 201, devnet.text);
+  const a = mainnet.json.address, b = devnet.json.address;
+
+  const leak = await api(`/v1/wallets/${a}`, { key: k.test });
+  assertError(assert, leak, 403, 'forbidden');
+  assert.match(leak.json.error.message, /mainnet/);
+  assertError(assert, await api(`/v1/wallets/${b}`, { key: k.live }), 403, 'forbidden');
+  assert.equal((await api(`/v1/wallets/${a}`, { key: k.live })).status, 200);
+  assert.equal((await api(`/v1/wallets/${b}`, { key: k.test })).status, 200);
+
+  const tl = await api('/v1/wallets?chain=ethereum', { key: k.test });
+  assert.equal(tl.status, 200, tl.text);
+  assert.deepEqual(tl.json.wallets.map((w) => w.address), [b]);
+  assert.equal(tl.json.total, 1);
+  const ll = await api('/v1/wallets', { key: k.live });
+  assert.deepEqual(ll.json.wallets.map((w) => w.address), [a]);
+  assert.equal(ll.json.total, 1);
 });
 
 // Chains of the stack's config whose networks are all mainnets (polygon.mainnet in the test config).

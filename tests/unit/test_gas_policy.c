@@ -154,6 +154,13 @@ test_check(void)
 	CU_ASSERT(bp_policy_check(&r, c, -1, NULL, why, sizeof(why)) == -1);
 }
 
+static const struct bp_network devnet = { .chain = "ethereum", .network = "devnet",
+    .testnet = 1 };
+static const struct bp_network mainnet = { .chain = "ethereum", .network = "mainnet" };
+static const struct bp_key test1 = { .id = 1, .account_id = 1, .test = 1 };
+static const struct bp_key live1 = { .id = 2, .account_id = 1, .test = 0 };
+static const struct bp_key test2 = { .id = 3, .account_id = 2, .test = 1 };
+
 static void
 test_tables(void)
 {
@@ -168,7 +175,7 @@ test_tables(void)
 
 	CU_ASSERT_FATAL(rules_of("{\"max_per_user_per_day\":2,\"rate_limit\":{\"count\":3,"
 	    "\"period_seconds\":3600}}", &r, why, sizeof(why)) == 0);
-	CU_ASSERT_FATAL(bp_policy_create(db, 1, "first", "ethereum", &r, &p) == 1);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "first", &devnet, &r, &p) == 1);
 	CU_ASSERT(strncmp(p.id, "gp_", 3) == 0 && strlen(p.id) == 27);
 	CU_ASSERT(p.status == BP_POLICY_ACTIVE);
 	CU_ASSERT(bp_policy_get(db, 2, p.id, &q) == 0);		/* another account */
@@ -179,13 +186,13 @@ test_tables(void)
 	memset(other, 0xbb, 20);
 	memset(h, 0x11, 32);
 	bp_u256_parse_units(&usd, "0.25", 4, BP_PRICE_USD_DECIMALS);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) ==
 	    BP_RULE_MAX_PER_USER_PER_DAY);
 	CU_ASSERT(strncmp(why, "max_per_user_per_day", 20) == 0);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) ==
 	    BP_RULE_RATE_LIMIT);
 	CU_ASSERT(strncmp(why, "rate_limit", 10) == 0);
 	CU_ASSERT_FATAL(bp_policy_spend(db, p.id, &sp) == 1);
@@ -197,16 +204,91 @@ test_tables(void)
 	CU_ASSERT(q.status == BP_POLICY_PAUSED && strcmp(q.name, "renamed") == 0);
 	CU_ASSERT(q.rules.max_per_user_per_day == 2);
 	bp_buf_init(&b, 65536);
-	CU_ASSERT(bp_policy_list(db, 1, &paused, 1, 25, &b) == 0);
+	CU_ASSERT(bp_policy_list(db, &test1, &paused, 1, 25, &b) == 0);
 	CU_ASSERT(strstr(b.data, p.id) != NULL && strstr(b.data, "\"total\":1}") != NULL);
 	bp_buf_reset(&b);
-	CU_ASSERT(bp_policy_list(db, 2, NULL, 1, 25, &b) == 0);
+	CU_ASSERT(bp_policy_list(db, &test2, NULL, 1, 25, &b) == 0);
 	CU_ASSERT_STRING_EQUAL(b.data, "{\"policies\":[],\"page\":1,\"limit\":25,\"total\":0}");
 	bp_buf_free(&b);
 	CU_ASSERT(bp_policy_delete(db, 2, p.id) == 0);
 	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 1);
 	CU_ASSERT(bp_policy_get(db, 1, p.id, &q) == 0);
 	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 0);
+}
+
+/*
+ * Test and live apart (tenant fences, item 3): a policy belongs to its network's kind; a key of
+ * the other kind finds it as BP_POLICY_OTHER_KIND (403) and lists only its own kind.
+ */
+static void
+test_kinds(void)
+{
+	struct bp_policy_rules r;
+	struct bp_policy t, l, q;
+	struct bp_buf b;
+	char why[512];
+
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"1\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "t", &devnet, &r, &t) == 1);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "l", &mainnet, &r, &l) == 1);
+	CU_ASSERT(t.testnet == 1 && l.testnet == 0);
+	CU_ASSERT_STRING_EQUAL(l.network, "mainnet");
+	CU_ASSERT(bp_policy_find(db, &test1, t.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(bp_policy_find(db, &live1, l.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(bp_policy_find(db, &test1, l.id, &q, why, sizeof(why)) == BP_POLICY_OTHER_KIND);
+	CU_ASSERT(strstr(why, "mainnet") != NULL);
+	CU_ASSERT(bp_policy_find(db, &live1, t.id, &q, why, sizeof(why)) == BP_POLICY_OTHER_KIND);
+	CU_ASSERT(bp_policy_find(db, &test2, t.id, &q, why, sizeof(why)) == 0);
+	bp_buf_init(&b, 65536);
+	CU_ASSERT(bp_policy_list(db, &live1, NULL, 1, 25, &b) == 0);
+	CU_ASSERT(strstr(b.data, l.id) != NULL && strstr(b.data, t.id) == NULL);
+	CU_ASSERT(strstr(b.data, "\"network\":\"mainnet\"") != NULL);
+	bp_buf_reset(&b);
+	CU_ASSERT(bp_policy_list(db, &test1, NULL, 1, 25, &b) == 0);
+	CU_ASSERT(strstr(b.data, t.id) != NULL && strstr(b.data, l.id) == NULL);
+	bp_buf_free(&b);
+}
+
+/*
+ * Budgets (tenant fences, item 5): the account's per plan and the server's, in USD per UTC
+ * day, counted with the record; past either, BP_POLICY_BUDGET naming it and nothing written;
+ * an unknown price is refused under a cap; "0" and "" are no cap.
+ */
+static void
+test_budget(void)
+{
+	struct bp_policy_rules r;
+	struct bp_policy p;
+	struct bp_policy_spend sp;
+	struct bp_u256 usd;
+	uint8_t a[20], h[32];
+	char why[512];
+	struct bp_policy_budget plan = { 7, "1", "0" }, server = { 8, "", "2.5" };
+	struct bp_policy_budget none = { 9, "0", "" };
+
+	memset(a, 0x77, 20);
+	memset(h, 0x22, 32);
+	bp_u256_parse_units(&usd, "0.6", 3, BP_PRICE_USD_DECIMALS);
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"100\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "budget", &devnet, &r, &p) == 1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) ==
+	    BP_POLICY_BUDGET);
+	CU_ASSERT(strstr(why, "sponsor_usd_per_day (the plan's budget)") != NULL);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, &plan, why, sizeof(why)) ==
+	    BP_POLICY_BUDGET);
+	CU_ASSERT(strstr(why, "price") != NULL);
+	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 1);
+	/* The server's: 0.6 already counted, then 0.6 x 3 more reach 2.4; the next is over. */
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) ==
+	    BP_POLICY_BUDGET);
+	CU_ASSERT(strstr(why, "the server's budget") != NULL);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, &none, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &none, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 6);
 }
 
 /* Create and update bodies: each bad member is named; names count UTF-8 characters. */
@@ -272,4 +354,6 @@ BP_UNIT_SUITE(gas_policy, setup, teardown,
     { "input: create and update bodies name the member at fault", test_input },
     { "rules: every bad value names its key; canonical JSON", test_rules },
     { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },
-    { "tables: ownership, counting, spend, states", test_tables })
+    { "tables: ownership, counting, spend, states", test_tables },
+    { "kinds: test and live policies apart", test_kinds },
+    { "budget: the plan's and the server's USD a day", test_budget })

@@ -152,6 +152,7 @@ test_create_refusals(void)
 		{ &key1, OWNER, "ethereum", "nope", NULL, 400, "no network" },
 		{ &key1, OWNER, "ethereum", "mainnet", NULL, 403, "mainnet" },
 		{ &live1, OWNER, "testonly", NULL, NULL, 400, "no mainnet" },
+		{ &live1, OWNER, "ethereum", "devnet", NULL, 403, "test network" },
 		{ &key1, OWNER, "plain", NULL, NULL, 400, "not available" },
 	};
 	struct bp_error err;
@@ -301,6 +302,45 @@ test_get_and_list(void)
 }
 
 /*
+ * Test and live apart (tenant fences, item 3): account 1 has the same address on the devnet
+ * (its test key) and on the mainnet (its live key). Each key gets its own kind's row and lists
+ * only its kind; a wallet only of the other kind is 403 before any chain read.
+ */
+static void
+test_kinds_apart(void)
+{
+	struct bp_error err;
+	struct bp_wallet t, l, got;
+	struct seen s;
+	int64_t total = -1;
+	int created;
+
+	CU_ASSERT_EQUAL_FATAL(create(&key1, OWNER, "ethereum", NULL, "900", &t, &created, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(create(&live1, OWNER, "ethereum", NULL, "901", &l, &created, &err), 0);
+	CU_ASSERT_STRING_EQUAL(l.network, "mainnet");
+	CU_ASSERT_EQUAL(bp_wallets_get(ws, db, &key1, l.address_cs, NULL, &got, &err), -1);
+	CU_ASSERT_EQUAL(err.status, 403);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "mainnet"));
+	CU_ASSERT_EQUAL(bp_wallets_get(ws, db, &live1, t.address_cs, NULL, &got, &err), -1);
+	CU_ASSERT_EQUAL(err.status, 403);
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(bp_wallets_list(ws, db, &live1, NULL, 1, 100, collect, &s, &total, &err), 0);
+	CU_ASSERT_EQUAL(total, 1);
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT_STRING_EQUAL(s.first, l.address_cs);
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(bp_wallets_list(ws, db, &key1, "ethereum", 1, 100, collect, &s, &total,
+	    &err), 0);
+	CU_ASSERT_EQUAL(total, s.n);
+	CU_ASSERT_STRING_NOT_EQUAL(s.first, l.address_cs);
+	/* The same address on both: the live key's wallet is the mainnet one, no 403. */
+	CU_ASSERT_EQUAL_FATAL(create(&live1, OWNER, "ethereum", NULL, "900", &l, &created, &err), 0);
+	CU_ASSERT_STRING_EQUAL(l.address_cs, t.address_cs);
+	CU_ASSERT_EQUAL(bp_wallets_get(ws, db, &live1, t.address_cs, NULL, &got, &err), -1);
+	CU_ASSERT_EQUAL(err.status, 500);	/* reached the (closed) mainnet node: its own row */
+}
+
+/*
  * The readers lib/wallet/wallets.c adds to lib/index/index_read.c: the first of two AccountDeployed records of a
  * sender (by block, then log index, whatever order they were written in), and a block's time.
  */
@@ -334,4 +374,5 @@ BP_UNIT_SUITE(wallets, setup, teardown,
     { "create_refusals", test_create_refusals },
     { "create_idempotent", test_create_idempotent },
     { "get_and_list", test_get_and_list },
+    { "kinds_apart", test_kinds_apart },
     { "index_readers", test_index_readers })
