@@ -132,6 +132,10 @@ test_config_bad(void)
 		{ BP_WEBHOOK_LOG, "{\"topics\":[[]]}", "config.topics[0]" },
 		{ BP_WEBHOOK_LOG, "{\"topics\":[null,{}]}", "config.topics[1]" },
 		{ BP_WEBHOOK_LOG, "{\"address\":[\"" A1 "\", 5]}", "config.address[1]" },
+		/* Nothing named: it would match every log of the chain. */
+		{ BP_WEBHOOK_LOG, "{\"topics\":[]}", "config.topics" },
+		{ BP_WEBHOOK_LOG, "{\"topics\":[null]}", "config.topics" },
+		{ BP_WEBHOOK_LOG, "{\"topics\":[null,null,null,null]}", "config.topics" },
 	};
 	struct bp_buf canon;
 	char why[256];
