@@ -32,6 +32,9 @@ INSERT INTO webhook_backlog (webhook_id, pending)
     SELECT webhook_id, count(*) FROM webhook_events WHERE state = 'pending' GROUP BY webhook_id;
 
 -- The fair claim reads each webhook's due rows apart (webhook_id first), and the expiry finds
--- old undelivered rows without reading every pending one.
+-- old undelivered rows without reading every pending one. The claim no longer reads all due
+-- rows in next_at order, so webhook_events_due goes: each index costs the indexer's
+-- transaction a write per recorded event.
+DROP INDEX webhook_events_due;
 CREATE INDEX webhook_events_hook ON webhook_events(webhook_id, state, next_at);
 CREATE INDEX webhook_events_age ON webhook_events(state, created_at);

@@ -136,7 +136,7 @@ static const struct rule rules[] = {
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
 static const struct bp_plan default_plans[] = {
-	{ "free", 10, 100000, 200, 0, 10, 5, 1000, 10000, 10000 },
+	{ "free", 10, 100000, 200, 0, 10, 5, 1000, 1000, 1000 },
 	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0, 1000000, 100000 },
 	{ "enterprise", 0, 0, 0, 1, 0, 0, 0, 0, 0 },
 };

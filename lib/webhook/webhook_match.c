@@ -378,8 +378,6 @@ emit(struct match *m, struct filter *f, const char *source, const char *token)
 	char id[EVT_ID_MAX];
 	int rc;
 
-	if ((rc = room(m, f)) != 1)
-		return rc;
 	if (bp_buf_adds(&m->data, "}") == -1) {
 		bp_warn("webhook %s: the data of %s is too large; not recorded", f->id, source);
 		return 0;
@@ -418,12 +416,17 @@ match_tx_activity(struct match *m, struct filter *f, const struct tx *t)
 {
 	static const char *const dirs[2] = { "outgoing", "incoming" };
 	char source[SOURCE_MAX];
-	int side;
+	int side, rc;
 
 	for (side = 0; side < 2; side++) {
 		if (side == 0 ? !list_has(&f->addrs, t->from) :
 		    !t->has_to || !list_has(&f->addrs, t->to))
 			continue;
+		if ((rc = room(m, f)) != 1) {
+			if (rc == -1)
+				return -1;
+			continue;
+		}
 		snprintf(source, sizeof(source), "tx:%s:%s", t->hash, dirs[side]);
 		if (data_start(m, f, t->hash) == -1 || put_addr(&m->data, "from", t->from) == -1 ||
 		    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
@@ -457,10 +460,13 @@ match_tx_mined(struct match *m, struct filter *f, const struct tx *t)
 {
 	char source[SOURCE_MAX], price[80];
 	uint8_t h[32];
+	int rc;
 
 	if (bp_hex_decode_fixed(t->hash, strlen(t->hash), h, sizeof(h)) == -1 ||
 	    !list_has(&f->hashes, h))
 		return 0;
+	if ((rc = room(m, f)) != 1)
+		return rc;
 	snprintf(source, sizeof(source), "tx:%s", t->hash);
 	effective_price(m, t->index, price, sizeof(price));
 	if (data_start(m, f, t->hash) == -1 ||
@@ -495,7 +501,7 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 	const struct bp_index_store_event *e = mv->e;
 	const uint8_t *contract = e->log.address;
 	char source[SOURCE_MAX];
-	int side, by_addr;
+	int side, by_addr, rc;
 
 	by_addr = list_has(&f->addrs, e->ev.from) || list_has(&f->addrs, e->ev.to);
 	switch (f->type) {
@@ -504,6 +510,8 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 		if ((f->type == BP_WEBHOOK_NFT_TRANSFER) != mv->nft ||
 		    !(by_addr || list_has(&f->contracts, contract)))
 			return 0;
+		if ((rc = room(m, f)) != 1)
+			return rc;
 		snprintf(source, sizeof(source), "log:%s:%lld:%zu", e->pos.tx_hash,
 		    (long long)e->pos.log_index, mv->item);
 		if (data_start(m, f, e->pos.tx_hash) == -1 ||
@@ -523,6 +531,11 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 		for (side = 0; side < 2; side++) {
 			if (!list_has(&f->addrs, side == 0 ? e->ev.from : e->ev.to))
 				continue;
+			if ((rc = room(m, f)) != 1) {
+				if (rc == -1)
+					return -1;
+				continue;
+			}
 			snprintf(source, sizeof(source), "log:%s:%lld:%zu:%s", e->pos.tx_hash,
 			    (long long)e->pos.log_index, mv->item, dirs[side]);
 			if (data_start(m, f, e->pos.tx_hash) == -1 ||
@@ -569,6 +582,8 @@ match_log(struct match *m, struct filter *f, const struct bp_index_store_event *
 
 	if (!log_matches(f, e))
 		return 0;
+	if ((rc = room(m, f)) != 1)
+		return rc;
 	snprintf(source, sizeof(source), "log:%s:%lld", e->pos.tx_hash,
 	    (long long)e->pos.log_index);
 	t = tx_find(m, e->pos.tx_hash);
