@@ -95,6 +95,9 @@ webhook_create(struct bp_req *r)
 	else if (r->key.test && !in.net->testnet)
 		rc = bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)",
 		    in.net->chain, in.net->network);
+	else if (!r->key.test && in.net->testnet)	/* its key could not manage it after */
+		rc = bp_error(r, 403, "forbidden", "network: %s %s is a testnet; create its webhooks"
+		    " with a test key", in.net->chain, in.net->network);
 	else if ((made = bp_webhook_create(r->db, r->key.account_id, r->key.plan.webhooks, &in,
 	    &w)) == -1)
 		rc = bp_error(r, 500, "internal_error", "database error");

@@ -197,6 +197,8 @@ test('a test key sees and changes only test-network webhooks, a live key only li
   }
   const still = await api(`/v1/webhooks/${l.json.id}`, { key: live });
   assert.equal(still.json.url, URL_OK, 'the 403 PATCH wrote nothing');
+  // Nor can a live key make a test-network webhook it could not manage after.
+  assertError(assert, await create(base({ network: 'devnet' }), live), 403, 'forbidden');
 });
 
 // Item 6: the operator's disable is all or nothing for a PATCH that tries to resume.
