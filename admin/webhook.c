@@ -107,6 +107,13 @@ admin_webhook(const struct bp_config *cfg, struct bp_db *db, int argc, char **ar
 		if (rc == 0) {
 			printf("# time  evt_id  attempt  http_status|error  duration (newest first)\n");
 			fputs(b.data != NULL ? b.data : "", stdout);
+			/* What the fences did not record or expired: never silent. */
+			bp_buf_reset(&b);
+			rc = bp_webhook_queue_counts(db, w.id, &b) == -1 ? 1 : 0;
+		}
+		if (rc == 0) {
+			printf("# events per UTC day (newest first)\n");
+			fputs(b.data != NULL ? b.data : "", stdout);
 		}
 		bp_buf_free(&b);
 	} else if (strcmp(argv[0], "disable") == 0 || strcmp(argv[0], "enable") == 0) {

@@ -10,8 +10,15 @@
 # Both with receipts (the default) and without (index_receipts = false); each figure is the
 # best of RUNS runs. Goal (issue "EVM primitives ... chain indexer"): indexer >= 80% of the
 # raw fetch rate.
+# Then, with receipts, the indexer again with 100 webhooks of five free-plan accounts (20 each,
+# written straight into the table: the API's cap of 5 a free account is not what is measured)
+# that match the fill's transfers: address_activity and token_transfer of the ten dev accounts
+# the transfers go between. The plan's fences ([plan free] webhook_events_day, webhook_backlog;
+# docs/webhooks.md, "Bounds") stop what one account may record. Goal (issue "tenant fences"
+# item 2): >= 80% of the rate without webhooks.
 #
 #   bench/indexer.sh          BLOCKS=1000 PER_BLOCK=20 BATCH=100 RUNS=3 by default
+#   WEBHOOKS=0 bench/indexer.sh   skips the webhook run
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -86,6 +93,44 @@ measure() {
 	echo "$best_b $best_i $blocks $logs"
 }
 
+# webhooks: 5 free accounts, 100 matching webhooks, in the fresh database of config.
+webhooks() {
+	local a i sql="BEGIN;"
+	mapfile -t addrs < <(node --input-type=module -e "import { account } from '$top/devchain/dev.mjs';
+		for (let i = 0; i < 10; i++) console.log(account(i).address.toLowerCase());")
+	for ((a = 1; a <= 5; a++)); do
+		BLOCKPORT_CONFIG=$dir/bench.ini build/blockport account create \
+			--email "bench$a@example.test" --plan free >/dev/null
+	done
+	for ((i = 0; i < 100; i++)); do
+		a=$((i % 5 + 1))
+		sql+="INSERT INTO webhooks (id, account_id, url, chain, network, event_type, config,
+			secret, status, created_at, updated_at) SELECT printf('wh_%024d', $i), id,
+			'https://127.0.0.1:9/h', 'ethereum', 'ethereum.devnet',
+			'$([ $((i % 2)) = 0 ] && echo address_activity || echo token_transfer)',
+			'{\"addresses\":[\"${addrs[$((i % 10))]}\"]}', 'whsec_bench', 'active', 0, 0
+			FROM accounts WHERE email = 'bench$a@example.test';"
+	done
+	sqlite3 "$dir/bench.db" "$sql COMMIT;"
+}
+
+# measure_webhooks: prints "idx_s recorded dropped" (best of RUNS), with receipts.
+measure_webhooks() {
+	local best="" s t0 t1 i counts
+	for ((i = 0; i < RUNS; i++)); do
+		config true
+		webhooks
+		t0=$(date +%s.%N)
+		BLOCKPORT_CONFIG=$dir/bench.ini build/cron/indexer --once
+		t1=$(date +%s.%N)
+		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+		best=$(awk -v a="$s" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
+	done
+	counts=$(sqlite3 "$dir/bench.db" "SELECT sum(recorded) || ' ' ||
+		(sum(dropped_day) + sum(dropped_backlog)) FROM webhook_counts")
+	echo "$best $counts"
+}
+
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
 
 echo "indexer: anvil, $(nproc) cores, blocks 0-$last ($BLOCKS filled with $PER_BLOCK ERC-20" \
@@ -100,4 +145,13 @@ for r in 1 0; do
 		"$(rate "$blocks" "$idx")" "$(rate "$logs" "$idx")"
 	echo "indexer / raw fetch ($label): $(ratio "$(rate "$blocks" "$idx")" \
 		"$(rate "$blocks" "$base")")  (goal >= 80%)"
+	[ "$r" = 1 ] && idx_receipts=$idx
 done
+if [ "${WEBHOOKS:-1}" != 0 ]; then
+	read -r widx recorded dropped < <(measure_webhooks)
+	printf '%-44s %9s %10s %10s\n' "indexer, 100 webhooks of 5 free accounts" "$widx" \
+		"$(rate "$blocks" "$widx")" "$(rate "$logs" "$widx")"
+	echo "events recorded $recorded, not recorded past the free plan's fences $dropped"
+	echo "with webhooks / without (with receipts): $(ratio "$(rate "$blocks" "$widx")" \
+		"$(rate "$blocks" "$idx_receipts")")  (goal >= 80%)"
+fi

@@ -8,7 +8,8 @@
  *      signed with curl multi (webhook_send.h), and settles each as it ends: delivered,
  *      retried later, or the webhook paused after its last retry, whose owner then gets an
  *      e-mail (mail.h). A slow receiver holds its own slot, never the others;
- *   5. once a minute, prunes delivered events and old attempts.
+ *   5. once a minute, prunes delivered events and old attempts, and expires undelivered events
+ *      older than [webhooks] event_ttl_seconds (counted per webhook).
  * Killed at any point, it loses nothing: what was claimed and not settled is sent again, with
  * the same evt_ id, by the next pass.
  */
@@ -168,8 +169,9 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		}
 	}
 	if ((int64_t)time(NULL) - s->pruned_at >= PRUNE_EVERY) {
-		if (bp_webhook_queue_prune(w->db, (int64_t)time(NULL), cfg->retention_seconds) == -1)
-			bp_warn("pruning delivered webhook events failed; will try again");
+		if (bp_webhook_queue_prune(w->db, (int64_t)time(NULL), cfg->retention_seconds,
+		    cfg->event_ttl_seconds) == -1)
+			bp_warn("pruning and expiring webhook events failed; will try again");
 		s->pruned_at = (int64_t)time(NULL);
 	}
 	snprintf(msg, msglen, "%zu sent, %zu acknowledged, %zu paused, %d token events completed%s",

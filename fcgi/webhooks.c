@@ -52,7 +52,10 @@ reply_webhook(struct bp_req *r, int status, const struct bp_webhook *w, int full
 	return bp_reply_out(r, status);
 }
 
-/* 1 with w, else the answer (404 for another account's id or one that never existed) set. */
+/*
+ * 1 with w, else the answer set: 404 for another account's id or one that never existed, 403
+ * for one of the account's webhooks of the other kind (a test key and a mainnet webhook).
+ */
 static int
 find_webhook(struct bp_req *r, const char *id, struct bp_webhook *w)
 {
@@ -62,6 +65,12 @@ find_webhook(struct bp_req *r, const char *id, struct bp_webhook *w)
 		bp_error(r, 500, "internal_error", "database error");
 	else if (found == 0)
 		bp_error(r, 404, "not_found", "no webhook %.40s", id);
+	else if (!bp_webhook_of_kind(r->cfg, w, r->key.test)) {
+		bp_error(r, 403, "forbidden", "webhook %s watches %s; a %s key may not use it", w->id,
+		    w->network, r->key.test ? "test" : "live");
+		bp_webhook_clear(w);
+		found = 0;
+	}
 	return found;
 }
 
@@ -86,6 +95,9 @@ webhook_create(struct bp_req *r)
 	else if (r->key.test && !in.net->testnet)
 		rc = bp_error(r, 403, "forbidden", "test keys may not use %s %s (a mainnet)",
 		    in.net->chain, in.net->network);
+	else if (!r->key.test && in.net->testnet)	/* its key could not manage it after */
+		rc = bp_error(r, 403, "forbidden", "network: %s %s is a testnet; create its webhooks"
+		    " with a test key", in.net->chain, in.net->network);
 	else if ((made = bp_webhook_create(r->db, r->key.account_id, r->key.plan.webhooks, &in,
 	    &w)) == -1)
 		rc = bp_error(r, 500, "internal_error", "database error");
@@ -114,7 +126,8 @@ webhook_list(struct bp_req *r)
 		return bp_error(r, 400, "invalid_request", "status must be active, paused or"
 		    " disabled");
 	bp_buf_reset(&r->out);
-	if (bp_webhook_list(r->db, r->key.account_id, s ? &st : NULL, page, limit, &r->out) == -1)
+	if (bp_webhook_list(r->db, r->cfg, r->key.account_id, r->key.test, s ? &st : NULL, page,
+	    limit, &r->out) == -1)
 		return bp_error(r, 500, "internal_error", "database error");
 	return bp_reply_out(r, 200);
 }
@@ -175,9 +188,13 @@ static int
 webhook_delete(struct bp_req *r)
 {
 	const char *id = bp_req_param(r, "id");
-	int found = bp_webhook_delete(r->db, r->key.account_id, id);
+	struct bp_webhook w;
+	int found;
 
-	if (found == -1)
+	if (find_webhook(r, id, &w) != 1)
+		return r->status;
+	bp_webhook_clear(&w);
+	if ((found = bp_webhook_delete(r->db, r->key.account_id, id)) == -1)
 		return bp_error(r, 500, "internal_error", "database error");
 	if (found == 0)
 		return bp_error(r, 404, "not_found", "no webhook %.40s", id);

@@ -116,6 +116,12 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "[plan sponsor]"
 			echo "rps = 1000"
 			echo "sponsor_usd_per_day = 50"
+			echo "# The webhook fences (tests/e2e/webhooks-delivery.test.mjs)."
+			echo "[plan whcap]"
+			echo "webhook_deliveries = 5"
+			echo "[plan whfence]"
+			echo "webhook_events_day = 5"
+			echo "webhook_backlog = 3"
 		fi
 		echo
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \

@@ -132,13 +132,17 @@ static const struct rule rules[] = {
 	{ SEC_SMTP, "from", VT_TEXT, 0, 0, WH(smtp_from) },
 	/* ---- Rate limits: the per-second buckets' size (docs/limits.md) ---- */
 	{ SEC_PLAN, "burst", VT_INT, 0, 3600, PLAN(burst) },
+	/* ---- Webhooks: the fences, events per account and day, backlog, expiry ---- */
+	{ SEC_PLAN, "webhook_events_day", VT_INT, 0, INT64_C(1000000000), PLAN(webhook_events_day) },
+	{ SEC_PLAN, "webhook_backlog", VT_INT, 0, INT64_C(1000000000), PLAN(webhook_backlog) },
+	{ SEC_WEBHOOKS, "event_ttl_seconds", VT_INT, 60, INT64_C(31536000), WH(event_ttl_seconds) },
 };
 
 /* The plans of SPEC.md section 8, present unless the file redefines them. */
 static const struct bp_plan default_plans[] = {
-	{ "free", 10, 100000, 200, 0, 10, 5, 1000, BP_PLAN_BURST, "10" },
-	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0, BP_PLAN_BURST, "1000" },
-	{ "enterprise", 0, 0, 0, 1, 0, 0, 0, BP_PLAN_BURST, "0" },
+	{ "free", 10, 100000, 200, 0, 10, 5, 1000, 1000, 1000, BP_PLAN_BURST, "10" },
+	{ "growth", 100, 5000000, 2000, 1, 100, 100, 0, 1000000, 100000, BP_PLAN_BURST, "1000" },
+	{ "enterprise", 0, 0, 0, 1, 0, 0, 0, 0, 0, BP_PLAN_BURST, "0" },
 };
 
 struct loader {
@@ -705,6 +709,7 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	    sizeof(cfg->webhooks.retry_schedule));
 	cfg->webhooks.parallel = 256;
 	cfg->webhooks.retention_seconds = 7 * 86400;
+	cfg->webhooks.event_ttl_seconds = 3 * 86400;
 	memcpy(cfg->plans, default_plans, sizeof(default_plans));
 	cfg->nplans = BP_NITEMS(default_plans);
 	if ((l.fp = fopen(path, "r")) == NULL) {

@@ -38,6 +38,8 @@ struct bp_plan {
 	/* ---- Webhooks (docs/webhooks.md) ---- */
 	int64_t		webhooks;		/* webhooks per account; 0 = no cap */
 	int64_t		webhook_deliveries;	/* delivery attempts per UTC day; 0 = no cap */
+	int64_t		webhook_events_day;	/* events recorded per account and UTC day; 0 = no cap */
+	int64_t		webhook_backlog;	/* undelivered events a webhook holds; 0 = no cap */
 	/* ---- Rate limits (docs/limits.md) ---- */
 	int64_t		burst;		/* seconds' worth of rps and cups a key may spend at once;
 					   0: counted per calendar second */
@@ -112,6 +114,7 @@ struct bp_webhooks_config {
 	char		ca_file[4096];		/* extra trusted CAs (PEM); "" for none */
 	int64_t		parallel;		/* deliveries in flight at once (256) */
 	int64_t		retention_seconds;	/* delivered events and attempts kept (7 days) */
+	int64_t		event_ttl_seconds;	/* undelivered events expire after this (3 days) */
 	char		smtp_url[BP_URL_MAX];	/* smtp:// or smtps://; "" for no e-mail */
 	char		smtp_from[256];
 };

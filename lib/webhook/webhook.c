@@ -124,9 +124,12 @@ big:
 	return -1;
 }
 
-/* The log filter's topics: up to 4 positions, each null, a hash or an array of hashes. */
+/*
+ * The log filter's topics: up to 4 positions, each null, a hash or an array of hashes. *named
+ * is set when a position is not null (a filter of nulls only matches every log).
+ */
 static int
-topics_list(const cJSON *j, struct bp_buf *canon, char *why, size_t cap)
+topics_list(const cJSON *j, struct bp_buf *canon, int *named, char *why, size_t cap)
 {
 	const cJSON *pos, *it;
 	char s[67];
@@ -141,6 +144,7 @@ topics_list(const cJSON *j, struct bp_buf *canon, char *why, size_t cap)
 	cJSON_ArrayForEach(pos, j) {
 		if (i > 0 && bp_buf_adds(canon, ",") == -1)
 			goto big;
+		*named |= !cJSON_IsNull(pos);
 		if (cJSON_IsNull(pos)) {
 			if (bp_buf_adds(canon, "null") == -1)
 				goto big;
@@ -205,6 +209,7 @@ bp_webhook_config_parse(enum bp_webhook_type t, const cJSON *config, struct bp_b
 	static const char *const k_mined[] = { "tx_hashes", NULL };
 	static const char *const k_log[] = { "address", "topics", NULL };
 	const cJSON *a, *b;
+	int named = 0;
 
 	bp_buf_reset(canon);
 	if (!cJSON_IsObject(config)) {
@@ -275,8 +280,14 @@ bp_webhook_config_parse(enum bp_webhook_type t, const cJSON *config, struct bp_b
 			return -1;
 		if (a != NULL && b != NULL && bp_buf_adds(canon, ",") == -1)
 			return -1;
-		if (b != NULL && topics_list(b, canon, why, cap) == -1)
+		if (b != NULL && topics_list(b, canon, &named, why, cap) == -1)
 			return -1;
+		/* Without an address, only a named topic keeps it from matching every log. */
+		if (a == NULL && !named) {
+			snprintf(why, cap, "config.topics must name at least one topic when config.address"
+			    " is not given");
+			return -1;
+		}
 		break;
 	default:
 		snprintf(why, cap, "event_type: unknown");
@@ -538,10 +549,13 @@ int
 bp_webhook_update(struct bp_db *db, int64_t account_id, const char *id, const char *url,
     const char *config, const enum bp_webhook_status *status, struct bp_webhook *out)
 {
-	/* A disabled webhook stays disabled: only the operator lifts it. */
+	/*
+	 * A disabled webhook stays disabled: only the operator lifts it. A PATCH that asks for a
+	 * status of one writes nothing (the WHERE), so its 400 leaves url and config as they were.
+	 */
 	static const char sql[] = "UPDATE webhooks SET url = coalesce(?, url),"
-	    " config = coalesce(?, config), status = CASE WHEN status = 'disabled' THEN status"
-	    " ELSE coalesce(?, status) END, updated_at = ? WHERE id = ? AND account_id = ?";
+	    " config = coalesce(?, config), status = coalesce(?3, status), updated_at = ?"
+	    " WHERE id = ? AND account_id = ? AND (?3 IS NULL OR status <> 'disabled')";
 	struct bp_stmt *st;
 	int rc;
 
@@ -553,12 +567,15 @@ bp_webhook_update(struct bp_db *db, int64_t account_id, const char *id, const ch
 	bp_stmt_int(st, 4, (int64_t)time(NULL));
 	bp_stmt_text(st, 5, id);
 	bp_stmt_int(st, 6, account_id);
-	if ((rc = changed(db, st)) != 1)
+	if ((rc = changed(db, st)) == -1)
+		return -1;
+	if (rc == 0) {
+		/* Nothing written: no such webhook, or a status asked of a disabled one. */
+		if ((rc = bp_webhook_get(db, account_id, id, out)) == 1)
+			rc = out->status == BP_WEBHOOK_DISABLED ? 2 : -1;
 		return rc;
-	if ((rc = bp_webhook_get(db, account_id, id, out)) == 1 && status != NULL &&
-	    out->status == BP_WEBHOOK_DISABLED && *status != BP_WEBHOOK_DISABLED)
-		rc = 2;
-	return rc;
+	}
+	return bp_webhook_get(db, account_id, id, out);
 }
 
 /* Sets webhook id's status to s, if it is from (NULL: whatever it is), at now. 1, 0 none, -1. */
@@ -636,27 +653,54 @@ bp_webhook_json(const struct bp_webhook *w, int full, struct bp_buf *b)
 	return fail || bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
 
-/* A row of WEBHOOK_COLS as a list item, for bp_db_list_page. */
-static int
-list_item(struct bp_stmt *st, struct bp_buf *b)
+int
+bp_webhook_of_kind(const struct bp_config *cfg, const struct bp_webhook *w, int testkey)
 {
-	struct bp_webhook w;
-	int fail = webhook_row(st, &w) == -1 || item_json(&w, b) == -1;
+	const struct bp_network *n;
+	char chain[BP_NAME_MAX];
+	const char *dot = strchr(w->network, '.');
 
-	bp_webhook_clear(&w);
-	return fail ? -1 : 0;
+	if (dot == NULL || (size_t)(dot - w->network) >= sizeof(chain))
+		return 0;
+	memcpy(chain, w->network, (size_t)(dot - w->network));
+	chain[dot - w->network] = '\0';
+	/* A network no longer configured is not known to be a test one: live keys only. */
+	n = bp_config_network(cfg, chain, dot + 1);
+	return (n != NULL && n->testnet) == (testkey != 0);
 }
 
 int
-bp_webhook_list(struct bp_db *db, int64_t account_id, const enum bp_webhook_status *status,
-    int64_t page, int64_t limit, struct bp_buf *b)
+bp_webhook_list(struct bp_db *db, const struct bp_config *cfg, int64_t account_id, int testkey,
+    const enum bp_webhook_status *status, int64_t page, int64_t limit, struct bp_buf *b)
 {
-	static const char sql_count[] = "SELECT count(*) FROM webhooks WHERE account_id = ?"
-	    " AND (?2 IS NULL OR status = ?2)";
-	static const char sql_page[] = "SELECT " WEBHOOK_COLS " FROM webhooks"
+	/*
+	 * The kind of a webhook is its network's testnet flag, a fact of the config, not of the
+	 * row: the account's rows are read in order and those of the other kind skipped here, so
+	 * total and the page count only the key's kind. An account holds at most its plan's cap.
+	 */
+	static const char sql[] = "SELECT " WEBHOOK_COLS " FROM webhooks"
 	    " WHERE account_id = ? AND (?2 IS NULL OR status = ?2)"
-	    " ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?";
+	    " ORDER BY created_at DESC, id DESC";
+	struct bp_webhook w;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int64_t total = 0, from = (page - 1) * limit, n = 0;
+	int fail;
 
-	return bp_db_list_page(db, sql_count, sql_page, account_id,
-	    status != NULL ? status_names[*status] : NULL, page, limit, "webhooks", list_item, b);
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, account_id);
+	bp_stmt_text(st, 2, status != NULL ? status_names[*status] : NULL);
+	fail = bp_buf_adds(b, "{\"webhooks\":[") == -1;
+	while (!fail && (step = bp_stmt_step(st)) == BP_DB_ROW) {
+		if ((fail = webhook_row(st, &w) == -1) == 0 && bp_webhook_of_kind(cfg, &w, testkey) &&
+		    total++ >= from && n < limit)
+			fail = (n++ > 0 && bp_buf_adds(b, ",") == -1) || item_json(&w, b) == -1;
+		bp_webhook_clear(&w);
+	}
+	bp_stmt_reset(st);
+	if (fail || step == BP_DB_ERROR)
+		return -1;
+	return bp_buf_printf(b, "],\"page\":%lld,\"limit\":%lld,\"total\":%lld}",
+	    (long long)page, (long long)limit, (long long)total) == -1 ? -1 : 0;
 }

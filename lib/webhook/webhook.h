@@ -103,8 +103,9 @@ int		 bp_webhook_create(struct bp_db *, int64_t account_id, int64_t cap,
 int		 bp_webhook_get(struct bp_db *, int64_t account_id, const char *id,
 		    struct bp_webhook *out);
 /*
- * Sets url, config and status (each NULL: unchanged) on the account's webhook id. A disabled
- * webhook keeps its status (2 is returned). 1 done with out filled, 0 none, -1 error.
+ * Sets url, config and status (each NULL: unchanged) on the account's webhook id. A status
+ * asked of a disabled webhook writes nothing at all and returns 2 (out filled). 1 done with
+ * out filled, 0 none, -1 error.
  */
 int		 bp_webhook_update(struct bp_db *, int64_t account_id, const char *id,
 		    const char *url, const char *config, const enum bp_webhook_status *status,
@@ -118,9 +119,19 @@ int		 bp_webhook_set_status(struct bp_db *, const char *id, enum bp_webhook_stat
 int		 bp_webhook_pause(struct bp_db *, const char *id, int64_t now);
 /* Deletes the account's webhook and its events (pending ones are dropped). 1, 0 none, -1. */
 int		 bp_webhook_delete(struct bp_db *, int64_t account_id, const char *id);
-/* Appends {webhooks:[...], page, limit, total} of the account, newest first. 0 or -1. */
-int		 bp_webhook_list(struct bp_db *, int64_t account_id,
-		    const enum bp_webhook_status *, int64_t page, int64_t limit, struct bp_buf *b);
+/*
+ * Whether w is of the key's kind: a test key's (testkey) webhooks watch a network configured
+ * testnet = true, a live key's any other. 1 or 0.
+ */
+int		 bp_webhook_of_kind(const struct bp_config *, const struct bp_webhook *w,
+		    int testkey);
+/*
+ * Appends {webhooks:[...], page, limit, total} of the account's webhooks of the key's kind
+ * (bp_webhook_of_kind), newest first. 0 or -1.
+ */
+int		 bp_webhook_list(struct bp_db *, const struct bp_config *, int64_t account_id,
+		    int testkey, const enum bp_webhook_status *, int64_t page, int64_t limit,
+		    struct bp_buf *b);
 /*
  * Appends a webhook's JSON: with full, the whole webhook and its signing secret (the create
  * answer); without, what PATCH answers (id, url, chain, event_type, status, updated_at).

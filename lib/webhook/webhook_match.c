@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/account.h"
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/db.h"
@@ -32,10 +33,25 @@ struct list {
 	size_t		 n, w;
 };
 
+/*
+ * An account of the block's webhooks and its fences ([plan] webhook_events_day and
+ * webhook_backlog), its day's events read at its first event of the block.
+ */
+struct acct {
+	int64_t			 id;
+	int64_t			 day_cap, backlog_cap;	/* 0: none */
+	int64_t			 today;		/* recorded today before this block; -1 unread */
+	int64_t			 added;		/* recorded in this block */
+};
+
 /* One webhook of the block's network, its config parsed. */
 struct filter {
 	char			 id[BP_WEBHOOK_ID_MAX];
 	char			 chain[BP_NAME_MAX];
+	int64_t			 account_id;
+	size_t			 acct;		/* its index in match.acct */
+	int64_t			 backlog;	/* pending before this block; -1 unread */
+	int64_t			 added, dropped_day, dropped_backlog;	/* in this block */
 	enum bp_webhook_type	 type;
 	struct list		 addrs, contracts, hashes;
 	struct list		 topics[TOPICS];	/* n == 0: any topic at that position */
@@ -56,7 +72,11 @@ struct tx {
 /* What a block's matching works with. */
 struct match {
 	struct bp_db			*db;
+	const struct bp_config		*cfg;
 	const char			*network;
+	int64_t				 day;		/* UTC day of the block's events */
+	struct acct			*acct;
+	size_t				 nacct;
 	const struct bp_index_store_block	*blk;
 	struct filter			*f;
 	size_t				 nf;
@@ -158,12 +178,75 @@ out:
 	return rc;
 }
 
+/*
+ * Sets f->acct to f's account in m->acct, added with its plan's fences the first time (the
+ * rows come in account order, so the last one is the one to look at). 0 or -1.
+ */
+static int
+acct_of(struct match *m, struct filter *f)
+{
+	const struct bp_plan *p;
+	struct bp_account a;
+	struct acct *x;
+
+	if (m->nacct > 0 && m->acct[m->nacct - 1].id == f->account_id) {
+		f->acct = m->nacct - 1;
+		return 0;
+	}
+	if ((x = realloc(m->acct, (m->nacct + 1) * sizeof(*x))) == NULL)
+		return -1;
+	m->acct = x;
+	x = &m->acct[m->nacct];
+	memset(x, 0, sizeof(*x));
+	x->id = f->account_id;
+	x->today = -1;
+	/* An account that is gone or a plan no longer configured gets the first plan's fences. */
+	p = bp_account_get(m->db, f->account_id, &a) == 1 ? bp_config_plan(m->cfg, a.plan) : NULL;
+	if (p == NULL && m->cfg->nplans > 0)
+		p = &m->cfg->plans[0];
+	if (p != NULL) {
+		x->day_cap = p->webhook_events_day;
+		x->backlog_cap = p->webhook_backlog;
+	}
+	f->acct = m->nacct++;
+	return 0;
+}
+
+/*
+ * Whether f may record one more event: its account under its day's events, itself under its
+ * backlog. A refusal is counted on f (dropped_day, dropped_backlog). 1 yes, 0 no, -1 error.
+ */
+static int
+room(struct match *m, struct filter *f)
+{
+	struct acct *a = &m->acct[f->acct];
+
+	if (a->day_cap > 0) {
+		if (a->today < 0 &&
+		    (a->today = bp_webhook_queue_recorded_today(m->db, a->id, m->day)) < 0)
+			return -1;
+		if (a->today + a->added >= a->day_cap) {
+			f->dropped_day++;
+			return 0;
+		}
+	}
+	if (a->backlog_cap > 0) {
+		if (f->backlog < 0 && (f->backlog = bp_webhook_queue_backlog(m->db, f->id)) < 0)
+			return -1;
+		if (f->backlog + f->added >= a->backlog_cap) {
+			f->dropped_backlog++;
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* The network's webhooks that record events (all but disabled). 0 or -1. */
 static int
 load_filters(struct match *m)
 {
-	static const char sql[] = "SELECT id, event_type, config, chain FROM webhooks"
-	    " WHERE network = ? AND status <> 'disabled' ORDER BY id";
+	static const char sql[] = "SELECT id, event_type, config, chain, account_id FROM webhooks"
+	    " WHERE network = ? AND status <> 'disabled' ORDER BY account_id, id";
 	struct bp_stmt *st;
 	enum bp_db_step step;
 	struct filter *f;
@@ -183,6 +266,12 @@ load_filters(struct match *m)
 		memset(f, 0, sizeof(*f));
 		bp_strlcpy(f->id, bp_col_text(st, 0), sizeof(f->id));
 		bp_strlcpy(f->chain, bp_col_text(st, 3), sizeof(f->chain));
+		f->account_id = bp_col_int(st, 4);
+		f->backlog = -1;
+		if (acct_of(m, f) == -1) {
+			step = BP_DB_ERROR;
+			break;
+		}
 		if (bp_webhook_type_parse(bp_col_text(st, 1), &f->type) == -1 ||
 		    filter_parse(f, bp_col_text(st, 2)) == -1) {
 			bp_warn("webhook %s: its stored config does not read; skipped", f->id);
@@ -282,11 +371,12 @@ data_start(struct match *m, const struct filter *f, const char *tx_hash)
  * attempt. A (webhook, source) recorded before is left alone. 0 or -1.
  */
 static int
-emit(struct match *m, const struct filter *f, const char *source, const char *token)
+emit(struct match *m, struct filter *f, const char *source, const char *token)
 {
 	struct bp_webhook_event ev;
 	uint8_t rnd[12];
 	char id[EVT_ID_MAX];
+	int rc;
 
 	if (bp_buf_adds(&m->data, "}") == -1) {
 		bp_warn("webhook %s: the data of %s is too large; not recorded", f->id, source);
@@ -313,21 +403,30 @@ emit(struct match *m, const struct filter *f, const char *source, const char *to
 	ev.body = m->body.data;
 	ev.token = token;
 	ev.now = (int64_t)time(NULL);
-	return bp_webhook_queue_add(m->db, &ev);
+	if ((rc = bp_webhook_queue_add(m->db, &ev)) == 1) {
+		f->added++;
+		m->acct[f->acct].added++;
+	}
+	return rc == -1 ? -1 : 0;
 }
 
 /* address_activity of a transaction: its native value, one event per watched side. */
 static int
-match_tx_activity(struct match *m, const struct filter *f, const struct tx *t)
+match_tx_activity(struct match *m, struct filter *f, const struct tx *t)
 {
 	static const char *const dirs[2] = { "outgoing", "incoming" };
 	char source[SOURCE_MAX];
-	int side;
+	int side, rc;
 
 	for (side = 0; side < 2; side++) {
 		if (side == 0 ? !list_has(&f->addrs, t->from) :
 		    !t->has_to || !list_has(&f->addrs, t->to))
 			continue;
+		if ((rc = room(m, f)) != 1) {
+			if (rc == -1)
+				return -1;
+			continue;
+		}
 		snprintf(source, sizeof(source), "tx:%s:%s", t->hash, dirs[side]);
 		if (data_start(m, f, t->hash) == -1 || put_addr(&m->data, "from", t->from) == -1 ||
 		    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
@@ -357,14 +456,17 @@ effective_price(const struct match *m, int64_t i, char *out, size_t cap)
 
 /* mined_transaction: tx_hash, block_number, block_hash, from, to, status, gas_used, price. */
 static int
-match_tx_mined(struct match *m, const struct filter *f, const struct tx *t)
+match_tx_mined(struct match *m, struct filter *f, const struct tx *t)
 {
 	char source[SOURCE_MAX], price[80];
 	uint8_t h[32];
+	int rc;
 
 	if (bp_hex_decode_fixed(t->hash, strlen(t->hash), h, sizeof(h)) == -1 ||
 	    !list_has(&f->hashes, h))
 		return 0;
+	if ((rc = room(m, f)) != 1)
+		return rc;
 	snprintf(source, sizeof(source), "tx:%s", t->hash);
 	effective_price(m, t->index, price, sizeof(price));
 	if (data_start(m, f, t->hash) == -1 ||
@@ -393,13 +495,13 @@ struct move {
 
 /* Token events of a movement: token_transfer, nft_transfer, address_activity. */
 static int
-match_move(struct match *m, const struct filter *f, const struct move *mv)
+match_move(struct match *m, struct filter *f, const struct move *mv)
 {
 	static const char *const dirs[2] = { "outgoing", "incoming" };
 	const struct bp_index_store_event *e = mv->e;
 	const uint8_t *contract = e->log.address;
 	char source[SOURCE_MAX];
-	int side, by_addr;
+	int side, by_addr, rc;
 
 	by_addr = list_has(&f->addrs, e->ev.from) || list_has(&f->addrs, e->ev.to);
 	switch (f->type) {
@@ -408,6 +510,8 @@ match_move(struct match *m, const struct filter *f, const struct move *mv)
 		if ((f->type == BP_WEBHOOK_NFT_TRANSFER) != mv->nft ||
 		    !(by_addr || list_has(&f->contracts, contract)))
 			return 0;
+		if ((rc = room(m, f)) != 1)
+			return rc;
 		snprintf(source, sizeof(source), "log:%s:%lld:%zu", e->pos.tx_hash,
 		    (long long)e->pos.log_index, mv->item);
 		if (data_start(m, f, e->pos.tx_hash) == -1 ||
@@ -427,6 +531,11 @@ match_move(struct match *m, const struct filter *f, const struct move *mv)
 		for (side = 0; side < 2; side++) {
 			if (!list_has(&f->addrs, side == 0 ? e->ev.from : e->ev.to))
 				continue;
+			if ((rc = room(m, f)) != 1) {
+				if (rc == -1)
+					return -1;
+				continue;
+			}
 			snprintf(source, sizeof(source), "log:%s:%lld:%zu:%s", e->pos.tx_hash,
 			    (long long)e->pos.log_index, mv->item, dirs[side]);
 			if (data_start(m, f, e->pos.tx_hash) == -1 ||
@@ -464,7 +573,7 @@ log_matches(const struct filter *f, const struct bp_index_store_event *e)
 
 /* log: the log as eth_getLogs returns it, with block_number and log_index decoded. */
 static int
-match_log(struct match *m, const struct filter *f, const struct bp_index_store_event *e)
+match_log(struct match *m, struct filter *f, const struct bp_index_store_event *e)
 {
 	const struct tx *t;
 	char source[SOURCE_MAX], h[BP_BLOCKS_HASH_STR], *hex = NULL;
@@ -473,6 +582,8 @@ match_log(struct match *m, const struct filter *f, const struct bp_index_store_e
 
 	if (!log_matches(f, e))
 		return 0;
+	if ((rc = room(m, f)) != 1)
+		return rc;
 	snprintf(source, sizeof(source), "log:%s:%lld", e->pos.tx_hash,
 	    (long long)e->pos.log_index);
 	t = tx_find(m, e->pos.tx_hash);
@@ -507,7 +618,7 @@ out:
 
 /* The token movements of log e (none, one, or one per id of a batch), each through fn. */
 static int
-each_move(struct match *m, const struct filter *f, const struct bp_index_store_event *e)
+each_move(struct match *m, struct filter *f, const struct bp_index_store_event *e)
 {
 	struct move mv;
 	size_t i;
@@ -553,10 +664,11 @@ bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 	size_t i, j;
 	int rc = -1, need_tx = 0;
 
-	(void)cfg;
 	memset(&m, 0, sizeof(m));
 	m.db = db;
+	m.cfg = cfg;
 	m.network = chain;
+	m.day = (int64_t)time(NULL) / 86400;
 	m.blk = block;
 	bp_buf_init(&m.data, BODY_MAX);
 	bp_buf_init(&m.body, BODY_MAX + 512);
@@ -569,7 +681,7 @@ bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 	if (need_tx && load_txs(&m) == -1)
 		goto out;
 	for (i = 0; i < m.nf; i++) {
-		const struct filter *f = &m.f[i];
+		struct filter *f = &m.f[i];
 
 		for (j = 0; j < m.ntx; j++)
 			if ((f->type == BP_WEBHOOK_ADDRESS_ACTIVITY &&
@@ -582,11 +694,17 @@ bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 			    each_move(&m, f, &block->events[j])) == -1)
 				goto out;
 	}
+	/* What each webhook recorded and dropped, once a block, in the store's transaction. */
+	for (i = 0; i < m.nf; i++)
+		if (bp_webhook_queue_counted(db, m.f[i].id, m.f[i].account_id, m.day, m.f[i].added,
+		    m.f[i].dropped_day, m.f[i].dropped_backlog) == -1)
+			goto out;
 	rc = 0;
 out:
 	for (i = 0; i < m.nf; i++)
 		filter_free(&m.f[i]);
 	free(m.f);
+	free(m.acct);
 	free(m.tx);
 	bp_buf_free(&m.data);
 	bp_buf_free(&m.body);

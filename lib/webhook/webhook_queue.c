@@ -50,6 +50,109 @@ bp_webhook_queue_add(struct bp_db *db, const struct bp_webhook_event *ev)
 	bp_stmt_int(st, 8, ev->now);
 	bp_stmt_int(st, 9, ev->now);
 	bp_stmt_text(st, 10, ev->token);
+	return bp_stmt_run(st) == -1 ? -1 : bp_db_changes(db) > 0;
+}
+
+int64_t
+bp_webhook_queue_recorded_today(struct bp_db *db, int64_t account_id, int64_t day)
+{
+	static const char sql[] = "SELECT recorded FROM webhook_usage WHERE account_id = ?"
+	    " AND day = ?";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int64_t n;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, account_id);
+	bp_stmt_int(st, 2, day);
+	step = bp_stmt_step(st);
+	n = step == BP_DB_ROW ? bp_col_int(st, 0) : step == BP_DB_DONE ? 0 : -1;
+	bp_stmt_reset(st);
+	return n;
+}
+
+int64_t
+bp_webhook_queue_backlog(struct bp_db *db, const char *webhook_id)
+{
+	static const char sql[] = "SELECT pending FROM webhook_backlog WHERE webhook_id = ?";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	int64_t n;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, webhook_id);
+	step = bp_stmt_step(st);
+	n = step == BP_DB_ROW ? bp_col_int(st, 0) : step == BP_DB_DONE ? 0 : -1;
+	bp_stmt_reset(st);
+	return n;
+}
+
+/* Adds n (negative: takes) to the backlog of webhook_id. 0 or -1. */
+static int
+backlog_add(struct bp_db *db, const char *webhook_id, int64_t n)
+{
+	static const char sql[] = "INSERT INTO webhook_backlog (webhook_id, pending) VALUES (?, ?)"
+	    " ON CONFLICT (webhook_id) DO UPDATE SET"
+	    " pending = webhook_backlog.pending + excluded.pending";
+	struct bp_stmt *st;
+
+	if (n == 0)
+		return 0;
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, webhook_id);
+	bp_stmt_int(st, 2, n);
+	return bp_stmt_run(st);
+}
+
+/* Adds to the day's counts of webhook_id (webhook_counts). 0 or -1. */
+static int
+counts_add(struct bp_db *db, const char *webhook_id, int64_t day, int64_t recorded,
+    int64_t dropped_day, int64_t dropped_backlog, int64_t expired)
+{
+	static const char sql[] = "INSERT INTO webhook_counts (webhook_id, day, recorded,"
+	    " dropped_day, dropped_backlog, expired) VALUES (?, ?, ?, ?, ?, ?)"
+	    " ON CONFLICT (webhook_id, day) DO UPDATE SET"
+	    " recorded = webhook_counts.recorded + excluded.recorded,"
+	    " dropped_day = webhook_counts.dropped_day + excluded.dropped_day,"
+	    " dropped_backlog = webhook_counts.dropped_backlog + excluded.dropped_backlog,"
+	    " expired = webhook_counts.expired + excluded.expired";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, webhook_id);
+	bp_stmt_int(st, 2, day);
+	bp_stmt_int(st, 3, recorded);
+	bp_stmt_int(st, 4, dropped_day);
+	bp_stmt_int(st, 5, dropped_backlog);
+	bp_stmt_int(st, 6, expired);
+	return bp_stmt_run(st);
+}
+
+int
+bp_webhook_queue_counted(struct bp_db *db, const char *webhook_id, int64_t account_id,
+    int64_t day, int64_t recorded, int64_t dropped_day, int64_t dropped_backlog)
+{
+	static const char sql[] = "INSERT INTO webhook_usage (account_id, day, count, recorded)"
+	    " VALUES (?, ?, 0, ?) ON CONFLICT (account_id, day) DO UPDATE SET"
+	    " recorded = webhook_usage.recorded + excluded.recorded";
+	struct bp_stmt *st;
+
+	if (recorded == 0 && dropped_day == 0 && dropped_backlog == 0)
+		return 0;
+	if (counts_add(db, webhook_id, day, recorded, dropped_day, dropped_backlog, 0) == -1 ||
+	    backlog_add(db, webhook_id, recorded) == -1)
+		return -1;
+	if (recorded == 0)
+		return 0;
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, account_id);
+	bp_stmt_int(st, 2, day);
+	bp_stmt_int(st, 3, recorded);
 	return bp_stmt_run(st);
 }
 
@@ -60,9 +163,21 @@ bp_webhook_queue_drop_block(struct bp_db *db, const char *network, int64_t numbe
 	/* Only what was never tried: a delivered event cannot be taken back. */
 	static const char sql[] = "DELETE FROM webhook_events WHERE network = ? AND"
 	    " block_number = ? AND block_hash = ? AND state = 'pending' AND attempts = 0";
+	/* The backlogs lose the rows the DELETE takes, in the same (the store's) transaction. */
+	static const char sql_backlog[] = "UPDATE webhook_backlog SET pending = pending -"
+	    " (SELECT count(*) FROM webhook_events e WHERE e.webhook_id = webhook_backlog.webhook_id"
+	    " AND e.network = ?1 AND e.block_number = ?2 AND e.block_hash = ?3"
+	    " AND e.state = 'pending' AND e.attempts = 0)"
+	    " WHERE webhook_id IN (SELECT webhook_id FROM webhook_events WHERE network = ?1 AND"
+	    " block_number = ?2 AND block_hash = ?3 AND state = 'pending' AND attempts = 0)";
 	struct bp_stmt *st;
 
-	if ((st = bp_db_stmt(db, sql)) == NULL)
+	if ((st = bp_db_stmt(db, sql_backlog)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, network);
+	bp_stmt_int(st, 2, number);
+	bp_stmt_text(st, 3, hash);
+	if (bp_stmt_run(st) == -1 || (st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, network);
 	bp_stmt_int(st, 2, number);
@@ -207,32 +322,168 @@ final_of(struct bp_db *db, struct final *f, size_t *nf, const char *network, int
 	return 0;
 }
 
+/* A webhook with due events, as one claim found it. */
+struct due {
+	char	id[BP_WEBHOOK_ID_MAX];
+	char	network[BP_WEBHOOK_NETKEY_MAX];
+	int64_t	account_id;
+	char	*url, *secret;		/* owned */
+	int	more;			/* its last share was full: it may have more */
+};
+
+static void
+dues_free(struct due *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; d != NULL && i < n; i++) {
+		free(d[i].url);
+		free(d[i].secret);
+	}
+	free(d);
+}
+
+/*
+ * The active webhooks with a pending event due by now into *out (owned), *n of them. One
+ * index probe per active webhook (webhook_events_hook), however long their backlogs. 0 or -1.
+ */
+static int
+dues_load(struct bp_db *db, int64_t now, struct due **out, size_t *n)
+{
+	static const char sql[] = "SELECT w.id, w.network, w.account_id, w.url, w.secret"
+	    " FROM webhooks w WHERE w.status = 'active' AND EXISTS (SELECT 1 FROM webhook_events e"
+	    " WHERE e.webhook_id = w.id AND e.state = 'pending' AND e.next_at <= ?1)";
+	struct due *d = NULL, *dd;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, now);
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((dd = realloc(d, cap * sizeof(*d))) == NULL) {
+				step = BP_DB_ERROR;
+				break;
+			}
+			d = dd;
+		}
+		dd = &d[*n];
+		memset(dd, 0, sizeof(*dd));
+		(*n)++;
+		bp_strlcpy(dd->id, bp_col_text(st, 0), sizeof(dd->id));
+		bp_strlcpy(dd->network, bp_col_text(st, 1), sizeof(dd->network));
+		dd->account_id = bp_col_int(st, 2);
+		if ((dd->url = strdup(bp_col_text(st, 3))) == NULL ||
+		    (dd->secret = strdup(bp_col_text(st, 4))) == NULL) {
+			step = BP_DB_ERROR;
+			break;
+		}
+	}
+	bp_stmt_reset(st);
+	if (step != BP_DB_DONE) {
+		dues_free(d, *n);
+		*n = 0;
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+/*
+ * Moves the pending events of account that are due before its next UTC day (at) to it: past
+ * its day's deliveries they wait there, out of the due set, and no claim reads them again
+ * today. A retry due later keeps its time. 0 or -1.
+ */
+static int
+defer_account(struct bp_db *db, int64_t account_id, int64_t at)
+{
+	static const char sql[] = "UPDATE webhook_events SET next_at = ?1 WHERE state = 'pending'"
+	    " AND next_at < ?1 AND webhook_id IN (SELECT id FROM webhooks WHERE account_id = ?2)";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, at);
+	bp_stmt_int(st, 2, account_id);
+	return bp_stmt_run(st);
+}
+
+/*
+ * Claims up to want due rows of webhook d (block confirmed, not leased, token filled) into
+ * j[*n..], leased until lease_until. The number claimed, or -1.
+ */
+static int
+claim_hook(struct bp_db *db, const struct due *d, int64_t now, int64_t confirmed,
+    int64_t lease_until, size_t want, struct bp_webhook_job *j, size_t *n)
+{
+	static const char sql[] = "SELECT id, body, attempts FROM webhook_events"
+	    " WHERE webhook_id = ?1 AND state = 'pending' AND next_at <= ?2 AND lease_until <= ?2"
+	    " AND token IS NULL AND block_number <= ?3 AND network = ?5 ORDER BY next_at LIMIT ?4";
+	struct bp_webhook_job *jj;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	size_t first = *n, i;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, d->id);
+	bp_stmt_int(st, 2, now);
+	bp_stmt_int(st, 3, confirmed);
+	bp_stmt_int(st, 4, (int64_t)want);
+	bp_stmt_text(st, 5, d->network);
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		jj = &j[*n];
+		bp_strlcpy(jj->event_id, bp_col_text(st, 0), sizeof(jj->event_id));
+		bp_strlcpy(jj->webhook_id, d->id, sizeof(jj->webhook_id));
+		jj->account_id = d->account_id;
+		bp_strlcpy(jj->url, d->url, sizeof(jj->url));
+		bp_strlcpy(jj->secret, d->secret, sizeof(jj->secret));
+		jj->attempts = bp_col_int(st, 2);
+		if ((jj->body = strdup(bp_col_text(st, 1))) == NULL) {
+			step = BP_DB_ERROR;
+			break;
+		}
+		jj->len = strlen(jj->body);
+		(*n)++;
+	}
+	bp_stmt_reset(st);
+	if (step == BP_DB_ERROR)
+		return -1;
+	/* Leased now, so the next round of this claim passes over them. */
+	for (i = first; i < *n; i++)
+		if (lease(db, j[i].event_id, lease_until) == -1)
+			return -1;
+	return (int)(*n - first);
+}
+
 int
 bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t now,
     int64_t lease_s, size_t max, struct bp_webhook_job **jobs)
 {
 	/*
-	 * Whether a row's block is final is asked of the index's reader (bp_index_get_head), not
-	 * joined from index_cursors: once per network and claim, inside the claim's transaction,
-	 * so the rows and the heads are one snapshot as they were with the join, and a row costs
-	 * a string compare instead of a cursor lookup. There is no LIMIT: it would count the rows
-	 * above the confirmed head, which the join never returned, and could fill with them while
-	 * due retries of final blocks wait behind. SQLite steps the statement lazily along
-	 * webhook_events_due, in next_at order, so it reads only as far as the loop goes, and the
-	 * loop stops as the LIMIT did. An account's plan is read once per claim (quota_of).
+	 * Fair across webhooks and accounts: the claim first finds the active webhooks with
+	 * something due (one index probe each), then takes rounds over them, each webhook at most
+	 * an equal share of the free slots a round, starting at a random one so that the first
+	 * are not always served first. So a webhook with a backlog of millions takes its share and
+	 * never the others' (before, the claim read the oldest due rows of all webhooks and a
+	 * backlog filled every claim). An account past its day's deliveries has its due events
+	 * moved to its next UTC day (defer_account), out of the due set, instead of being read
+	 * and passed over by every claim until then. Whether a row's block is final is asked of
+	 * the index's reader once per network and claim (final_of), in the claim's transaction.
 	 */
-	static const char sql[] = "SELECT e.id, e.webhook_id, w.account_id, w.url, w.secret,"
-	    " e.body, e.attempts, e.network, e.block_number FROM webhook_events e"
-	    " JOIN webhooks w ON w.id = e.webhook_id"
-	    " WHERE e.state = 'pending' AND e.next_at <= ?1 AND e.lease_until <= ?1"
-	    " AND w.status = 'active' AND e.token IS NULL ORDER BY e.next_at";
 	struct quota q[ACCOUNTS_MAX], *qa;
 	struct final f[NETWORKS_MAX];
-	struct bp_webhook_job *j = NULL, *jj;
-	struct bp_stmt *st;
-	enum bp_db_step step = BP_DB_ERROR;
-	size_t n = 0, nq = 0, nf = 0, seen = 0, i;
+	struct bp_webhook_job *j = NULL;
+	struct due *d = NULL;
+	size_t n = 0, nq = 0, nf = 0, nd = 0, i, k, want, active;
+	uint32_t rnd = 0;
 	int64_t day = now / DAY, confirmed;
+	int got, more = 1;
 
 	*jobs = NULL;
 	if (max == 0)
@@ -243,44 +494,45 @@ bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t no
 		free(j);
 		return -1;
 	}
-	if ((st = bp_db_stmt(db, sql)) == NULL)
+	if (dues_load(db, now, &d, &nd) == -1)
 		goto fail;
-	bp_stmt_int(st, 1, now);
-	/* A few more than max: rows of accounts past their day's deliveries are passed over. */
-	while (n < max && seen < max * 2 && (step = bp_stmt_step(st)) == BP_DB_ROW) {
-		if (final_of(db, f, &nf, bp_col_text(st, 7), &confirmed) == -1) {
-			step = BP_DB_ERROR;
+	for (i = 0; i < nd; i++)
+		d[i].more = 1;
+	(void)bp_random(&rnd, sizeof(rnd));
+	while (n < max && more) {
+		more = 0;
+		for (i = 0, active = 0; i < nd; i++)
+			active += d[i].more;
+		if (active == 0)
 			break;
+		for (k = 0; k < nd && n < max; k++) {
+			struct due *dd = &d[(rnd + k) % nd];
+
+			if (!dd->more)
+				continue;
+			dd->more = 0;
+			if ((qa = quota_of(db, cfg, q, &nq, dd->account_id, day)) == NULL)
+				continue;	/* more accounts than one claim keeps: the next claim */
+			if (qa->cap > 0 && qa->used >= qa->cap) {
+				if (defer_account(db, dd->account_id, (day + 1) * DAY) == -1)
+					goto fail;
+				continue;
+			}
+			if (final_of(db, f, &nf, dd->network, &confirmed) == -1)
+				goto fail;
+			/* An equal share of what is left, rounded up, within the account's day. */
+			want = (max - n + active - 1) / active;
+			if (qa->cap > 0 && (int64_t)want > qa->cap - qa->used)
+				want = (size_t)(qa->cap - qa->used);
+			if ((got = claim_hook(db, dd, now, confirmed, now + lease_s, want, j, &n)) == -1)
+				goto fail;
+			qa->used += got;
+			if ((size_t)got == want)
+				dd->more = more = 1;
 		}
-		if (bp_col_int(st, 8) > confirmed)
-			continue;	/* not final yet */
-		seen++;
-		jj = &j[n];
-		if ((qa = quota_of(db, cfg, q, &nq, bp_col_int(st, 2), day)) == NULL)
-			continue;
-		if (qa->cap > 0 && qa->used >= qa->cap)
-			continue;	/* waits for the next UTC day */
-		qa->used++;
-		bp_strlcpy(jj->event_id, bp_col_text(st, 0), sizeof(jj->event_id));
-		bp_strlcpy(jj->webhook_id, bp_col_text(st, 1), sizeof(jj->webhook_id));
-		jj->account_id = bp_col_int(st, 2);
-		bp_strlcpy(jj->url, bp_col_text(st, 3), sizeof(jj->url));
-		bp_strlcpy(jj->secret, bp_col_text(st, 4), sizeof(jj->secret));
-		if ((jj->body = strdup(bp_col_text(st, 5))) == NULL)
-			break;
-		jj->len = strlen(jj->body);
-		jj->attempts = bp_col_int(st, 6);
-		n++;
 	}
-	bp_stmt_reset(st);
-	if (step == BP_DB_ERROR)
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (lease(db, j[i].event_id, now + lease_s) == -1)
-			goto fail;
 	for (i = 0; i < nq; i++) {
 		int64_t mine = 0;
-		size_t k;
 
 		for (k = 0; k < n; k++)
 			mine += j[k].account_id == q[i].account_id;
@@ -289,10 +541,12 @@ bp_webhook_queue_claim(struct bp_db *db, const struct bp_config *cfg, int64_t no
 	}
 	if (bp_db_commit(db) == -1)
 		goto fail;
+	dues_free(d, nd);
 	*jobs = j;
 	return (int)n;
 fail:
 	bp_db_rollback(db);
+	dues_free(d, nd);
 	bp_webhook_jobs_free(j, n);
 	return -1;
 }
@@ -363,7 +617,9 @@ bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t n
 		if (bp_webhook_queue_log(db, jobs[i].webhook_id, jobs[i].event_id, k, &out[i]) == -1)
 			goto fail;
 		if (out[i].ok) {
-			if (event_set(db, jobs[i].event_id, 1, k, now, now) == -1)
+			/* Delivered leaves the backlog the plan bounds. */
+			if (event_set(db, jobs[i].event_id, 1, k, now, now) == -1 ||
+			    backlog_add(db, jobs[i].webhook_id, -1) == -1)
 				goto fail;
 			continue;
 		}
@@ -405,20 +661,92 @@ delete_before(struct bp_db *db, const char *sql, int64_t before)
 	return n;
 }
 
+/*
+ * Expires the undelivered events recorded before before: each webhook's count goes to its
+ * expired column of today and leaves its backlog, then the rows go, in one transaction. The
+ * rows expired, or -1.
+ */
+static int
+expire(struct bp_db *db, int64_t now, int64_t before)
+{
+	static const char sql_by[] = "SELECT webhook_id, count(*) FROM webhook_events"
+	    " WHERE state = 'pending' AND created_at < ? GROUP BY webhook_id";
+	static const char sql_del[] = "DELETE FROM webhook_events WHERE state = 'pending'"
+	    " AND created_at < ?";
+	struct bp_stmt *st;
+	enum bp_db_step step = BP_DB_ERROR;
+	char id[BP_WEBHOOK_ID_MAX];
+	int64_t c;
+	int n = 0;
+
+	if (bp_db_begin(db) == -1)
+		return -1;
+	if ((st = bp_db_stmt(db, sql_by)) == NULL)
+		goto fail;
+	bp_stmt_int(st, 1, before);
+	/* SQLite reads the grouped rows before the first comes back, so writing here is safe. */
+	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
+		bp_strlcpy(id, bp_col_text(st, 0), sizeof(id));
+		c = bp_col_int(st, 1);
+		if (counts_add(db, id, now / DAY, 0, 0, 0, c) == -1 ||
+		    backlog_add(db, id, -c) == -1) {
+			step = BP_DB_ERROR;
+			break;
+		}
+		n += (int)c;
+	}
+	bp_stmt_reset(st);
+	if (step != BP_DB_DONE || (n > 0 && delete_before(db, sql_del, before) < 0) ||
+	    bp_db_commit(db) == -1)
+		goto fail;
+	return n;
+fail:
+	bp_db_rollback(db);
+	return -1;
+}
+
 int
-bp_webhook_queue_prune(struct bp_db *db, int64_t now, int64_t retention_s)
+bp_webhook_queue_prune(struct bp_db *db, int64_t now, int64_t retention_s, int64_t ttl_s)
 {
 	static const char sql_ev[] = "DELETE FROM webhook_events WHERE state = 'delivered'"
 	    " AND delivered_at < ?";
 	static const char sql_at[] = "DELETE FROM webhook_attempts WHERE at < ?";
 	static const char sql_use[] = "DELETE FROM webhook_usage WHERE day < ?";
-	int ev, at;
+	static const char sql_cnt[] = "DELETE FROM webhook_counts WHERE day < ?";
+	int ev, at, ex;
 
-	if ((ev = delete_before(db, sql_ev, now - retention_s)) < 0 ||
+	if ((ex = expire(db, now, now - ttl_s)) < 0 ||
+	    (ev = delete_before(db, sql_ev, now - retention_s)) < 0 ||
 	    (at = delete_before(db, sql_at, now - retention_s)) < 0 ||
-	    delete_before(db, sql_use, now / DAY - 2) < 0)
+	    delete_before(db, sql_use, now / DAY - 2) < 0 ||
+	    delete_before(db, sql_cnt, (now - retention_s) / DAY) < 0)
 		return -1;
-	return ev + at;
+	return ev + at + ex;
+}
+
+int
+bp_webhook_queue_counts(struct bp_db *db, const char *webhook_id, struct bp_buf *out)
+{
+	static const char sql[] = "SELECT day, recorded, dropped_day, dropped_backlog, expired"
+	    " FROM webhook_counts WHERE webhook_id = ? ORDER BY day DESC";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	char t[32];
+	int fail = 0;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, webhook_id);
+	while (!fail && (step = bp_stmt_step(st)) == BP_DB_ROW) {
+		bp_time_iso((time_t)(bp_col_int(st, 0) * DAY), t, sizeof(t));
+		t[10] = '\0';
+		fail = bp_buf_printf(out, "%s  recorded %lld  dropped %lld (day's events)"
+		    "  dropped %lld (backlog)  expired %lld\n", t, (long long)bp_col_int(st, 1),
+		    (long long)bp_col_int(st, 2), (long long)bp_col_int(st, 3),
+		    (long long)bp_col_int(st, 4)) == -1;
+	}
+	bp_stmt_reset(st);
+	return fail || step == BP_DB_ERROR ? -1 : 0;
 }
 
 int

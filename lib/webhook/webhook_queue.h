@@ -59,9 +59,22 @@ struct bp_webhook_event {
 
 /*
  * Records ev, pending (the matcher, in the indexer's store transaction); a (webhook_id, source)
- * recorded before is left as it is. 0 or -1.
+ * recorded before is left as it is. 1 recorded, 0 it was before, -1 error. The caller counts
+ * what it recorded and dropped with bp_webhook_queue_counted.
  */
 int	bp_webhook_queue_add(struct bp_db *, const struct bp_webhook_event *ev);
+
+/* The events recorded for account on UTC day (Unix seconds / 86400); -1 on error. */
+int64_t	bp_webhook_queue_recorded_today(struct bp_db *, int64_t account_id, int64_t day);
+/* The undelivered events webhook_id holds (its backlog); -1 on error. */
+int64_t	bp_webhook_queue_backlog(struct bp_db *, const char *webhook_id);
+/*
+ * Counts for webhook_id of account on day: recorded events (into the account's day and the
+ * webhook's backlog), and those not recorded, past the account's day (dropped_day) or the
+ * webhook's backlog (dropped_backlog). 0 or -1.
+ */
+int	bp_webhook_queue_counted(struct bp_db *, const char *webhook_id, int64_t account_id,
+	    int64_t day, int64_t recorded, int64_t dropped_day, int64_t dropped_backlog);
 
 /*
  * Deletes the events of block (number, hash) of network that were never tried (the matcher's
@@ -82,8 +95,10 @@ int	bp_webhook_queue_release(struct bp_db *);
 /*
  * Claims up to max due deliveries not leased now: pending, next_at reached, block confirmed,
  * webhook active, account under its day's deliveries; each gets a lease of lease_s seconds and
- * counts against the day. *jobs is an array owned by the caller (bp_webhook_jobs_free).
- * Returns the number claimed, or -1 on a database error.
+ * counts against the day. Fair: each webhook with something due gets an equal share of max,
+ * and the due events of an account past its day move to its next UTC day. *jobs is an array
+ * owned by the caller (bp_webhook_jobs_free). Returns the number claimed, or -1 on a database
+ * error.
  */
 int	bp_webhook_queue_claim(struct bp_db *, const struct bp_config *, int64_t now,
 	    int64_t lease_s, size_t max, struct bp_webhook_job **jobs);
@@ -104,8 +119,18 @@ int	bp_webhook_queue_settle(struct bp_db *, const struct bp_config *, int64_t no
 int	bp_webhook_queue_log(struct bp_db *, const char *webhook_id, const char *event_id,
 	    int64_t attempt, const struct bp_webhook_outcome *);
 
-/* Deletes delivered events and attempts older than retention_s seconds. Rows or -1. */
-int	bp_webhook_queue_prune(struct bp_db *, int64_t now, int64_t retention_s);
+/*
+ * Deletes delivered events and attempts older than retention_s seconds, and expires the
+ * undelivered events older than ttl_s (counted per webhook as expired). Rows or -1.
+ */
+int	bp_webhook_queue_prune(struct bp_db *, int64_t now, int64_t retention_s, int64_t ttl_s);
+
+/*
+ * Appends a webhook's counts per UTC day as text lines (day, recorded, dropped past the day's
+ * events, dropped past the backlog, expired), newest first: `blockport webhook deliveries ID`.
+ * 0 or -1.
+ */
+int	bp_webhook_queue_counts(struct bp_db *, const char *webhook_id, struct bp_buf *out);
 
 /*
  * Appends the latest limit attempts of a webhook as text lines (time, evt_ id, attempt,

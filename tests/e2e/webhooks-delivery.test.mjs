@@ -415,6 +415,50 @@ test('DELETE drops pending deliveries', async () => {
   assert.equal(got.get(w.path).length, before);
 });
 
+// ---- the tenant fences ----
+
+test('an account past its day with a backlog of 600 never delays another account\'s event', { timeout: 120000 }, async () => {
+  const capped = newKey({ plan: 'whcap' });	// 5 deliveries a day
+  const E = Wallet.createRandom().address;
+  const c = await hook('nft_transfer', { addresses: [E] }, capped);
+  for (const from of [7000n, 7300n]) {
+    const ids = Array.from({ length: 300 }, (_, i) => from + BigInt(i));
+    await mined(erc1155.mintBatch(E, ids, ids.map(() => 1n), '0x'));
+  }
+  await arrived(c.path, 5, 'the capped account\'s day of deliveries');
+  // Another account's events, each on its own webhook: delivered within seconds, every time.
+  for (let k = 0; k < 3; k++) {
+    const X = Wallet.createRandom().address;
+    const o = await hook('address_activity', { addresses: [X] });
+    const r = await mined(wallet(60, provider).sendTransaction({ to: X, value: 1n }));
+    const t0 = Date.now();
+    await arrived(o.path, 1, `the other account's event ${k} (block ${r.blockNumber})`, 10000);
+    assert.ok(Date.now() - t0 < 5000, `delivered ${Date.now() - t0} ms after it was mined`);
+  }
+  assert.equal(got.get(c.path).length, 5, 'the capped account still waits for its next day');
+});
+
+test('a plan bounds the events a day and a webhook\'s backlog; what is dropped is counted', async () => {
+  const fenced = newKey({ plan: 'whfence' });	// 5 events a day, a backlog of 3
+  const [F1, F2] = [Wallet.createRandom().address, Wallet.createRandom().address];
+  const p = await hook('nft_transfer', { addresses: [F1] }, fenced);
+  const q = await hook('nft_transfer', { addresses: [F2] }, fenced);
+  const paused = await api(`/v1/webhooks/${p.id}`, { method: 'PATCH', key: fenced, body: { status: 'paused' } });
+  assert.equal(paused.json.status, 'paused');
+  const batch = (to, from) => mined(erc1155.mintBatch(to, [from, from + 1n, from + 2n, from + 3n], [1n, 1n, 1n, 1n], '0x'));
+  await batch(F1, 8000n);	// the paused webhook holds 3, the 4th is dropped
+  await waitFor(() => /recorded 3 .*dropped 1 \(backlog\)/.test(admin('webhook', 'deliveries', p.id)), 'the backlog drop counted');
+  await batch(F2, 8100n);	// 3 of the day's 5 are spent: 2 recorded, 2 dropped
+  await arrived(q.path, 2);
+  await waitFor(() => /recorded 2 {2}dropped 2 \(day's events\)/.test(admin('webhook', 'deliveries', q.id)), 'the day drop counted');
+  await sleep(1000);
+  assert.equal(got.get(q.path).length, 2);
+  const res = await api(`/v1/webhooks/${p.id}`, { method: 'PATCH', key: fenced, body: { status: 'active' } });
+  assert.equal(res.json.status, 'active');
+  const held = await arrived(p.path, 3);
+  assert.deepEqual(held.map((d) => d.json.data.token_id).sort(), ['8000', '8001', '8002']);
+});
+
 // ---- crash safety ----
 
 function startWorker() {

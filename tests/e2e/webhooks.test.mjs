@@ -10,7 +10,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, assertError, env, newKey, sleep } from './helpers.mjs';
+import { admin, api, assertError, env, newKey, sleep } from './helpers.mjs';
+import { randomBytes } from 'node:crypto';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const A1 = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -95,6 +96,10 @@ test('a bad field is a 400 that names it', async () => {
     [{ event_type: 'log', config: { topics: [H1, H1, H1, H1, H1] } }, 'config.topics'],
     [{ event_type: 'log', config: { topics: [A1] } }, 'config.topics[0]'],
     [{ event_type: 'log', config: { topics: [null, [H1, 7]] } }, 'config.topics[1]'],
+    // A log filter that names nothing would match every log of the chain.
+    [{ event_type: 'log', config: { topics: [] } }, 'config.topics'],
+    [{ event_type: 'log', config: { topics: [null] } }, 'config.topics'],
+    [{ event_type: 'log', config: { topics: [null, null, null, null] } }, 'config.topics'],
   ];
   for (const [patch, field] of bad) {
     const res = await create(base(patch));
@@ -168,6 +173,48 @@ test("another account's id, or one that never existed, is 404; DELETE is final",
   assert.deepEqual(del.json, { id: w.id, deleted: true });
   assertError(assert, await api(`/v1/webhooks/${w.id}`, { key }), 404, 'not_found');
   assertError(assert, await api(`/v1/webhooks/${w.id}`, { method: 'DELETE', key }), 404, 'not_found');
+});
+
+// Item 3 of the tenant fences: a leaked test key must not read or redirect a mainnet webhook.
+test('a test key sees and changes only test-network webhooks, a live key only live ones', async () => {
+  const email = `t-${randomBytes(6).toString('hex')}@example.test`;
+  admin('account', 'create', '--email', email, '--plan', 'enterprise');
+  const test = admin('key', 'create', email, '--test');
+  const live = admin('key', 'create', email, '--live');
+  const t = await create(base(), test);
+  const l = await create(base(), live);
+  assert.equal(t.status, 201, t.text);
+  assert.equal(l.status, 201, l.text);
+  assert.equal(t.json.network, 'devnet');
+  assert.equal(l.json.network, 'mainnet');
+  for (const [k, mine, theirs] of [[test, t.json.id, l.json.id], [live, l.json.id, t.json.id]]) {
+    for (const [method, body] of [['GET'], ['PATCH', { url: 'https://127.0.0.1:11/stolen' }], ['DELETE']])
+      assertError(assert, await api(`/v1/webhooks/${theirs}`, { method, key: k, body }), 403, 'forbidden');
+    const list = await api('/v1/webhooks', { key: k });
+    assert.deepEqual(list.json.webhooks.map((w) => w.id), [mine]);
+    assert.equal(list.json.total, 1);
+    assert.equal((await api(`/v1/webhooks/${mine}`, { key: k })).status, 200);
+  }
+  const still = await api(`/v1/webhooks/${l.json.id}`, { key: live });
+  assert.equal(still.json.url, URL_OK, 'the 403 PATCH wrote nothing');
+  // Nor can a live key make a test-network webhook it could not manage after.
+  assertError(assert, await create(base({ network: 'devnet' }), live), 403, 'forbidden');
+});
+
+// Item 6: the operator's disable is all or nothing for a PATCH that tries to resume.
+test('PATCH of a disabled webhook that sets status is 400 and writes nothing', async () => {
+  const w = (await create(base())).json;
+  admin('webhook', 'disable', w.id);
+  const was = (await api(`/v1/webhooks/${w.id}`, { key })).json;
+  await sleep(1100);	// a write would move updated_at
+  const r = await api(`/v1/webhooks/${w.id}`, { method: 'PATCH', key,
+    body: { url: 'https://127.0.0.1:12/new', status: 'active', config: { addresses: [A2] } } });
+  assertError(assert, r, 400, 'invalid_request');
+  assert.match(r.json.error.message, /^status: /);
+  const got = await api(`/v1/webhooks/${w.id}`, { key });
+  assert.equal(got.json.url, URL_OK);
+  assert.equal(got.json.status, 'disabled');
+  assert.equal(got.json.updated_at, was.updated_at);
 });
 
 test('the plan caps the number of webhooks; the scope is webhooks:manage', async () => {

@@ -132,6 +132,10 @@ test_config_bad(void)
 		{ BP_WEBHOOK_LOG, "{\"topics\":[[]]}", "config.topics[0]" },
 		{ BP_WEBHOOK_LOG, "{\"topics\":[null,{}]}", "config.topics[1]" },
 		{ BP_WEBHOOK_LOG, "{\"address\":[\"" A1 "\", 5]}", "config.address[1]" },
+		/* Nothing named: it would match every log of the chain. */
+		{ BP_WEBHOOK_LOG, "{\"topics\":[]}", "config.topics" },
+		{ BP_WEBHOOK_LOG, "{\"topics\":[null]}", "config.topics" },
+		{ BP_WEBHOOK_LOG, "{\"topics\":[null,null,null,null]}", "config.topics" },
 	};
 	struct bp_buf canon;
 	char why[256];
@@ -232,7 +236,7 @@ add_event(const char *id, const char *wh, int64_t block)
 	ev.block_hash = "0x";
 	ev.source = id;
 	ev.body = "{}";
-	CU_ASSERT(bp_webhook_queue_add(u.db, &ev) == 0);
+	CU_ASSERT(bp_webhook_queue_add(u.db, &ev) == 1);
 }
 
 static void
@@ -304,7 +308,7 @@ test_queue(void)
 	CU_ASSERT_EQUAL(bp_webhook_queue_claim(u.db, cfg, now + 300, 60, 10, &jobs), 0);
 	bp_webhook_jobs_free(jobs, 0);
 	/* Delivered rows go after the retention; a deleted webhook takes its pending rows. */
-	CU_ASSERT_EQUAL(bp_webhook_queue_prune(u.db, now + 100000, 1000) >= 1, 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_prune(u.db, now + 100000, 1000, 100000000) >= 1, 1);
 	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w1.id), 0);	/* not account 2's */
 	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 1, w1.id), 1);
 	bp_webhook_clear(&w1);
@@ -334,7 +338,7 @@ test_complete_pause(void)
 	ev.source = "log:0x1:0:0";
 	ev.body = "{\"symbol\":null}";
 	ev.token = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
-	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 1);
 	ev.id = "evt_tok2";
 	ev.body = "{}";
 	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);	/* the same source: left alone */
@@ -385,21 +389,124 @@ test_claim_final(void)
 	for (i = 0; i < 25; i++) {	/* above confirmed (9), and due first */
 		snprintf(id, sizeof(id), "evt_high%d", i);
 		ev.block_number = 50;
-		CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+		CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 1);
 	}
 	ev.now = 1;
 	snprintf(id, sizeof(id), "evt_other");
 	ev.network = "ethereum.other";	/* not indexed */
 	ev.block_number = 1;
-	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 1);
 	snprintf(id, sizeof(id), "evt_final");
 	ev.network = "ethereum.devnet";
 	ev.block_number = 9;
-	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 0);
+	CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 1);
 	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 2, &jobs);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	CU_ASSERT_STRING_EQUAL(jobs[0].event_id, "evt_final");
 	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w.id), 1);
+	bp_webhook_clear(&w);
+}
+
+static int64_t	events_of(const char *wh, const char *state);
+
+/* n pending events of webhook wh in block 8, named PREFIX0.., due from at. */
+static void
+add_events(const char *wh, const char *prefix, int n, int64_t at)
+{
+	struct bp_webhook_event ev;
+	char id[32];
+	int i;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.webhook_id = wh;
+	ev.network = "ethereum.devnet";
+	ev.block_number = 8;
+	ev.block_hash = "0x";
+	ev.body = "{}";
+	ev.id = ev.source = id;
+	ev.now = at;
+	CU_ASSERT_FATAL(bp_db_begin(u.db) == 0);
+	for (i = 0; i < n; i++) {
+		snprintf(id, sizeof(id), "%s%d", prefix, i);
+		CU_ASSERT_EQUAL(bp_webhook_queue_add(u.db, &ev), 1);
+	}
+	CU_ASSERT_FATAL(bp_webhook_queue_counted(u.db, wh, 0, at / 86400, n, 0, 0) == 0);
+	CU_ASSERT_FATAL(bp_db_commit(u.db) == 0);
+}
+
+/* Whether one of jobs[0..n) is of webhook wh. */
+static int
+has_hook(const struct bp_webhook_job *jobs, int n, const char *wh)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(jobs[i].webhook_id, wh) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Item 1 of the tenant fences: a backlog of 600 older events, of an account past its day's
+ * deliveries or of one without a cap, never holds back another webhook's event.
+ */
+static void
+test_claim_fair(void)
+{
+	struct bp_webhook capped, busy, other;
+	struct bp_webhook_job *jobs;
+	int64_t now = ((int64_t)time(NULL) / 86400 + 7) * 86400 + 43200;
+	int n, k;
+
+	make_webhook(1, &capped);	/* tiny: 2 deliveries a day */
+	make_webhook(2, &busy);		/* big: no cap */
+	make_webhook(2, &other);
+	add_events(capped.id, "evt_cap", 600, now - 100);
+	add_events(busy.id, "evt_busy", 600, now - 100);
+	add_events(other.id, "evt_other", 1, now);
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 10, &jobs);
+	CU_ASSERT_EQUAL(n, 10);
+	CU_ASSERT(has_hook(jobs, n, other.id));		/* behind 1,200 older rows */
+	CU_ASSERT(has_hook(jobs, n, busy.id));
+	bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
+	/* The capped account's rest waits for its next day, out of the due set. */
+	for (k = 0; k < 3; k++) {
+		n = bp_webhook_queue_claim(u.db, cfg, now + 1, 60, 10, &jobs);
+		CU_ASSERT(!has_hook(jobs, n, capped.id));
+		bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
+	}
+	CU_ASSERT_EQUAL(events_of(capped.id, "pending"), 600);
+	n = bp_webhook_queue_claim(u.db, cfg, (now / 86400 + 1) * 86400, 60, 600, &jobs);
+	CU_ASSERT(has_hook(jobs, n, capped.id));	/* the next day, it is sent again */
+	bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 1, capped.id), 1);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, busy.id), 1);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, other.id), 1);
+	bp_webhook_clear(&capped);
+	bp_webhook_clear(&busy);
+	bp_webhook_clear(&other);
+}
+
+/* Undelivered events expire after the ttl, counted, and leave the backlog. */
+static void
+test_expire(void)
+{
+	struct bp_webhook w;
+	struct bp_buf b;
+	int64_t now = ((int64_t)time(NULL) / 86400 + 9) * 86400 + 43200;
+
+	make_webhook(2, &w);
+	add_events(w.id, "evt_old", 3, now - 5000);
+	add_events(w.id, "evt_new", 2, now - 10);
+	CU_ASSERT_EQUAL(bp_webhook_queue_backlog(u.db, w.id), 5);
+	CU_ASSERT_EQUAL(bp_webhook_queue_prune(u.db, now, 100000, 1000), 3);
+	CU_ASSERT_EQUAL(events_of(w.id, "pending"), 2);
+	CU_ASSERT_EQUAL(bp_webhook_queue_backlog(u.db, w.id), 2);
+	bp_buf_init(&b, 4096);
+	CU_ASSERT_EQUAL(bp_webhook_queue_counts(u.db, w.id, &b), 0);
+	CU_ASSERT_PTR_NOT_NULL(b.data != NULL ? strstr(b.data, "expired 3") : NULL);
+	bp_buf_free(&b);
 	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w.id), 1);
 	bp_webhook_clear(&w);
 }
@@ -491,9 +598,10 @@ test_match(void)
 {
 	static const char bh[] = "0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 	static const char tx[] = "0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
-	struct bp_webhook w;
+	struct bp_webhook w, small;
 	struct bp_index_store_event e;
 	struct bp_index_store_block blk;
+	struct bp_buf b;
 	uint8_t data[32];
 	int i;
 
@@ -525,15 +633,33 @@ test_match(void)
 	blk.parent_hash = bh;
 	blk.events = &e;
 	blk.nevents = 1;
+	/* Account 1's webhook watches the same: its plan holds a backlog of 1 event. */
+	make_webhook(1, &small);
+	cfg->plans[0].webhook_backlog = 1;
 	CU_ASSERT_FATAL(bp_db_begin(u.db) == 0);
 	for (i = 0; i < 2; i++)		/* a second pass over the block records nothing new */
 		CU_ASSERT_EQUAL(bp_webhook_match_block(cfg, u.db, "ethereum.devnet", &blk), 0);
 	CU_ASSERT_FATAL(bp_db_commit(u.db) == 0);
+	cfg->plans[0].webhook_backlog = 0;
 	CU_ASSERT_EQUAL(events_of(w.id, NULL), 2);	/* the ETH send and the token send */
+	CU_ASSERT_EQUAL(events_of(small.id, NULL), 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_backlog(u.db, w.id), 2);
+	CU_ASSERT_EQUAL(bp_webhook_queue_backlog(u.db, small.id), 1);
+	/* Counted, not silent: 1 dropped, then both again by the second pass; 1 recorded. */
+	bp_buf_init(&b, 4096);
+	CU_ASSERT_EQUAL(bp_webhook_queue_counts(u.db, small.id, &b), 0);
+	CU_ASSERT_PTR_NOT_NULL(b.data != NULL ? strstr(b.data,
+	    "recorded 1  dropped 0 (day's events)  dropped 3 (backlog)  expired 0") : NULL);
+	bp_buf_free(&b);
+	CU_ASSERT_EQUAL(bp_webhook_queue_recorded_today(u.db, 1, time(NULL) / 86400), 1);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 1, small.id), 1);
+	bp_webhook_clear(&small);
 	CU_ASSERT(bp_db_exec(u.db, "UPDATE webhook_events SET state = 'delivered'"
 	    " WHERE source LIKE 'tx:%'") == 0);
 	CU_ASSERT_EQUAL(bp_webhook_match_rollback(cfg, u.db, "ethereum.devnet", 20, bh), 0);
 	CU_ASSERT_EQUAL(events_of(w.id, "pending"), 0);	/* taken back with the block */
+	/* ... and from the backlog (the delivered one was set by SQL above, not by settle). */
+	CU_ASSERT_EQUAL(bp_webhook_queue_backlog(u.db, w.id), 1);
 	CU_ASSERT_EQUAL(events_of(w.id, "delivered"), 1);	/* what went out stays */
 	bp_webhook_clear(&w);
 }
@@ -577,4 +703,7 @@ BP_UNIT_SUITE(webhook, setup, teardown,
 	{ "queue: confirmation, day cap, retries, pause, resume, prune", test_queue },
 	{ "queue: a token event waits for its symbol; pause", test_complete_pause },
 	{ "claim: final rows through the index's heads, however many are not", test_claim_final },
+	{ "claim: fair across webhooks; an account past its day waits out of the due set",
+	    test_claim_fair },
+	{ "expiry: undelivered events past the ttl, counted", test_expire },
 );
