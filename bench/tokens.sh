@@ -23,10 +23,10 @@ token=$(sed -n 's/.*"tokens":\["\(0x[0-9a-f]*\)".*/\1/p' <<<"$fill")
 list="$BASE_URL/v1/tokens/ethereum/balances/$holder?limit=100"
 meta="$BASE_URL/v1/tokens/ethereum/metadata/$token"
 for ((i = 0; i < 150; i++)); do	# the indexer (200 ms passes) picks the mints up
-	curl -sf -H "X-API-Key: $key" "$list" | grep -q '"total":100}' && break
+	curl -sf -H "X-API-Key: $key" "$list" | grep -q '"total":100,' && break
 	sleep 0.2
 done
-curl -sf -H "X-API-Key: $key" "$list" | grep -q '"total":100}' ||
+curl -sf -H "X-API-Key: $key" "$list" | grep -q '"total":100,' ||
 	{ echo "bench: the balance list of $holder does not hold 100 tokens" >&2; exit 1; }
 curl -sf -o /dev/null -H "X-API-Key: $key" "$meta" ||
 	{ echo "bench: GET metadata does not answer 200" >&2; exit 1; }

@@ -96,6 +96,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "gas_sample_max_age = 1"
 			# The default: a mint or burn the indexer sees makes the supply stale anyway.
 			echo "token_refresh_seconds = 60"
+			# Small, so tests/e2e/tokens.test.mjs can airdrop past the cut; its other
+			# holders hold at most 5 tokens.
+			echo "token_balances_max = 8"
 			token_list "$dir"
 			echo "upstream_first_byte_ms = 500"
 			echo

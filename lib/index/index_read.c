@@ -190,6 +190,47 @@ bp_index_each_erc20(struct bp_db *db, const char *chain, const char *owner,
 	return r == BP_DB_ERROR ? -1 : count;
 }
 
+/* A caller's fn(text, arg) over rows of one text column, for bp_stmt_each. */
+struct text_fn {
+	int	(*fn)(const char *, void *);
+	void	*arg;
+};
+
+static int
+text_row(struct bp_stmt *st, void *arg)
+{
+	struct text_fn *t = arg;
+
+	return t->fn(bp_col_text(st, 0), t->arg);
+}
+
+int
+bp_index_each_erc20_chosen(struct bp_db *db, const char *chain, const char *owner, int64_t last,
+    int (*fn)(const char *, void *), void *arg)
+{
+	/*
+	 * Only transactions owner sent count: a Transfer event names any "from" its contract
+	 * likes (address poisoning fakes transfers out of the victim), a transaction's sender
+	 * cannot be faked. Its last transactions by block, through index_transactions_from; the
+	 * transfers of each through index_transfers' primary key.
+	 */
+	static const char sql[] =
+	    "WITH x AS (SELECT hash, to_addr FROM index_transactions"
+	    "  WHERE chain = ?1 AND from_addr = ?2 ORDER BY block_number DESC LIMIT ?3)"
+	    " SELECT to_addr FROM x WHERE to_addr IS NOT NULL"
+	    " UNION SELECT t.contract FROM x JOIN index_transfers t"
+	    "  ON t.chain = ?1 AND t.tx_hash = x.hash"
+	    "  WHERE t.standard = 'erc20' AND (t.to_addr = ?2 OR t.from_addr = ?2)";
+	const char *keys[] = { chain, owner };
+	struct text_fn cb = { fn, arg };
+	struct bp_stmt *st;
+
+	if ((st = query(db, sql, keys, BP_NITEMS(keys))) == NULL)
+		return -1;
+	bp_stmt_int(st, 3, last);
+	return bp_stmt_each(st, text_row, &cb);
+}
+
 /* An AccountDeployed row into the bp_index_deployment at arg, for lookup. */
 static int
 fill_deployment(struct bp_stmt *st, void *arg)

@@ -73,6 +73,16 @@ int		bp_index_each_nft(struct bp_db *, const char *chain, const char *owner,
 int		bp_index_each_erc20(struct bp_db *, const char *chain, const char *owner,
 		    int (*fn)(const char *contract, int64_t first_block, void *), void *arg);
 
+/*
+ * Calls fn(contract, arg) once for each address owner chose, as far as its last `last`
+ * transactions on chain tell (transactions are kept for the retention only): those it sent a
+ * transaction to, and the ERC-20 contracts of transfers to or from owner inside a transaction
+ * it sent (a swap, a claim, a withdrawal). Not every one is a token (a router is there too).
+ * In no order; fn returns 0 to go on. Returns the number of calls, or -1 on a database error.
+ */
+int		bp_index_each_erc20_chosen(struct bp_db *, const char *chain, const char *owner,
+		    int64_t last, int (*fn)(const char *contract, void *), void *arg);
+
 /* An ERC-4337 account's deployment. */
 struct bp_index_deployment {
 	char		factory[43];

@@ -432,6 +432,29 @@ bp_token_get_many(struct bp_db *db, struct bp_chain *ch, struct bp_token_memo *m
 }
 
 int
+bp_token_spam_known(struct bp_db *db, const char *chain, const char *const contracts[],
+    size_t n, int *verdict)
+{
+	struct bp_token t;
+	int64_t at;
+	size_t i;
+	int c;
+
+	/* One snapshot and one read lock for the run; no network call inside. */
+	if (bp_db_begin_read(db) == -1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		/* Any age: a stale verdict is still the best guess for an order. */
+		if ((c = cache_get(db, chain, contracts[i], 0, INT64_MAX, &t, &at)) == -1) {
+			bp_db_rollback(db);
+			return -1;
+		}
+		verdict[i] = c == 0 ? -1 : t.spam;
+	}
+	return bp_db_commit(db);
+}
+
+int
 bp_token_supply_changed(struct bp_db *db, const char *chain, const char *const contracts[],
     size_t n)
 {

@@ -68,6 +68,15 @@ int	bp_token_get_many(struct bp_db *, struct bp_chain *, struct bp_token_memo *m
 	    size_t n, int64_t now, struct bp_token *out, int *found);
 
 /*
+ * The cached spam verdicts of contracts[0..n) (lower-case 0x strings) on chain
+ * ("CHAIN.NETWORK"), whatever their age, from the cache only (no chain read): verdict[i] the
+ * bits of enum bp_spam_reason, 0 when not spam, -1 when the contract was never read. Returns 0,
+ * or -1 on a database error.
+ */
+int	bp_token_spam_known(struct bp_db *, const char *chain, const char *const contracts[],
+	    size_t n, int *verdict);
+
+/*
  * Marks the cached total supply (and spam verdict) of contracts[0..n) (lower-case 0x strings)
  * on chain ("CHAIN.NETWORK") stale, so the next read takes totalSupply() from the chain: the
  * indexer calls it after it has stored their mints and burns, in a small transaction of its

@@ -37,6 +37,7 @@ struct list {
 	char		 owner[BP_ADDR_STR_MAX];
 	char		 hash[BP_INDEX_HASH_STR];	/* the head block's hash; "" never hits */
 	int64_t		 built_at;
+	int		 truncated;	/* holdings past token_balances_max were left out */
 	struct holding	*h;
 	size_t		 n;
 	struct bp_buf	 json;		/* every entry rendered once, back to back */
@@ -156,23 +157,132 @@ static int	entry_json(const struct holding *, struct bp_buf *);
 
 /* ---- building a list ---- */
 
-/* The contracts of the holdings, as the index gives them, at most max. */
+/*
+ * The contracts of the holdings, as the index gives them (by contract address), at most
+ * BP_TOKEN_BALANCE_SCAN; cut to max (cut_holdings) before their balances are read.
+ */
 struct contracts {
 	char	(*c)[BP_ADDR_STR_MAX];
-	size_t	 n, max;
+	size_t	 n, cap, max;
+	int	 cut;		/* holdings were left out */
+	int	 failed;	/* out of memory */
 };
 
 static int
 add_contract(const char *contract, int64_t first_block, void *arg)
 {
 	struct contracts *cs = arg;
+	void *p;
 
 	(void)first_block;
-	if (cs->n == cs->max)
+	if (cs->n == BP_TOKEN_BALANCE_SCAN)
 		return 1;
+	if (cs->n == cs->cap) {
+		/* Past max only for the ranking of cut_holdings: grown, never allocated upfront. */
+		if ((p = reallocarray(cs->c, cs->cap * 2, sizeof(cs->c[0]))) == NULL) {
+			cs->failed = 1;
+			return 1;
+		}
+		cs->c = p;
+		cs->cap *= 2;
+	}
 	if (bp_strlcpy(cs->c[cs->n], contract, sizeof(cs->c[0])) == 0)
 		cs->n++;
 	return 0;
+}
+
+/* What cut_holdings knows of each holding. */
+struct ranked {
+	const struct contracts	*cs;
+	char			*chosen;	/* per holding: the owner chose it */
+};
+
+/* Marks contract chosen when it is a holding (cs->c is in strcmp order, as SQLite's BINARY). */
+static int
+mark_chosen(const char *contract, void *arg)
+{
+	struct ranked *r = arg;
+	size_t lo = 0, hi = r->cs->n, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(r->cs->c[mid], contract)) == 0) {
+			r->chosen[mid] = 1;
+			break;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The tiers of the cut, first kept first. */
+enum cut_rank {
+	RANK_CHOSEN,	/* 0: the owner sent a transaction to it or got it in one it sent */
+	RANK_CLEAN,	/* 1: its cached verdict is "not spam" */
+	RANK_UNKNOWN,	/* 2: never read: no verdict yet */
+	RANK_SPAM,	/* 3: its cached verdict is spam */
+	RANK__MAX
+};
+
+/*
+ * Keeps max of the holdings of cs when it has more, so that spam never pushes out a real
+ * holding (an airdrop of tokens at low addresses would with a cut by address): first those
+ * the owner chose itself, then those known not to be spam, then those never judged, then known
+ * spam; by contract address within a tier. Returns 0, or -1 on a database error or out of
+ * memory.
+ */
+static int
+cut_holdings(struct bp_db *db, const char *chain, const char *owner, struct contracts *cs)
+{
+	struct ranked r = { cs, NULL };
+	const char **ptr = NULL;
+	char (*kept)[BP_ADDR_STR_MAX] = NULL;
+	int *verdict = NULL, rc = -1;
+	unsigned char *rank = NULL;
+	size_t i, k = 0;
+	int t;
+
+	if ((r.chosen = calloc(cs->n, 1)) == NULL || (rank = calloc(cs->n, 1)) == NULL ||
+	    (ptr = calloc(cs->n, sizeof(*ptr))) == NULL ||
+	    (verdict = calloc(cs->n, sizeof(*verdict))) == NULL ||
+	    (kept = calloc(cs->max, sizeof(*kept))) == NULL)
+		goto out;
+	for (i = 0; i < cs->n; i++)
+		ptr[i] = cs->c[i];
+	if (bp_index_each_erc20_chosen(db, chain, owner, BP_TOKEN_BALANCE_CHOSEN_TXS, mark_chosen,
+	    &r) == -1 || bp_token_spam_known(db, chain, ptr, cs->n, verdict) == -1)
+		goto out;
+	for (i = 0; i < cs->n; i++) {
+		if (verdict[i] > 0)
+			rank[i] = RANK_SPAM;
+		else if (r.chosen[i])
+			rank[i] = RANK_CHOSEN;
+		else
+			rank[i] = verdict[i] == 0 ? RANK_CLEAN : RANK_UNKNOWN;
+	}
+	/* A pass a tier over holdings already in address order: the order needs no sort. */
+	for (t = 0; t < RANK__MAX && k < cs->max; t++)
+		for (i = 0; i < cs->n && k < cs->max; i++)
+			if (rank[i] == t)
+				memcpy(kept[k++], cs->c[i], sizeof(kept[0]));
+	free(cs->c);
+	cs->c = kept;
+	kept = NULL;
+	cs->n = k;
+	cs->cap = cs->max;
+	cs->cut = 1;
+	rc = 0;
+out:
+	free(r.chosen);
+	free(rank);
+	free(ptr);
+	free(verdict);
+	free(kept);
+	return rc;
 }
 
 /*
@@ -232,7 +342,8 @@ build(struct bp_db *db, struct bp_token_ctx *ctx, const struct bp_config *cfg,
     const struct bp_token_list *logos, const struct bp_token_balance_query *q, int64_t block,
     int64_t now, struct list *l)
 {
-	struct contracts cs = { NULL, 0, (size_t)cfg->token_balances_max };
+	struct contracts cs = { NULL, 0, (size_t)cfg->token_balances_max + 1,
+	    (size_t)cfg->token_balances_max, 0, 0 };
 	const char **nz = NULL;
 	struct bp_token *tok = NULL;
 	struct bp_u256 *bal = NULL;
@@ -240,10 +351,13 @@ build(struct bp_db *db, struct bp_token_ctx *ctx, const struct bp_config *cfg,
 	int *ok = NULL, *found = NULL, rc = -1;
 	size_t i, nnz = 0;
 
-	if ((cs.c = calloc(cs.max, sizeof(*cs.c))) == NULL)
+	/* One more than max: whether there are more is known without growing. */
+	if ((cs.c = calloc(cs.cap, sizeof(*cs.c))) == NULL)
 		goto out;
-	if (bp_index_each_erc20(db, l->chain, l->owner, add_contract, &cs) == -1)
+	if (bp_index_each_erc20(db, l->chain, l->owner, add_contract, &cs) == -1 || cs.failed ||
+	    (cs.n > cs.max && cut_holdings(db, l->chain, l->owner, &cs) == -1))
 		goto out;
+	l->truncated = cs.cut;
 	if (cs.n > 0 && ((bal = calloc(cs.n, sizeof(*bal))) == NULL ||
 	    (ok = calloc(cs.n, sizeof(*ok))) == NULL || (nz = calloc(cs.n, sizeof(*nz))) == NULL ||
 	    (tok = calloc(cs.n, sizeof(*tok))) == NULL ||
@@ -347,8 +461,8 @@ render(const struct list *l, const struct bp_token_balance_query *q, struct bp_b
 		    bp_buf_add(out, l->json.data + l->h[i].json_off, l->h[i].json_len) == -1)
 			return -1;
 	}
-	return bp_buf_printf(out, "],\"page\":%lld,\"total\":%lld}", (long long)q->page,
-	    (long long)total);
+	return bp_buf_printf(out, "],\"page\":%lld,\"total\":%lld,\"truncated\":%s}",
+	    (long long)q->page, (long long)total, l->truncated ? "true" : "false");
 }
 
 int

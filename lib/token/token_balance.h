@@ -7,7 +7,8 @@
  * and cut into pages.
  *
  * Ordering by USD value needs every holding's balance before a page can be cut, so one request
- * reads them all (at most [server] token_balances_max, by contract address). The sorted list is
+ * reads them all (at most [server] token_balances_max: past it, the holdings the owner chose
+ * first and known spam last, and the answer says it was cut). The sorted list is
  * kept per thread, per address and head block hash, for BP_TOKEN_BALANCE_CACHE_SECONDS at most:
  * the next pages, and other requests at the same block, read nothing from the chain.
  */
@@ -29,6 +30,8 @@ struct bp_token_memo;
 #define BP_TOKEN_BALANCE_CACHE_SECONDS	5	/* at most this old, even at the same block */
 #define BP_TOKEN_BALANCE_CALLS		500	/* balanceOf calls per Multicall3 call */
 #define BP_TOKEN_BALANCE_LAG		64	/* index head this far behind: read at latest */
+#define BP_TOKEN_BALANCE_SCAN		100000	/* holdings ranked for the cut, at most */
+#define BP_TOKEN_BALANCE_CHOSEN_TXS	10000	/* the owner's last transactions it looks at */
 
 /* A thread's context for the tokens program: its chain reads and its list cache. */
 struct bp_token_ctx;

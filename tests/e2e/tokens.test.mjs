@@ -126,6 +126,7 @@ test('the balance list equals balanceOf, in USD then symbol order, with exact va
   // EMPTY was received and sent on (a holding with a zero balance): left out.
   const list = await listOf(holder, 4);
   assert.equal(list.address, getAddress(holder));
+  assert.equal(list.truncated, false);
   assert.equal(list.chain, 'ethereum');
   assert.equal(list.page, 1);
   const want = [
@@ -215,6 +216,54 @@ test('spam: an airdrop to 150 addresses in one transaction, none of which ever u
     [getAddress(drop), 'HRM', true]);
   assert.equal((await balances(receiver, '?exclude_spam=true')).json.total, 0);
   assert.equal((await metadata(drop)).json.spam, true);
+});
+
+test('the cut at token_balances_max (8 here): spam at low addresses never hides a real holding', async () => {
+  // Ten holdings: eight lure-named tokens at addresses that sort first, airdropped to the
+  // victim by someone else, and two real ones at addresses that sort last: one it got in a
+  // transaction of its own (a purchase), one sent by someone else. A cut by address kept only
+  // spam.
+  const victimWallet = Wallet.createRandom().connect(provider);
+  const victim = victimWallet.address;
+  await provider.send('anvil_setBalance', [victim, toBeHex(10n ** 18n)]);
+  const tail = () => Wallet.createRandom().address.slice(10).toLowerCase();	// 32 hex digits
+  const token = (name, symbol) => ({ [SEL.name]: bytes32(name), [SEL.symbol]: bytes32(symbol),
+    [SEL.decimals]: word(18), [SEL.totalSupply]: word(1), [SEL.balanceOf]: word(1) });
+  const toVictim = airdrop(1, victim.toLowerCase());
+  const spam = [];
+  for (let i = 0; i < 8; i++)
+    spam.push(await installed(token(`Claim reward ${i}`, `SPAM${i}`), `0x00000000${tail()}`, toVictim));
+  const bought = await installed(token('Real Bought', 'RBUY'), `0xffffffff${tail()}`, toVictim);
+  const sent = await installed(token('Real Sent', 'RSNT'), `0xffffffff${tail()}`, toVictim);
+  for (const a of [...spam, sent])
+    await mined(me.sendTransaction({ to: a, data: '0x', gasLimit: 100_000 }));
+  await mined(victimWallet.sendTransaction({ to: bought, data: '0x', gasLimit: 100_000 }));
+  await waitFor(() => execFileSync('sqlite3', [`${env.dir}/blockport.db`,
+    `SELECT count(*) FROM index_erc20_holdings WHERE owner = '${victim.toLowerCase()}'`],
+  { encoding: 'utf8' }).trim() === '10', 'the ten holdings in the index', 15000);
+
+  // No verdict is known yet: the bought token comes first, the rest by address.
+  const first = await balances(victim, '?limit=100');
+  assert.equal(first.status, 200, first.text);
+  assert.ok(first.json.tokens.some((t) => t.contract === getAddress(bought)),
+    'the token the victim got in its own transaction is listed');
+  assert.equal(first.json.total, 8);
+  assert.equal(first.json.truncated, true);
+
+  // Once the verdicts are cached (metadata reads), known spam goes after the token known clean.
+  for (const a of spam) assert.equal((await metadata(a)).json.spam, true);
+  assert.equal((await metadata(sent)).json.spam, false);
+  const clean = await waitFor(async () => {
+    const res = await balances(victim, '?exclude_spam=true');
+    return res.json.total === 2 ? res.json : null;
+  }, 'both real tokens past the cut', 10000);
+  assert.deepEqual(clean.tokens.map((t) => [t.contract, t.symbol]),
+    [[getAddress(bought), 'RBUY'], [getAddress(sent), 'RSNT']]);
+  assert.equal(clean.truncated, true);
+  const all = await balances(victim, '?limit=100');
+  assert.equal(all.json.total, 8);
+  assert.deepEqual(all.json.tokens.slice(0, 2).map((t) => t.symbol), ['RBUY', 'RSNT']);
+  assert.ok(all.json.tokens.slice(2).every((t) => t.spam));
 });
 
 test('metadata: read from the contract, supply after burns, exact price and market cap', async () => {

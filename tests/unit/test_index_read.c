@@ -193,9 +193,55 @@ test_receivers(void)
 	CU_ASSERT_EQUAL(r + p + t, 0);
 }
 
+/* Marks each contract bp_index_each_erc20_chosen gives in got: slot = its last digit - 1. */
+static int
+add_chosen(const char *contract, void *arg)
+{
+	char *out = arg;
+
+	out[contract[41] - '1'] = contract[41];
+	return 0;
+}
+
+#define U3	"0x90f79bf6eb2c4f870365e785982e1f101e93b906"
+#define R1	"0x1111111111111111111111111111111111111111"
+#define T1	"0x2222222222222222222222222222222222222222"
+#define T2	"0x3333333333333333333333333333333333333333"
+#define T3	"0x4444444444444444444444444444444444444444"
+#define TX(h, blk, from, to) "INSERT INTO index_transactions VALUES ('" CH "', '" h "', " blk \
+	", 0, '" from "', '" to "', '0', 1, 1, 21000, NULL);"
+#define XFERC(tx, li, contract, from, to) "INSERT INTO index_transfers (chain, block_number,"\
+	" tx_hash, log_index, standard, contract, from_addr, to_addr, value) VALUES ('" CH "', 60,"\
+	" '" tx "', " li ", 'erc20', '" contract "', '" from "', '" to "', '1');"
+
+/* What an address chose: only its own transactions count, never a transfer naming it. */
+static void
+test_chosen(void)
+{
+	char got[5];
+
+	/*
+	 * U3 swaps through R1 (0xe1: T1 comes back to it) then calls T2 (0xe2, an approve). In
+	 * 0xe3, sent by U1, T3 fakes a transfer out of U3 and T1 sends it some: neither is U3's.
+	 */
+	CU_ASSERT_EQUAL_FATAL(bp_db_exec(db, TX("0xe1", "60", U3, R1) TX("0xe2", "61", U3, T2)
+	    TX("0xe3", "62", U1, T3) XFERC("0xe1", "0", T1, R1, U3)
+	    XFERC("0xe3", "0", T3, U3, U1) XFERC("0xe3", "1", T1, U1, U3)), 0);
+	memset(got, '-', 4);
+	got[4] = '\0';
+	CU_ASSERT_EQUAL(bp_index_each_erc20_chosen(db, CH, U3, 100, add_chosen, got), 3);
+	CU_ASSERT_STRING_EQUAL(got, "123-");
+	/* Its last transaction only: 0xe2. */
+	memset(got, '-', 4);
+	CU_ASSERT_EQUAL(bp_index_each_erc20_chosen(db, CH, U3, 1, add_chosen, got), 1);
+	CU_ASSERT_STRING_EQUAL(got, "--3-");
+	CU_ASSERT_EQUAL(bp_index_each_erc20_chosen(db, CH, U2, 100, add_chosen, got), 0);
+}
+
 BP_UNIT_SUITE(index_read, setup, teardown,
 	{ "cursor and final head", test_head },
 	{ "nft owner and balance", test_owner },
 	{ "holdings of an address", test_each },
 	{ "account deployed, mined tx", test_deployment_and_tx },
-	{ "receivers of a token (airdrop figures)", test_receivers })
+	{ "receivers of a token (airdrop figures)", test_receivers },
+	{ "contracts an address chose (its own transactions)", test_chosen })
