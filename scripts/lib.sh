@@ -4,6 +4,10 @@ port_busy() {	# PORT: true when a TCP socket uses that local port (listening, co
 	ss -Htan "sport = :$1" 2>/dev/null | grep -q .
 }
 
+port_listened() {	# PORT: true when something listens on that local TCP port
+	ss -Htln "sport = :$1" 2>/dev/null | grep -q .
+}
+
 free_port() {	# prints a loopback TCP port that no socket uses now, below the ephemeral range
 	local p
 	while :; do
@@ -28,7 +32,7 @@ wait_http() {	# URL [tries]: waits until something answers on URL, 0.1 s a try (
 wait_port() {	# PORT [NAME]: waits until something listens on the loopback TCP PORT (10 s)
 	local i me=${0##*/}
 	for ((i = 0; i < 100; i++)); do
-		ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+		port_listened "$1" && return 0
 		sleep 0.1
 	done
 	echo "${me%.sh}: nothing listens on $1${2:+ ($2)}" >&2

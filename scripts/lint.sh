@@ -1,7 +1,8 @@
 #!/bin/sh
 # make lint: the banned-function list (curl's), no raw sqlite3_*/curl_* calls outside lib/, the
 # folders of lib/ depending one way (scripts/layers.sh), one owner per table (scripts/owners.sh)
-# and no file of lib/, fcgi/, cron/, ws/ or admin/ past 900 lines.
+# no file of lib/, fcgi/, cron/, ws/ or admin/ past 900 lines, and no unclosed code fence in the
+# Markdown pages.
 set -u
 rc=0
 src=$(ls lib/*/*.c fcgi/*.c cron/*.c ws/*.c admin/*.c 2>/dev/null)
@@ -21,6 +22,14 @@ for f in $src; do
 	n=$(wc -l < "$f")
 	if [ "$n" -gt 900 ]; then
 		echo "lint: $f has $n lines (over 900: it holds two concerns, split it along them)"
+		rc=1
+	fi
+done
+# An unclosed code fence turns the rest of a page into code (README's bundler example once did).
+for f in README.md docs/*.md; do
+	n=$(grep -c '^[[:space:]]*```' "$f")
+	if [ $((n % 2)) != 0 ]; then
+		echo "lint: $f has $n code fences: one is not closed"
 		rc=1
 	fi
 done

@@ -207,6 +207,13 @@ has_code() {	# URL ADDRESS: true when the chain at URL has code at ADDRESS
 		grep -q '"result":"0x[0-9a-f]'
 }
 
+forget_state() {	# DIR: the database and all beside it, and the devchain's state
+	# -r: the database's siblings include directories (DATABASE.ws, the WebSocket slots), next
+	# to its -wal, -shm, limits file, heads feeds and wake files.
+	rm -rf -- "$1"/blockport.db* "$1"/devchain-state.json "$1"/devchain.ini "$1"/devchain.json \
+		"$1"/dev.key
+}
+
 start_devchain() {	# DIR PORT KEEP: with KEEP, the chain's state persists in DIR
 	local dir=$1 port=$2 keep=$3 state=$1/devchain-state.json paymaster
 	local args=()
@@ -370,8 +377,7 @@ cmd_start() {
 	# Every process of the stack carries this, so stop can find any that outlived its pid file.
 	export BLOCKPORT_STACK=$dir
 	rm -f "$dir"/*.sock*
-	[ "$keep" = 1 ] || rm -f "$dir"/blockport.db* "$dir"/devchain.ini "$dir"/devchain-state.json \
-		"$dir"/dev.key
+	[ "$keep" = 1 ] || forget_state "$dir"
 	start_devchain "$dir" "$cport" "$keep"
 	local sport="" dport="" gport="" fport="" lport=""
 	if [ "$test" = 1 ]; then
@@ -539,19 +545,20 @@ cmd_run() {
 		exit 1
 	fi
 	echo $$ > "$dir/run.pid"
-	if port_busy "$port"; then
+	# Only a listener stops a server from binding: the connections a stopped run leaves in
+	# TIME_WAIT do not (the servers and the devchain set SO_REUSEADDR).
+	if port_listened "$port"; then
 		echo "blockport: port $port is in use: make run PORT=... picks another" >&2
 		exit 1
 	fi
-	if port_busy "$cport"; then
+	if port_listened "$cport"; then
 		echo "blockport: the devchain's port $cport (PORT + 465) is in use:" \
 			"make run CHAIN_PORT=... picks another" >&2
 		exit 1
 	fi
 	if [ "$fresh" = 1 ]; then
 		echo "FRESH=1: a new database and a new chain"
-		rm -f "$dir"/blockport.db* "$dir"/devchain-state.json "$dir"/devchain.ini \
-			"$dir"/devchain.json "$dir"/dev.key
+		forget_state "$dir"
 	fi
 	# From here on, any exit stops what was started (a Ctrl-C while starting too).
 	local qdir

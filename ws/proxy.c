@@ -4,7 +4,8 @@
  * that is not a subscription, so a connection that only subscribes never loads libcurl and the
  * ~30 libraries that come with it. Every message goes through bp_rpc_proxy_serve, the code of
  * POST /v1/rpc: the same envelope rules, method classes, scopes, plan checks, CUs and upstream
- * failover. ws/subscribe has admitted the connection and admits each message before passing it.
+ * failover. ws/subscribe has admitted the connection and admits each message before passing it;
+ * the key is looked up again here for each (its plan may have changed since the start).
  *
  * On stdin, one line each: first the chain, the network, the client address and the API key,
  * tab-separated; then one JSON-RPC message a line (at most max_body bytes). On stdout, for each
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "core/admit.h"
+#include "core/auth.h"
 #include "core/config.h"
 #include "core/db.h"
 #include "core/http.h"
@@ -42,8 +44,8 @@ header(char *line, char **f, size_t n)
 }
 
 static int
-serve(struct bp_config *cfg, struct bp_db *db, struct bp_limits *lim, const struct bp_key *k,
-    const struct bp_network *net, const char *addr)
+serve(struct bp_config *cfg, struct bp_admit *adm, const char *key, const struct bp_network *net,
+    const char *addr)
 {
 	struct bp_rpc_proxy *p;
 	struct bp_req r;
@@ -65,15 +67,29 @@ serve(struct bp_config *cfg, struct bp_db *db, struct bp_limits *lim, const stru
 		}
 		bp_req_reset(&r);
 		r.cfg = cfg;
-		r.db = db;
-		r.lim = lim;
+		r.db = adm->db;
+		r.lim = adm->lim;
 		r.envp = environ;
 		r.remote_addr = addr;
-		r.key = *k;
 		r.authed = 1;
 		r.body = line;
 		r.body_len = (size_t)n;
-		status = bp_rpc_proxy_serve(p, &r, net);
+		/*
+		 * The key as it is now, not as it was when the connection started: a plan changed
+		 * since (debug methods, limits) applies at the next message. Through the key cache,
+		 * so SQLite only when the key generation moved or key_cache_seconds passed.
+		 */
+		switch (bp_auth_lookup(adm->keys, adm->db, adm->lim, cfg, key, &r.key)) {
+		case BP_AUTH_OK:
+			status = bp_rpc_proxy_serve(p, &r, net);
+			break;
+		case BP_AUTH_ERROR:
+			status = bp_error(&r, 500, "internal_error", "authentication is unavailable");
+			break;
+		default:
+			status = bp_error(&r, 401, "unauthorized", "invalid or revoked API key");
+			break;
+		}
 		for (i = 0; i < r.out.len; i++)
 			if (r.out.data[i] == '\n' || r.out.data[i] == '\r')
 				r.out.data[i] = ' ';
@@ -126,7 +142,7 @@ main(void)
 		bp_err("the connection's key was refused: %s", ad.message);
 		goto out;
 	}
-	rc = serve(cfg, db, lim, &ad.key, net, f[2]);
+	rc = serve(cfg, &adm, f[3], net, f[2]);
 out:
 	free(line);
 	bp_admit_fini(&adm);

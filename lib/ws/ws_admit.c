@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/http.h"
 #include "core/limits.h"
+#include "core/util.h"
 #include "rpc/rpc_envelope.h"
 #include "rpc/rpc_methods.h"
 #include "ws_admit.h"
@@ -43,6 +44,17 @@ price_notifications(struct bp_ws_conn *c)
 	}
 }
 
+/* The 429 of a key with all its plan's ws_connections open: why (what), and the plan's cap. */
+static void
+refuse_slot(struct bp_ws_conn *c, const char *what)
+{
+	char m[BP_ADMIT_MSG];
+
+	snprintf(m, sizeof(m), "%s (the %s plan allows %lld)", what, c->k.plan.name,
+	    (long long)c->k.plan.ws_connections);
+	bp_ws_conn_refuse(c, NULL, 0, BP_JSONRPC_LIMITED, 429, "rate_limited", m);
+}
+
 int
 bp_ws_admit_connection(struct bp_ws_conn *c)
 {
@@ -55,6 +67,9 @@ bp_ws_admit_connection(struct bp_ws_conn *c)
 		q = bp_req_api_key(c->req);
 	if (q != NULL && (c->key = strdup(q)) == NULL)
 		return -1;
+	/* Read before the lookup: a change made meanwhile is looked at again. */
+	c->gen = bp_limits_generation(c->lim);
+	c->recheck_at = bp_mono_us() + BP_WS_ADMIT_RECHECK_US;
 	if (bp_admit(&c->adm, c->key, c->addr, 0, 0, &ad) != 0) {
 		if (ad.auth == BP_AUTH_MISSING)
 			snprintf(ad.message, sizeof(ad.message), "missing API key: pass it as "
@@ -73,21 +88,33 @@ bp_ws_admit_connection(struct bp_ws_conn *c)
 		    "is a mainnet: test keys work on testnets only; use a live key");
 		return -1;
 	}
-	c->slot_fd = bp_ws_slot_take(c->cfg->database, &c->k);
-	if (c->slot_fd == -2) {
-		char m[128];
-
-		snprintf(m, sizeof(m), "too many open WebSocket connections for this key (the %s "
-		    "plan allows %lld)", c->k.plan.name, (long long)c->k.plan.ws_connections);
-		bp_ws_conn_refuse(c, NULL, 0, BP_JSONRPC_LIMITED, 429, "rate_limited", m);
+	switch (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot)) {
+	case -2:
+		refuse_slot(c, "too many open WebSocket connections for this key");
 		return -1;
-	}
-	if (c->slot_fd == -1) {
+	case -1:
 		bp_ws_conn_refuse(c, NULL, 0, BP_JSONRPC_INTERNAL_ERROR, 500, "internal_error",
 		    "the connection count is unavailable");
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Takes k as c's key: its plan's limits from now on, and its cap on connections, which c may
+ * now be past (a plan changed). 0, or -1 after queueing a 429 and closing. A slot that cannot
+ * be looked at is not a reason to end an admitted connection: it keeps the one it has.
+ */
+static int
+take_key(struct bp_ws_conn *c, const struct bp_key *k)
+{
+	c->k = *k;
+	if (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot) != -2)
+		return 0;
+	refuse_slot(c, "the key's plan changed: it allows fewer open WebSocket connections; "
+	    "closing this one");
+	c->closing = 1;
+	return -1;
 }
 
 int
@@ -106,8 +133,33 @@ bp_ws_admit_message(struct bp_ws_conn *c, const char *id, size_t idlen)
 			c->closing = 1;
 		return -1;
 	}
-	c->k = ad.key;
-	return 0;
+	return take_key(c, &ad.key);
+}
+
+void
+bp_ws_admit_recheck(struct bp_ws_conn *c, int64_t now)
+{
+	enum bp_auth_result a;
+	struct bp_key k;
+	uint64_t gen;
+
+	if (c->closing || now < c->recheck_at)
+		return;
+	c->recheck_at = now + BP_WS_ADMIT_RECHECK_US;
+	/* One word of the mapped limits file: a thousand idle connections cost no SQLite. */
+	if ((gen = bp_limits_generation(c->lim)) == c->gen)
+		return;
+	if (bp_ws_conn_db(c) == NULL ||
+	    (a = bp_auth_lookup(c->adm.keys, c->db, c->lim, c->cfg, c->key, &k)) == BP_AUTH_ERROR)
+		return;		/* looked at again at the next tick */
+	c->gen = gen;
+	if (a != BP_AUTH_OK) {
+		bp_ws_conn_refuse(c, NULL, 0, BP_WS_CONN_UNAUTHORIZED, 401, "unauthorized",
+		    "this API key was revoked: closing the connection");
+		c->closing = 1;
+		return;
+	}
+	(void)take_key(c, &k);
 }
 
 int

@@ -65,6 +65,9 @@ struct bp_ws_conn {
 	const char		*addr;
 	struct bp_key		 k;		/* the admitted key */
 	int			 slot_fd;	/* the flock held for the connection cap; -1 */
+	int64_t			 slot;		/* its number (DATABASE.ws/KEYID.N) */
+	uint64_t		 gen;		/* the key generation c->k was looked up at */
+	int64_t			 recheck_at;	/* monotonic us: the next look at the generation */
 	struct bp_ws_conn_sub	 subs[BP_WS_CONN_SUBS];
 	size_t			 nsubs;
 	struct bp_ws_conn_sub	*cur;		/* the subscription bp_ws_conn_emit sends for */

@@ -1,7 +1,8 @@
 /*
  * The poll loop of a WebSocket connection (ws_loop.h). Every turn, whatever woke it: the heads
- * and the pending transactions are looked at (cheaply: a stat of the heads feed), the
- * notifications' CUs charged, what is queued written.
+ * and the pending transactions are looked at (cheaply: a stat of the heads feed), the key
+ * looked at again when its time came (cheaply: the key generation), the notifications' CUs
+ * charged, what is queued written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +37,11 @@ bp_ws_loop_run(struct bp_ws_conn *c)
 		pfd[2].events = POLLIN;
 		timeout = !c->following && !c->pending ? 1000 :
 		    c->wake_fd >= 0 ? BP_WS_NOTIFY_WATCH_MS : BP_WS_NOTIFY_POLL_MS;
+		/* A connection that only listens still looks at its key in time. */
+		now = bp_mono_us();
+		if (!c->closing && c->recheck_at - now < (int64_t)timeout * 1000)
+			timeout = now >= c->recheck_at ? 0 :
+			    (int)((c->recheck_at - now + 999) / 1000);
 		if ((ready = poll(pfd, 3, timeout)) == -1 && errno != EINTR)
 			break;
 		if (pfd[2].revents & POLLIN)
@@ -48,8 +54,9 @@ bp_ws_loop_run(struct bp_ws_conn *c)
 			break;
 		bp_ws_notify_heads(c, ready == 0);
 		bp_ws_notify_pending(c);
-		bp_ws_admit_charge(c);
 		now = bp_mono_us();
+		bp_ws_admit_recheck(c, now);
+		bp_ws_admit_charge(c);
 		if (c->nsubs == 0 && !c->closing &&
 		    now - c->last_in > BP_WS_LOOP_IDLE_MS * INT64_C(1000)) {
 			bp_ws_conn_refuse(c, NULL, 0, BP_JSONRPC_INVALID_REQUEST, 408, "timeout",

@@ -13,7 +13,7 @@
 #include "ws_slot.h"
 
 int
-bp_ws_slot_take(const char *database, const struct bp_key *k)
+bp_ws_slot_take(const char *database, const struct bp_key *k, int64_t *n)
 {
 	char dir[4200], path[4300];
 	int64_t i;
@@ -32,10 +32,39 @@ bp_ws_slot_take(const char *database, const struct bp_key *k)
 			bp_err("%s: %s", path, strerror(errno));
 			return -1;
 		}
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			*n = i;
 			return fd;
+		}
 		close(fd);
 	}
 	return -2;
 }
 
+
+int
+bp_ws_slot_keep(const char *database, const struct bp_key *k, int *fd, int64_t *n)
+{
+	int64_t i;
+	int nfd;
+
+	if (*fd >= 0 && *n < k->plan.ws_connections)
+		return 0;
+	if (k->plan.ws_connections <= 0) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -3;
+		return 0;
+	}
+	/*
+	 * Only numbers below the cap are tried, and the slot held is not one of them: flock
+	 * would see the process's own lock on it through the new descriptor as another's.
+	 */
+	if ((nfd = bp_ws_slot_take(database, k, &i)) < 0)
+		return nfd;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = nfd;
+	*n = i;
+	return 0;
+}

@@ -79,6 +79,16 @@ export function newKey(opts = {}) {
   return admin(...args);
 }
 
+// A fresh account with one test key (opts: { plan }); returns { email, key, id } (the email for
+// `blockport account plan`, the id for `blockport key revoke`).
+export function newKeyWithId(opts = {}) {
+  const email = `t-${randomBytes(6).toString('hex')}@example.test`;
+  admin('account', 'create', '--email', email, '--plan', opts.plan ?? 'free');
+  const key = admin('key', 'create', email, '--test');
+  const row = admin('key', 'list', email).split('\n')[1];
+  return { email, key, id: row.trim().split(/\s+/)[0] };
+}
+
 // A fresh account on plan with a test key and a live key: { test, live }.
 export function newKeyPair(plan = 'enterprise') {
   const email = `t-${randomBytes(6).toString('hex')}@example.test`;

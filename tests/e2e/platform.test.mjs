@@ -10,7 +10,7 @@ import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
-import { env, api, newKey, admin, assertError, nextSecond } from './helpers.mjs';
+import { env, api, newKey, newKeyWithId, admin, assertError, nextSecond } from './helpers.mjs';
 
 const FREE_RPS = 10;	// SPEC.md section 8
 const FREE_BUCKET = 3 * FREE_RPS;	// 3 seconds' worth at once (docs/limits.md)
@@ -20,15 +20,6 @@ const DAILY_RPD = 15;	// [plan daily] of scripts/stack.sh --test
 
 // A key of the right shape that no account holds.
 const unknownKey = () => `blockport_test_${randomBytes(20).toString('hex')}`;
-
-// A fresh account with one key; returns { key, id } (the id for `blockport key revoke`).
-function newKeyWithId(opts = {}) {
-  const email = `t-${randomBytes(6).toString('hex')}@example.test`;
-  admin('account', 'create', '--email', email, '--plan', opts.plan ?? 'free');
-  const key = admin('key', 'create', email, '--test');
-  const row = admin('key', 'list', email).split('\n')[1];
-  return { key, id: row.trim().split(/\s+/)[0] };
-}
 
 // A request with the target sent exactly as written: fetch() would resolve dot segments and
 // re-encode, node:http does not.

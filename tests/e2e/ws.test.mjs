@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { createPublicClient, webSocket } from 'viem';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import { account } from '../../devchain/dev.mjs';
-import { env, newKey, sleep, waitFor } from './helpers.mjs';
+import { admin, env, newKey, newKeyWithId, sleep, waitFor } from './helpers.mjs';
 
 const wsBase = env.base.replace(/^http/, 'ws');
 // Connecting counts as a request, as each message does: a key whose plan the tests cannot exhaust.
@@ -404,6 +404,72 @@ test('a per-key cap on open connections (the plan\'s ws_connections)', async () 
     return r?.result !== undefined;
   }, 'a slot freed by a closed connection');
   await Promise.all(conns.slice(1).map((c) => c.close()));
+});
+
+// Resolves with the close code, or 'open' when the connection is still open after ms.
+const closedWithin = (c, ms) => Promise.race([c.closed, sleep(ms).then(() => 'open')]);
+
+test('a revoked key: a connection that only listens gets a 401 naming the revocation and is closed within 15 s', async () => {
+  const { key, id } = newKeyWithId({ plan: 'enterprise' });
+  const c = await open(key);
+  const sub = await c.call('eth_subscribe', ['newHeads']);
+  assert.match(sub.result, /^0x[0-9a-f]{32}$/);
+  admin('key', 'revoke', id);
+  const t0 = Date.now();
+  // No message from the client, no block: the connection's own timer looks at the key.
+  const m = await c.next((x) => x.error !== undefined, 15000);
+  assert.equal(m.id, null);
+  assert.equal(m.error.code, -32001);
+  assert.equal(m.error.data.status, 401);
+  assert.equal(m.error.data.code, 'unauthorized');
+  assert.match(m.error.message, /^401 unauthorized: .*revoked/);
+  assert.notEqual(await closedWithin(c, 15000 - (Date.now() - t0)), 'open');
+});
+
+test('a plan changed applies on an open connection, its proxy helper included: debug_* refused after a downgrade', async () => {
+  const { email, key } = newKeyWithId({ plan: 'growth' });
+  const block = await chainRpc('eth_getBlockByNumber', [`0x${dev.deploy_block.toString(16)}`, false]);
+  const trace = ['debug_traceTransaction', [block.transactions[0], { tracer: 'callTracer' }]];
+  const c = await open(key);
+  const sub = await c.call('eth_subscribe', ['newHeads']);
+  let r = await c.call(...trace);	// starts the helper, on the growth plan
+  assert.equal(r.error, undefined, JSON.stringify(r.error));
+  assert.equal(typeof r.result, 'object');
+  admin('account', 'plan', email, 'free');
+  r = await waitFor(async () => {
+    const a = await c.call(...trace);
+    return a.error ? a : null;
+  }, 'debug_traceTransaction refused on the free plan', 15000);
+  assert.equal(r.error.code, -32601);
+  assert.match(r.error.message, /free plan/);
+  // The connection itself goes on: heads still come.
+  await chainRpc('evm_mine');
+  await c.next(heads(sub.result), 15000);
+  await c.close();
+});
+
+test('a plan downgraded below the open connections: those past the new cap get a 429 and are closed within 15 s', async () => {
+  const { email, key } = newKeyWithId({ plan: 'enterprise' });	// no cap on connections
+  const conns = [];
+  for (let i = 0; i < 4; i++) {
+    const c = await open(key);
+    assert.match((await c.call('eth_subscribe', ['newHeads'])).result, /^0x/);
+    conns.push(c);
+  }
+  admin('account', 'plan', email, 'ws');	// 3 connections (scripts/stack.sh)
+  const gone = await waitFor(() => {
+    const closed = conns.filter((c) => c.ws.readyState > WebSocket.OPEN);
+    return closed.length > 0 ? closed : null;
+  }, 'a connection past the new cap to close', 15000);
+  await sleep(300);
+  assert.equal(conns.filter((c) => c.ws.readyState > WebSocket.OPEN).length, 1);
+  const m = gone[0].queue.find((x) => x.error !== undefined);
+  assert.equal(m.error.data.status, 429);
+  assert.match(m.error.message, /^429 rate_limited: the key's plan changed.*the ws plan allows 3/);
+  const kept = conns.filter((c) => c !== gone[0]);
+  for (const c of kept) assert.match((await c.call('eth_chainId')).result, /^0x/);
+  assert.equal((await refused(key)).error.data.status, 429);
+  await Promise.all(kept.map((c) => c.close()));
 });
 
 test('a message over max_body is refused and the connection closed', async () => {

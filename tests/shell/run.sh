@@ -5,7 +5,9 @@
 #  - Ctrl-C stops everything: no process of the stack is left;
 #  - a second run on the same directory refuses at once, and the first one keeps working;
 #  - two runs in two directories on two PORTs coexist (each devchain on its PORT + 465);
-#  - accounts and keys made with the CLI, and the chain, survive a restart; --fresh wipes them;
+#  - a restart at once on the same port starts, whatever connections TIME_WAIT holds there;
+#  - accounts and keys made with the CLI, and the chain, survive a restart; --fresh wipes them,
+#    after a WebSocket session too;
 #  - EXTRA_CONFIG=FILE (--extra-config) appends FILE to the written config, and what it gives
 #    again wins: sections written already are taken up again, a key set again replaces.
 set -uo pipefail
@@ -181,11 +183,48 @@ check "Ctrl-C stops the run" ctrl_c a
 check "no process of the stopped run is left" nothing_left a
 check "the other run is untouched" answers b "$kb"
 
-check "make run starts again" start_run a "$pa"
+# A connection the server closed first stays in TIME_WAIT on its port for a minute; it does not
+# stop a new listener (SO_REUSEADDR), so it must not stop make run either. Made here on purpose.
+time_wait() {	# PORT: leaves a connection in TIME_WAIT on the local PORT
+	perl -MIO::Socket::INET -e '
+		my $p = shift;
+		my $l = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $p,
+		    Listen => 1, ReuseAddr => 1) or die "listen: $!";
+		my $c = IO::Socket::INET->new(PeerAddr => "127.0.0.1", PeerPort => $p)
+		    or die "connect: $!";
+		my $s = $l->accept or die "accept: $!";
+		close $l;
+		close $s;		# the accepted end closes first: its side waits
+		sysread($c, my $b, 1);	# the FIN
+		close $c;' "$1" &&
+		ss -Htan state time-wait "sport = :$1" | grep -q .
+}
+check "a connection in TIME_WAIT on the stopped run's port" time_wait "$pa"
+check "make run starts again at once on the same port" start_run a "$pa"
 check "the key made with the CLI survived the restart" status_with a "$kk" 200
 check "the printed dev key is the same one" eval '[ "$(var a API_KEY)" = "$ka" ]'
 chain_kept() { local n; n=$(block_number a "$kk") && [ "$n" -ge "$n1" ]; }
 check "the chain survived the restart (block $n1 or later)" chain_kept
+# A WebSocket session leaves its connection slots (DATABASE.ws/, a directory) beside the
+# database: FRESH=1 must remove them with the rest.
+ws_session() {	# NAME KEY: subscribes to newHeads over the run's WebSocket, then closes
+	WS=$(var "$1" WS_URL) KEY=$2 node -e '
+		const WebSocket = require(process.argv[1]);
+		const ws = new WebSocket(`${process.env.WS}/v1/ws/ethereum/devnet?apiKey=${process.env.KEY}`);
+		const t = setTimeout(() => { console.error("no answer"); process.exit(1); }, 20000);
+		ws.on("open", () => ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1,
+		    method: "eth_subscribe", params: ["newHeads"] })));
+		ws.on("message", (d) => {
+			const m = JSON.parse(d);
+			if (m.id !== 1) return;
+			if (!/^0x/.test(m.result)) { console.error(d.toString()); process.exit(1); }
+			clearTimeout(t);
+			ws.close();
+		});
+		ws.on("error", (e) => { console.error(e.message); process.exit(1); });' \
+		"$top/tests/e2e/node_modules/ws" && [ -d "$tmp/$1/blockport.db.ws" ]
+}
+check "a WebSocket session (a free key's connection slots in blockport.db.ws/)" ws_session a "$kk"
 check "Ctrl-C stops it again" ctrl_c a
 
 check "make run FRESH=1 starts" start_run a "$pa" --fresh
