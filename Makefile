@@ -36,7 +36,7 @@ ifeq ($(TSAN),1)
 CFLAGS  += -O1 -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=thread
 endif
-LDLIBS  = -lfcgi -lcjson -lsqlite3 -lcurl -lssl -lcrypto -linih -lsecp256k1 -lm
+LDLIBS  = -lfcgi -lcjson -lsqlite3 -lcurl -lssl -lcrypto -linih -lsecp256k1 -lhiredis -lm
 
 LIB_SRC   := $(wildcard lib/*/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)

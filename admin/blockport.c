@@ -330,7 +330,7 @@ main(int argc, char *argv[])
 	}
 	if ((c.db = bp_db_open(c.cfg->database, strcmp(argv[ai], "migrate") == 0)) == NULL)
 		goto out;
-	if ((c.lim = bp_limits_open(c.cfg->limits_file)) == NULL ||
+	if ((c.lim = bp_limits_open_config(c.cfg)) == NULL ||
 	    bp_upstream_health_init(c.cfg) == -1 || bp_head_mark_init(c.cfg) == -1)
 		goto out;
 	if (strcmp(argv[ai], "migrate") == 0 && c.cfg->rpc_cache_file[0] != '\0') {

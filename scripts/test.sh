@@ -42,6 +42,26 @@ if [ "$unit_rc" != 0 ] && [ "${u_fail:-0}" = 0 ]; then
 fi
 rm -f "$unit_out"
 
+# The same limit cases with the counters in Redis (docs/limits.md): a throwaway redis-server.
+echo "== limits on Redis"
+rdir=$(mktemp -d)
+unit_out=$(mktemp)
+if url=$(bash scripts/redis.sh start "$rdir"); then
+	BLOCKPORT_TEST_REDIS=$url $build/unit_tests limits_redis 2>&1 | tee "$unit_out"
+	unit_rc=${PIPESTATUS[0]}
+	read -r u_run u_pass u_fail < <(awk '$1 == "tests" { print $3, $4, $5 }' "$unit_out")
+	passed=$((passed + ${u_pass:-0}))
+	failed=$((failed + ${u_fail:-0}))
+	if [ "$unit_rc" != 0 ] && [ "${u_fail:-0}" = 0 ]; then
+		failed=$((failed + 1))	# the suite did not start, a crash or a sanitizer report
+		echo "limits on Redis exited $unit_rc"
+	fi
+else
+	failed=$((failed + 1))
+fi
+bash scripts/redis.sh stop "$rdir"
+rm -rf "$rdir" "$unit_out"
+
 # Shell tests (tests/shell/*.sh): make install into a temporary tree, make run's lifecycle.
 for t in tests/shell/*.sh; do
 	[ "$t" != tests/shell/lib.sh ] || continue

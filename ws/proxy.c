@@ -131,7 +131,7 @@ main(void)
 		goto out;
 	}
 	if ((db = bp_db_open(cfg->database, 0)) == NULL ||
-	    (lim = bp_limits_open(cfg->limits_file)) == NULL ||
+	    (lim = bp_limits_open_config(cfg)) == NULL ||
 	    bp_admit_init(&adm, cfg, db, lim) == -1)
 		goto out;
 	/*

@@ -7,6 +7,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "limits_redis.h"
 #include "util.h"
 
 #define LINE_MAX_LEN	1024
@@ -57,6 +58,7 @@ struct rule {
 static const struct rule rules[] = {
 	{ SEC_SERVER, "database", VT_PATH, 0, 0, CFG(database) },
 	{ SEC_SERVER, "limits_file", VT_PATH, 0, 0, CFG(limits_file) },
+	{ SEC_SERVER, "limits", VT_TEXT, 0, 0, CFG(limits_url) },
 	{ SEC_SERVER, "max_body", VT_INT, 1024, 64 * MiB, CFG(max_body) },
 	{ SEC_SERVER, "max_response", VT_INT, 1024, 256 * MiB, CFG(max_response) },
 	{ SEC_SERVER, "max_batch", VT_INT, 1, 1000, CFG(max_batch) },
@@ -622,6 +624,7 @@ static int
 check(struct loader *l)
 {
 	struct bp_config *c = l->cfg;
+	char err[200];
 	size_t i;
 
 	l->line = 0;
@@ -633,6 +636,10 @@ check(struct loader *l)
 	    snprintf(c->limits_file, sizeof(c->limits_file), "%s.limits", c->database) >=
 	    (int)sizeof(c->limits_file)) {
 		fail(l, "limits_file", "path too long%s", "");
+		return -1;
+	}
+	if (c->limits_url[0] != '\0' && bp_limits_redis_parse(c->limits_url, err, sizeof(err)) == -1) {
+		fail(l, "limits", "%s", err);
 		return -1;
 	}
 	if (check_webhooks(l) == -1)

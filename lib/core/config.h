@@ -123,6 +123,7 @@ struct bp_config {
 	char		path[4096];
 	char		database[4096];
 	char		limits_file[4096];	/* shared-memory counters */
+	char		limits_url[512];	/* redis:// for counters shared by heads; "" */
 	int64_t		max_body;		/* request body cap, bytes */
 	int64_t		max_response;		/* upstream response cap, bytes */
 	int64_t		max_batch;		/* JSON-RPC batch items */

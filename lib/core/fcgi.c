@@ -309,6 +309,7 @@ struct shared {
 struct worker {
 	struct shared	*sh;
 	struct bp_db	*db;	/* the main thread's comes from bp_fcgi_main */
+	struct bp_limits *lim;	/* its own Redis connection, when the counters are there */
 	pthread_t	 tid;
 	int		 started;
 	int		 failed;	/* could not open its resources */
@@ -332,12 +333,14 @@ serve(void *arg)
 	if (sh->threads != NULL && sh->threads->init != NULL &&
 	    (ctx = sh->threads->init(sh->cfg, w->db)) == NULL)
 		goto out;
-	if (bp_admit_init(&adm, sh->cfg, w->db, sh->lim) == -1 || (r = malloc(sizeof(*r))) == NULL)
+	if ((w->lim = bp_limits_thread(sh->lim)) == NULL)
+		goto out;
+	if (bp_admit_init(&adm, sh->cfg, w->db, w->lim) == -1 || (r = malloc(sizeof(*r))) == NULL)
 		goto out;
 	bp_req_init(r);
 	r->cfg = sh->cfg;
 	r->db = w->db;
-	r->lim = sh->lim;
+	r->lim = w->lim;
 	if (FCGX_InitRequest(&fr, 0, 0) != 0)
 		goto out;
 	have_fr = 1;
@@ -377,6 +380,8 @@ out:
 		free(r);
 	}
 	bp_admit_fini(&adm);
+	if (w->lim != NULL)
+		bp_limits_thread_close(sh->lim, w->lim);
 	return NULL;
 }
 
@@ -418,7 +423,7 @@ run(const struct bp_app *app, const struct bp_app_threads *threads)
 		goto out;
 	}
 	if ((db = bp_db_open(cfg->database, 0)) == NULL ||
-	    (lim = bp_limits_open(cfg->limits_file)) == NULL)
+	    (lim = bp_limits_open_config(cfg)) == NULL)
 		goto out;
 	if (app->init != NULL && app->init(cfg, db) == -1)
 		goto out;

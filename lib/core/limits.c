@@ -10,7 +10,9 @@
 #include <unistd.h>
 #include <stdlib.h>
 
+#include "config.h"
 #include "limits.h"
+#include "limits_redis.h"
 #include "log.h"
 #include "util.h"
 
@@ -51,6 +53,9 @@ struct bp_limits {
 	struct slot	*slots;
 	size_t		 maplen;
 	uint64_t	 warned;	/* the last second a full table was logged (once a second) */
+	struct bp_limits_redis *redis;	/* NULL: the file only */
+	char		*url;		/* the redis:// URL, for the threads' handles */
+	int		 borrowed;	/* a thread's handle: the mapping is its parent's */
 };
 
 const char *
@@ -62,6 +67,8 @@ bp_limit_what(enum bp_limit_verdict v)
 		"requests per day",			/* BP_LIMIT_RPD */
 		"compute units per second",		/* BP_LIMIT_CUPS */
 		"clients at once (the counters are full)",	/* BP_LIMIT_FULL */
+		"requests without a valid key while the shared counters are unavailable",
+							/* BP_LIMIT_DOWN */
 	};
 
 	return (unsigned)v < BP_LIMIT__MAX ? what[v] : "a limit";
@@ -104,8 +111,54 @@ bp_limits_close(struct bp_limits *l)
 {
 	if (l == NULL)
 		return;
-	munmap(l->hdr, l->maplen);
+	bp_limits_redis_free(l->redis);
+	if (!l->borrowed)
+		munmap(l->hdr, l->maplen);
+	free(l->url);
 	free(l);
+}
+
+struct bp_limits *
+bp_limits_open_config(const struct bp_config *cfg)
+{
+	struct bp_limits *l;
+
+	if ((l = bp_limits_open(cfg->limits_file)) == NULL || cfg->limits_url[0] == '\0')
+		return l;
+	/* Not connected yet: a Redis down at start is an outage like any other. */
+	if ((l->url = strdup(cfg->limits_url)) == NULL ||
+	    (l->redis = bp_limits_redis_new(l->url)) == NULL) {
+		bp_limits_close(l);
+		return NULL;
+	}
+	return l;
+}
+
+struct bp_limits *
+bp_limits_thread(struct bp_limits *l)
+{
+	struct bp_limits *t;
+
+	if (l->redis == NULL)
+		return l;
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		return NULL;
+	t->hdr = l->hdr;
+	t->slots = l->slots;
+	t->maplen = l->maplen;
+	t->borrowed = 1;
+	if ((t->redis = bp_limits_redis_new(l->url)) == NULL) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void
+bp_limits_thread_close(struct bp_limits *l, struct bp_limits *t)
+{
+	if (t != l)
+		bp_limits_close(t);
 }
 
 static uint64_t
@@ -334,12 +387,22 @@ take_second(uint64_t *w, const struct bp_limit_plan *plan, int64_t max, unsigned
 	return 0;
 }
 
+static enum bp_limit_verdict take_file(struct bp_limits *, uint64_t,
+		    const struct bp_limit_plan *, unsigned, unsigned, unsigned, int64_t,
+		    struct bp_limit_state *);
+static enum bp_limit_verdict redis_take(struct bp_limits *, uint64_t,
+		    const struct bp_limit_plan *, unsigned, unsigned, unsigned, int64_t,
+		    struct bp_limit_state *);
+
 enum bp_limit_verdict
 bp_limits_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
     unsigned nreq, unsigned nday, unsigned cu, struct bp_limit_state *st)
 {
 	struct timespec ts;
 
+	/* In Redis, Redis's clock: one clock for every head. */
+	if (l->redis != NULL)
+		return redis_take(l, who, plan, nreq, nday, cu, -1, st);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return bp_limits_take_ns(l, who, plan, nreq, nday, cu,
 	    (int64_t)ts.tv_sec * NS + ts.tv_nsec, st);
@@ -352,18 +415,63 @@ bp_limits_take_at(struct bp_limits *l, uint64_t who, const struct bp_limit_plan 
 	return bp_limits_take_ns(l, who, plan, nreq, nday, cu, when * NS, st);
 }
 
+/* The figures of a plan before anything is counted, at now. */
+static void
+start_state(struct bp_limit_state *st, const struct bp_limit_plan *plan, int64_t now)
+{
+	fill_state(st, plan->rps, 0);
+	if (plan->rps > 0 && plan->burst > 0)
+		st->limit = st->remaining = plan->rps * plan->burst;
+	st->reset = now + 1;
+	st->retry_after = 0;
+}
+
+
+/*
+ * Counts in Redis at now_ns (-1: Redis's clock). When Redis does not answer, a key is counted in
+ * the file, so it stays limited (to its plan on each head) and the API stays up; a client
+ * address is refused, as by a full table: it only ever gets a 401, and an outage must not open
+ * the door to key guessing at N times the rate.
+ */
+static enum bp_limit_verdict
+redis_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan, unsigned nreq,
+    unsigned nday, unsigned cu, int64_t now_ns, struct bp_limit_state *st)
+{
+	struct timespec ts;
+	int v;
+
+	if ((v = bp_limits_redis_take(l->redis, who, plan, nreq, nday, cu, now_ns, st)) >= 0)
+		return (enum bp_limit_verdict)v;
+	if (now_ns < 0) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now_ns = (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+	}
+	if (who & ADDR_BIT) {
+		start_state(st, plan, now_ns / NS);
+		st->remaining = 0;
+		st->retry_after = 1;
+		return BP_LIMIT_DOWN;
+	}
+	return take_file(l, who, plan, nreq, nday, cu, now_ns, st);
+}
+
 enum bp_limit_verdict
 bp_limits_take_ns(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
+    unsigned nreq, unsigned nday, unsigned cu, int64_t now_ns, struct bp_limit_state *st)
+{
+	if (l->redis != NULL)
+		return redis_take(l, who, plan, nreq, nday, cu, now_ns, st);
+	return take_file(l, who, plan, nreq, nday, cu, now_ns, st);
+}
+
+static enum bp_limit_verdict
+take_file(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
     unsigned nreq, unsigned nday, unsigned cu, int64_t now_ns, struct bp_limit_state *st)
 {
 	uint64_t now = (uint64_t)(now_ns / NS), day = now / 86400, after = 0;
 	struct slot *s;
 
-	fill_state(st, plan->rps, 0);
-	if (plan->rps > 0 && plan->burst > 0)
-		st->limit = st->remaining = plan->rps * plan->burst;
-	st->reset = (int64_t)now + 1;
-	st->retry_after = 0;
+	start_state(st, plan, (int64_t)now);
 	if ((s = find_slot(l, who, now)) == NULL) {
 		if (__atomic_exchange_n(&l->warned, now, __ATOMIC_RELAXED) != now)
 			bp_warn("%s: counters file full around slot of %llx; refusing (logged "
@@ -383,14 +491,24 @@ bp_limits_take_ns(struct bp_limits *l, uint64_t who, const struct bp_limit_plan 
 	return BP_LIMIT_OK;
 }
 
+/*
+ * With Redis, the sum of the file's and Redis's: a change on any head moves Redis's, and a change
+ * made while Redis was down still moves this head's file. Both only grow (a generation Redis lost
+ * starts again above any before), so the sum never comes back to a value a cache holds.
+ */
 uint64_t
 bp_limits_generation(struct bp_limits *l)
 {
-	return __atomic_load_n(&l->hdr->generation, __ATOMIC_ACQUIRE);
+	uint64_t g = __atomic_load_n(&l->hdr->generation, __ATOMIC_ACQUIRE);
+
+	return l->redis != NULL ? g + bp_limits_redis_generation(l->redis) : g;
 }
 
 void
 bp_limits_bump_generation(struct bp_limits *l)
 {
 	__atomic_add_fetch(&l->hdr->generation, 1, __ATOMIC_ACQ_REL);
+	if (l->redis != NULL && bp_limits_redis_bump(l->redis) == -1)
+		bp_warn("limits: the key generation could not be bumped in Redis: other heads see "
+		    "the change when their key caches expire (key_cache_seconds)");
 }

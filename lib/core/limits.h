@@ -31,6 +31,7 @@ enum bp_limit_verdict {
 	BP_LIMIT_RPD,		/* 2: requests per UTC day */
 	BP_LIMIT_CUPS,		/* 3: compute units per second */
 	BP_LIMIT_FULL,		/* 4: no free slot for who: refused, never let through */
+	BP_LIMIT_DOWN,		/* 5: Redis does not answer: a client address is refused */
 	BP_LIMIT__MAX
 };
 
@@ -55,6 +56,21 @@ const char	 *bp_limit_what(enum bp_limit_verdict);
  */
 struct bp_limits *bp_limits_open(const char *path);
 void		  bp_limits_close(struct bp_limits *);
+
+struct bp_config;
+/*
+ * What a program opens: the mapped file, and when the config names a redis:// URL ([server]
+ * limits) the counters in Redis too, shared by every web head. With Redis, a key is counted
+ * there; while Redis does not answer, a key is counted in the file (this head's share only) and
+ * a client address is refused (BP_LIMIT_DOWN). NULL after logging why.
+ */
+struct bp_limits *bp_limits_open_config(const struct bp_config *);
+/*
+ * A thread's handle on l: its own Redis connection (a connection serves one thread at a time),
+ * the same mapping; l itself when l has no Redis. Closed with bp_limits_thread_close.
+ */
+struct bp_limits *bp_limits_thread(struct bp_limits *l);
+void		  bp_limits_thread_close(struct bp_limits *l, struct bp_limits *thread);
 
 /*
  * Counts a request for who (a key id, or bp_limits_addr_id of a client address) against plan:

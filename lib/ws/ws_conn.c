@@ -56,7 +56,7 @@ bp_ws_conn_open(struct bp_ws_conn *c)
 	bp_buf_init(&c->in, (size_t)c->cfg->max_body);
 	c->db_used = bp_mono_us();
 	if ((c->db = bp_db_open(c->cfg->database, 0)) == NULL ||
-	    (c->lim = bp_limits_open(c->cfg->limits_file)) == NULL ||
+	    (c->lim = bp_limits_open_config(c->cfg)) == NULL ||
 	    bp_admit_init(&c->adm, c->cfg, c->db, c->lim) == -1 ||
 	    (c->req = malloc(sizeof(*c->req))) == NULL)
 		return -1;

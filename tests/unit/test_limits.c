@@ -4,6 +4,7 @@
  * two forked processes hammering one key without losing an increment, client addresses (IPv6 per
  * /64), a table filled by a flood of addresses (refused, keys spared, slots back within minutes).
  */
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -14,7 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hiredis/hiredis.h>
+
+#include "core/config.h"
 #include "core/limits.h"
+#include "core/limits_redis.h"
 #include "core/util.h"
 #include "unit.h"
 
@@ -22,6 +27,30 @@ static char dir[] = "/tmp/bp-unit-limits.XXXXXX";
 static char path[sizeof(dir) + 32];
 static struct bp_limits *lim;
 static uint64_t next_who = 1000;
+static const char *redis_url;	/* the limits_redis suite's: the same cases in Redis */
+static int scale = 1;		/* Redis's cases take fewer turns: each is a round trip */
+
+/* A handle on the counters of the suite running: the file, or the file and Redis at url. */
+static struct bp_limits *
+open_url(const char *url)
+{
+	struct bp_config *cfg = calloc(1, sizeof(*cfg));
+	struct bp_limits *l;
+
+	if (cfg == NULL)
+		return NULL;
+	snprintf(cfg->limits_file, sizeof(cfg->limits_file), "%s", path);
+	snprintf(cfg->limits_url, sizeof(cfg->limits_url), "%s", url != NULL ? url : "");
+	l = bp_limits_open_config(cfg);
+	free(cfg);
+	return l;
+}
+
+static struct bp_limits *
+open_handle(void)
+{
+	return open_url(redis_url);
+}
 
 static int
 setup(void)
@@ -29,7 +58,7 @@ setup(void)
 	if (mkdtemp(dir) == NULL)
 		return 1;
 	snprintf(path, sizeof(path), "%s/counters", dir);
-	return (lim = bp_limits_open(path)) == NULL;
+	return (lim = open_handle()) == NULL;
 }
 
 static int
@@ -38,6 +67,46 @@ teardown(void)
 	bp_limits_close(lim);
 	unlink(path);
 	rmdir(dir);
+	memcpy(dir + sizeof(dir) - 7, "XXXXXX", 6);	/* for the other suite's mkdtemp */
+	return 0;
+}
+
+/*
+ * The Redis suite: key ids no earlier run against the same server used (a day's counts last
+ * until midnight there).
+ */
+static redisContext *redis_peek(void);
+
+static int
+setup_redis(void)
+{
+	redisContext *c;
+	redisReply *r;
+	int up;
+
+	redis_url = getenv("BLOCKPORT_TEST_REDIS");
+	scale = 10;
+	/* A Redis that does not answer would leave every case to the file's fallback: refuse. */
+	if ((c = redis_peek()) == NULL)
+		return 1;
+	r = c->err == 0 ? redisCommand(c, "PING") : NULL;
+	up = r != NULL && r->type == REDIS_REPLY_STATUS;
+	freeReplyObject(r);
+	redisFree(c);
+	if (!up) {
+		fprintf(stderr, "limits_redis: nothing answers at %s\n", redis_url);
+		return 1;
+	}
+	next_who = (((uint64_t)time(NULL) << 20) | ((uint64_t)getpid() & 0xfffff)) << 10;
+	return setup();
+}
+
+static int
+teardown_redis(void)
+{
+	teardown();
+	redis_url = NULL;
+	scale = 1;
 	return 0;
 }
 
@@ -153,9 +222,9 @@ test_unlimited(void)
 	uint64_t who = fresh_who();
 	int i, ok = 0;
 
-	for (i = 0; i < 100000; i++)
+	for (i = 0; i < 100000 / scale; i++)
 		ok += take(who, 0, 0, 0, 1, 1, 1000, &st) == BP_LIMIT_OK;
-	CU_ASSERT_EQUAL(ok, 100000);
+	CU_ASSERT_EQUAL(ok, 100000 / scale);
 	/* No per-second limit: a large Limit, and a Remaining that never says "stop". */
 	CU_ASSERT_EQUAL(st.limit, BP_LIMIT_UNLIMITED);
 	CU_ASSERT(st.remaining >= 1 && st.remaining <= BP_LIMIT_UNLIMITED);
@@ -175,7 +244,7 @@ test_unlimited(void)
 static void
 test_two_handles(void)
 {
-	struct bp_limits *other = bp_limits_open(path);
+	struct bp_limits *other = open_handle();
 	struct bp_limit_plan p = { 4, 0, 0, 0 };
 	struct bp_limit_state st;
 	uint64_t who = fresh_who(), g;
@@ -191,12 +260,21 @@ test_two_handles(void)
 	CU_ASSERT_EQUAL(bp_limits_take(lim, who, &p, 1, 1, 0, &st), BP_LIMIT_RPS);
 	CU_ASSERT_EQUAL(bp_limits_take(other, who, &p, 1, 1, 0, &st), BP_LIMIT_RPS);
 
-	/* The key generation is shared too. */
+	/* The key generation is shared too: at once in the file, within 100 ms in Redis. */
 	g = bp_limits_generation(other);
 	bp_limits_bump_generation(lim);
-	CU_ASSERT_EQUAL(bp_limits_generation(other), g + 1);
-	bp_limits_bump_generation(other);
-	CU_ASSERT_EQUAL(bp_limits_generation(lim), g + 2);
+	if (redis_url == NULL) {
+		CU_ASSERT_EQUAL(bp_limits_generation(other), g + 1);
+		bp_limits_bump_generation(other);
+		CU_ASSERT_EQUAL(bp_limits_generation(lim), g + 2);
+	} else {
+		int i;
+
+		for (i = 0; i < 30 && bp_limits_generation(other) == g; i++)
+			usleep(10000);
+		CU_ASSERT(bp_limits_generation(other) > g);
+		CU_ASSERT(i * 10 <= BP_LIMITS_REDIS_GEN_MS + 20);
+	}
 	bp_limits_close(other);
 	bp_limits_close(NULL);
 }
@@ -208,7 +286,7 @@ test_two_handles(void)
 static void
 hammer(int go, int fd, uint64_t who, int64_t rpd, int n)
 {
-	struct bp_limits *l = bp_limits_open(path);
+	struct bp_limits *l = open_handle();
 	struct bp_limit_plan p = { 0, rpd, 0, 0 };
 	struct bp_limit_state st;
 	int i, ok = 0;
@@ -267,12 +345,12 @@ test_fork_no_lost_increments(void)
 	uint64_t who = fresh_who();
 
 	/* 40000 takes against a limit of 40000: all pass, and the next one is refused. */
-	CU_ASSERT_EQUAL(race(who, 40000, 20000), 40000);
-	CU_ASSERT_EQUAL(take(who, 0, 40000, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
+	CU_ASSERT_EQUAL(race(who, 40000 / scale, 20000 / scale), 40000 / scale);
+	CU_ASSERT_EQUAL(take(who, 0, 40000 / scale, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
 	/* 40000 takes against 30000: exactly 30000 pass, none more, none fewer. */
 	who = fresh_who();
-	CU_ASSERT_EQUAL(race(who, 30000, 20000), 30000);
-	CU_ASSERT_EQUAL(take(who, 0, 30000, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
+	CU_ASSERT_EQUAL(race(who, 30000 / scale, 20000 / scale), 30000 / scale);
+	CU_ASSERT_EQUAL(take(who, 0, 30000 / scale, 0, 1, 1, 0, &st), BP_LIMIT_RPD);
 }
 
 static void
@@ -510,15 +588,20 @@ static uint64_t thread_who;	/* written before the threads start */
 static void *
 count_day(void *arg)
 {
+	struct bp_limits *l = bp_limits_thread(lim);	/* in Redis, its own connection */
 	struct bp_limit_plan p = { 0, 0, 0, 0 };
 	struct bp_limit_state st;
+	void *rv = NULL;
 	int i;
 
 	(void)arg;
+	if (l == NULL)
+		return (void *)1;
 	for (i = 0; i < THREAD_ROUNDS; i++)
-		if (bp_limits_take(lim, thread_who, &p, 1, 1, 1, &st) != BP_LIMIT_OK)
-			return (void *)1;
-	return NULL;
+		if (bp_limits_take(l, thread_who, &p, 1, 1, 1, &st) != BP_LIMIT_OK)
+			rv = (void *)1;
+	bp_limits_thread_close(lim, l);
+	return rv;
 }
 
 static void
@@ -534,16 +617,178 @@ test_threads(void)
 	CU_ASSERT_EQUAL(bp_limits_take(lim, thread_who, &p, 1, 1, 0, &st), BP_LIMIT_RPD);
 }
 
+/*
+ * Redis down (limits = redis:// and nothing answers there): a key is still counted, in this
+ * head's file, to its exact count; a client address is refused (fail closed). A Redis that
+ * accepts and never answers costs one request the command timeout, then nothing for a second.
+ */
+static void
+test_redis_down(void)
+{
+	struct bp_limit_plan gold = { 3, 0, 0, 0 }, anon = { 20, 0, 0, 0 };
+	struct bp_limit_state st;
+	struct bp_limits *l;
+	uint64_t key = fresh_who(), addr = bp_limits_addr_id("198.51.100.99");
+	const char *log;
+	char url[64];
+	int64_t t0;
+	int fd, port, i;
+
+	/* Bound, not listening: every connection is refused. */
+	CU_ASSERT_FATAL((fd = bp_unit_bind_loopback(&port)) >= 0);
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d/0", port);
+	CU_ASSERT_FATAL((l = open_url(url)) != NULL);
+	bp_unit_fresh_second();
+	bp_unit_log_begin();
+	for (i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(bp_limits_take(l, key, &gold, 1, 1, 0, &st), BP_LIMIT_OK);
+		CU_ASSERT_EQUAL(st.remaining, 2 - i);
+	}
+	CU_ASSERT_EQUAL(bp_limits_take(l, key, &gold, 1, 1, 0, &st), BP_LIMIT_RPS);
+	CU_ASSERT_EQUAL(bp_limits_take(l, addr, &anon, 1, 0, 0, &st), BP_LIMIT_DOWN);
+	CU_ASSERT_EQUAL(st.limit, 20);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	CU_ASSERT_EQUAL(st.retry_after, 1);
+	CU_ASSERT_STRING_EQUAL(bp_limit_what(BP_LIMIT_DOWN),
+	    "requests without a valid key while the shared counters are unavailable");
+	log = bp_unit_log_end();
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "keys are counted on this head only"));
+	CU_ASSERT_PTR_NULL(strstr(strstr(log, "keys are counted") + 1, "keys are counted"));
+	bp_limits_close(l);
+	close(fd);
+
+	/* Listening, never answering: the script's round trip times out (250 ms). */
+	CU_ASSERT_FATAL((fd = bp_unit_bind_loopback(&port)) >= 0);
+	CU_ASSERT_FATAL(listen(fd, 8) == 0);
+	snprintf(url, sizeof(url), "redis://127.0.0.1:%d/0", port);
+	CU_ASSERT_FATAL((l = open_url(url)) != NULL);
+	key = fresh_who();
+	bp_unit_log_begin();
+	t0 = bp_mono_us();
+	CU_ASSERT_EQUAL(bp_limits_take(l, key, &gold, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT(bp_mono_us() - t0 < 600000);
+	/* For the next second nothing is tried: no request waits. */
+	t0 = bp_mono_us();
+	for (i = 0; i < 100; i++)
+		CU_ASSERT_EQUAL(bp_limits_take(l, addr, &anon, 1, 0, 0, &st), BP_LIMIT_DOWN);
+	(void)bp_limits_generation(l);
+	CU_ASSERT(bp_mono_us() - t0 < 50000);
+	CU_ASSERT_PTR_NOT_NULL(strstr(bp_unit_log_end(), "Resource temporarily unavailable"));
+	bp_limits_close(l);
+	close(fd);
+}
+
+/* A connection of our own to the test's Redis, to look at what the counters left there. */
+static redisContext *
+redis_peek(void)
+{
+	int port = 0;
+
+	if (redis_url == NULL || sscanf(redis_url, "redis://127.0.0.1:%d", &port) != 1)
+		return NULL;
+	return redisConnect("127.0.0.1", port);
+}
+
+/* Every owner's hash expires: after a second's window, after a bucket's span, at midnight. */
+static void
+test_redis_expiry(void)
+{
+	struct bp_limit_plan p = { 5, 0, 0, 0 }, day = { 5, 100, 0, 3 };
+	struct bp_limit_state st;
+	uint64_t key = fresh_who(), daily = fresh_who();
+	redisContext *c = redis_peek();
+	redisReply *r;
+	int64_t midnight = 86400 - (int64_t)time(NULL) % 86400;
+
+	CU_ASSERT_FATAL(c != NULL && c->err == 0);
+	CU_ASSERT_EQUAL(bp_limits_take(lim, key, &p, 1, 0, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take(lim, daily, &day, 1, 1, 0, &st), BP_LIMIT_OK);
+	r = redisCommand(c, "PTTL bp:l:k:%llu", (unsigned long long)key);
+	CU_ASSERT(r != NULL && r->type == REDIS_REPLY_INTEGER && r->integer > 0 &&
+	    r->integer <= 2000);
+	freeReplyObject(r);
+	r = redisCommand(c, "TTL bp:l:k:%llu", (unsigned long long)daily);
+	CU_ASSERT(r != NULL && r->type == REDIS_REPLY_INTEGER && r->integer >= midnight &&
+	    r->integer <= midnight + 301);
+	freeReplyObject(r);
+	/* An address: its own name, never a key's. */
+	CU_ASSERT_EQUAL(bp_limits_take(lim, bp_limits_addr_id("198.51.100.1"), &p, 1, 0, 0, &st),
+	    BP_LIMIT_OK);
+	r = redisCommand(c, "EXISTS bp:l:a:%016llx",
+	    (unsigned long long)bp_limits_addr_id("198.51.100.1"));
+	CU_ASSERT(r != NULL && r->type == REDIS_REPLY_INTEGER && r->integer == 1);
+	freeReplyObject(r);
+	redisFree(c);
+}
+
+/* A Redis that forgot the script (restarted, SCRIPT FLUSH): loaded again, nothing refused. */
+static void
+test_redis_noscript(void)
+{
+	struct bp_limit_plan p = { 2, 0, 0, 0 };
+	struct bp_limit_state st;
+	uint64_t key = fresh_who();
+	redisContext *c = redis_peek();
+	redisReply *r;
+
+	CU_ASSERT_FATAL(c != NULL && c->err == 0);
+	bp_unit_fresh_second();
+	CU_ASSERT_EQUAL(bp_limits_take(lim, key, &p, 1, 0, 0, &st), BP_LIMIT_OK);
+	r = redisCommand(c, "SCRIPT FLUSH");
+	CU_ASSERT(r != NULL && r->type == REDIS_REPLY_STATUS);
+	freeReplyObject(r);
+	bp_unit_log_begin();
+	CU_ASSERT_EQUAL(bp_limits_take(lim, key, &p, 1, 0, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	CU_ASSERT_EQUAL(bp_limits_take(lim, key, &p, 1, 0, 0, &st), BP_LIMIT_RPS);
+	CU_ASSERT_STRING_EQUAL(bp_unit_log_end(), "");
+	redisFree(c);
+}
+
+/* The cases both backends must pass alike. */
+#define BOTH_CASES \
+	{ "8 threads on one key: no increment lost", test_threads }, \
+	{ "requests per second, exact count", test_rps }, \
+	{ "compute units per second", test_cups }, \
+	{ "a plan with a burst: buckets", test_bucket }, \
+	{ "requests per day and Retry-After to midnight", test_day }, \
+	{ "unlimited plans and saturation", test_unlimited }
+
 BP_UNIT_SUITE(limits, setup, teardown,
-	{ "8 threads on one key: no increment lost", test_threads },
-	{ "requests per second, exact count", test_rps },
-	{ "compute units per second", test_cups },
-	{ "a plan with a burst: buckets", test_bucket },
-	{ "requests per day and Retry-After to midnight", test_day },
-	{ "unlimited plans and saturation", test_unlimited },
+	BOTH_CASES,
 	{ "two handles on one file", test_two_handles },
 	{ "two processes, 20000 each: no lost increments", test_fork_no_lost_increments },
 	{ "client addresses: IPv4, IPv6 per /64, mapped", test_addresses },
 	{ "a full table refuses addresses and spares keys", test_full },
 	{ "a key's slot and day", test_key_slots },
-	{ "opening odd files", test_open })
+	{ "opening odd files", test_open },
+	{ "Redis down: keys counted here, addresses refused, no wait", test_redis_down })
+
+/*
+ * The same cases against Redis (limits = redis://), when BLOCKPORT_TEST_REDIS names a server
+ * (scripts/test.sh starts one with scripts/redis.sh): the verdicts and figures must be the
+ * file's. Not registered without it, and the run says so.
+ */
+static const struct bp_unit_case limits_redis_cases[] = {
+	BOTH_CASES,
+	{ "two handles (two heads) on one key", test_two_handles },
+	{ "two processes, 2000 each: no lost increments", test_fork_no_lost_increments },
+	{ "every hash expires", test_redis_expiry },
+	{ "a forgotten script is loaded again", test_redis_noscript },
+};
+static const struct bp_unit_suite limits_redis_suite = { "limits_redis", setup_redis,
+    teardown_redis, limits_redis_cases,
+    sizeof(limits_redis_cases) / sizeof(limits_redis_cases[0]) };
+
+__attribute__((constructor)) static void
+limits_redis_register(void)
+{
+	const char *url = getenv("BLOCKPORT_TEST_REDIS");
+
+	if (url == NULL || *url == '\0') {
+		fprintf(stderr, "limits_redis: skipped, BLOCKPORT_TEST_REDIS is not set "
+		    "(scripts/test.sh sets it)\n");
+		return;
+	}
+	bp_unit_register(&limits_redis_suite);
+}
