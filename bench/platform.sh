@@ -3,6 +3,7 @@
 # served by the same lighttpd in the same run: a static file, and a bare C FastCGI program that
 # answers a fixed body (bench/bare.c, the ceiling of this architecture).
 # Goal (issue "Platform"): Blockport >= 70% of the bare program's rate, with auth and limits on.
+# BENCH_REDIS=1 runs it with the counters in Redis (issue 25: >= 60% of the mapped file's rate).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -10,9 +11,17 @@ cd "$top"
 SECS=${BENCH_SECONDS:-5}
 make -s -j2 ${BENCH_TARGETS:-all bench-bin} >/dev/null
 dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
-trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; bash scripts/redis.sh stop "$dir/redis"
+	rm -rf "$dir"' EXIT
+# BENCH_REDIS=1: the same head with its counters in a throwaway Redis (docs/scale.md).
+extra=()
+if [ "${BENCH_REDIS:-0}" = 1 ]; then
+	printf '[server]\nlimits = %s\n' "$(bash scripts/redis.sh start "$dir/redis")" \
+		> "$dir/redis.ini"
+	extra=(--extra-config "$dir/redis.ini")
+fi
 BLOCKPORT_BENCH_BIN=$top/build/bench BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
-	bash scripts/stack.sh start "$dir" --server lighttpd >/dev/null 2>&1
+	bash scripts/stack.sh start "$dir" --server lighttpd "${extra[@]}" >/dev/null 2>&1
 . "$dir/env"
 export BLOCKPORT_CONFIG
 # An Enterprise key: the counters run on every request but never refuse, so wrk measures work.
