@@ -2,6 +2,7 @@
  * A fresh database for a suite (unit_db.h): a SQLite file, or with BLOCKPORT_TEST_PG=<url> a
  * schema of its own in that PostgreSQL database, the connection's search_path set to it.
  */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +53,17 @@ pg_open(struct bp_unit_db *u, const char *url, const char *tag)
 	snprintf(sql, sizeof(sql), "CREATE SCHEMA %s", u->schema);
 	if (pg_admin(url, sql) == -1)
 		return -1;
+	/* The files a database keeps next to itself (the heads feeds) go to a directory. */
+	snprintf(u->dir, sizeof(u->dir), "/tmp/bp-unit-%s.XXXXXX", tag);
+	if (mkdtemp(u->dir) == NULL)
+		return -1;
+	snprintf(u->files, sizeof(u->files), "%s/t.db", u->dir);
 	snprintf(u->path, sizeof(u->path), "%s%coptions=-csearch_path%%3D%s", url,
 	    strchr(url, '?') ? '&' : '?', u->schema);
 	if ((u->db = bp_db_open(u->path, 1)) == NULL) {
 		snprintf(sql, sizeof(sql), "DROP SCHEMA %s CASCADE", u->schema);
 		pg_admin(url, sql);
+		rmdir(u->dir);
 		return -1;
 	}
 	return 0;
@@ -74,6 +81,7 @@ bp_unit_db_open(struct bp_unit_db *u, const char *tag)
 	if (mkdtemp(u->dir) == NULL)
 		return -1;
 	snprintf(u->path, sizeof(u->path), "%s/t.db", u->dir);
+	memcpy(u->files, u->path, sizeof(u->files));
 	if ((u->db = bp_db_open(u->path, 1)) == NULL) {
 		rmdir(u->dir);
 		return -1;
@@ -84,8 +92,8 @@ bp_unit_db_open(struct bp_unit_db *u, const char *tag)
 void
 bp_unit_db_close(struct bp_unit_db *u)
 {
-	static const char *const suffixes[] = { "", "-wal", "-shm" };
 	char p[sizeof(u->path) + 16];
+	glob_t g;
 	size_t i;
 
 	bp_db_close(u->db);
@@ -93,11 +101,13 @@ bp_unit_db_close(struct bp_unit_db *u)
 	if (u->schema[0] != '\0') {
 		snprintf(p, sizeof(p), "DROP SCHEMA %s CASCADE", u->schema);
 		pg_admin(getenv("BLOCKPORT_TEST_PG"), p);
-		return;
 	}
-	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", u->path, suffixes[i]);
-		unlink(p);
+	/* The file, SQLite's -wal and -shm, and whatever a test left next to them. */
+	snprintf(p, sizeof(p), "%s/*", u->dir);
+	if (glob(p, 0, NULL, &g) == 0) {
+		for (i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+		globfree(&g);
 	}
 	rmdir(u->dir);
 }

@@ -12,6 +12,7 @@ struct bp_unit_db {
 	char		 dir[64];
 	char		 path[512];	/* the file, or the PostgreSQL URL */
 	char		 schema[64];	/* PostgreSQL: the suite's schema; "" on SQLite */
+	char		 files[128];	/* the base of files kept next to the database (feeds) */
 	struct bp_db	*db;
 };
 
