@@ -750,7 +750,7 @@ pg_changes(struct bp_db *db)
 static int64_t
 pg_data_version(struct bp_db *bdb)
 {
-	PGresult *r = simple(PG(bdb), "SELECT pg_current_wal_lsn()", 1);
+	PGresult *r = simple(PG(bdb), "SELECT pg_current_wal_insert_lsn()", 1);
 	unsigned long long hi, lo;
 	char *end;
 	int64_t v = -1;
