@@ -13,12 +13,16 @@
 #include "db_driver.h"
 #include "log.h"
 
+int
+bp_db_is_url(const char *target)
+{
+	return strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0;
+}
+
 static const struct bp_db_driver *
 driver_for(const char *target)
 {
-	if (strncmp(target, "postgresql://", 13) == 0 || strncmp(target, "postgres://", 11) == 0)
-		return &bp_db_pg;
-	return &bp_db_sqlite;
+	return bp_db_is_url(target) ? &bp_db_pg : &bp_db_sqlite;
 }
 
 int
