@@ -65,6 +65,8 @@ struct pg_stmt {
 	int		 nparams;
 	int		 guard;		/* may conflict: under a savepoint in a transaction */
 	unsigned int	*ptypes;	/* the types the server gave the parameters */
+	const char	**vals;		/* what PQexecPrepared takes, filled at each run */
+	int		*lens, *fmts;
 	struct pg_param	*params;
 	PGresult	*res;
 	int		 row, nrows, ncols;
@@ -152,6 +154,9 @@ stmt_free(struct pg_stmt *s)
 		free(s->cols[i].buf);
 	free(s->params);
 	free(s->ptypes);
+	free(s->vals);
+	free(s->lens);
+	free(s->fmts);
 	free(s->cols);
 }
 
@@ -402,7 +407,10 @@ pg_stmt(struct bp_db *bdb, const char *sql)
 	s->guard = may_conflict(sql);
 	snprintf(s->name, sizeof(s->name), "bp%zu", db->ncache);
 	if ((s->params = calloc((size_t)n + 1, sizeof(*s->params))) == NULL ||
-	    (s->ptypes = calloc((size_t)n + 1, sizeof(*s->ptypes))) == NULL) {
+	    (s->ptypes = calloc((size_t)n + 1, sizeof(*s->ptypes))) == NULL ||
+	    (s->vals = calloc((size_t)n + 1, sizeof(*s->vals))) == NULL ||
+	    (s->lens = calloc((size_t)n + 1, sizeof(*s->lens))) == NULL ||
+	    (s->fmts = calloc((size_t)n + 1, sizeof(*s->fmts))) == NULL) {
 		stmt_free(s);
 		return NULL;
 	}
@@ -489,38 +497,64 @@ pg_reset(struct bp_stmt *bs)
 	s->res = NULL;
 }
 
+/*
+ * A connection the server closed (a restart, a failover, an idle timeout) is opened again, and
+ * its statements prepared again at their next step. Only between transactions: a transaction
+ * the connection held is lost with it and must fail. 0 or -1 (logged).
+ */
+static int
+reconnect(struct pg_db *db)
+{
+	PGresult *r;
+	size_t i;
+
+	PQreset(db->conn);
+	if (PQstatus(db->conn) != CONNECTION_OK) {
+		bp_err("postgresql: cannot connect again: %s", PQerrorMessage(db->conn));
+		return -1;
+	}
+	for (i = 0; i < db->ncache; i++)
+		db->cache[i].prepared = 0;
+	if ((r = simple(db, "SET client_min_messages = warning", 1)) == NULL)
+		return -1;
+	PQclear(r);
+	bp_warn("postgresql: connected again after the connection was lost");
+	return 0;
+}
+
 /* Executes s with its bindings; the result, kept in s->res, or NULL after an error. */
 static PGresult *
 run(struct pg_stmt *s, int *conflict)
 {
 	PGconn *c = s->db->conn;
 	PGresult *r = NULL;
-	const char **v;
-	int *lens, *fmts, i, tries, tx = in_tx(s->db), guard = tx && s->guard;
+	int i, tries, again = 0, tx = in_tx(s->db), guard = tx && s->guard;
 	ExecStatusType st;
 
-	v = calloc((size_t)s->nparams + 1, sizeof(*v));
-	lens = calloc((size_t)s->nparams + 1, sizeof(*lens));
-	fmts = calloc((size_t)s->nparams + 1, sizeof(*fmts));
-	if (v == NULL || lens == NULL || fmts == NULL)
-		goto out;
 	for (i = 0; i < s->nparams; i++) {
 		struct pg_param *p = &s->params[i];
 
-		v[i] = p->isnull ? NULL : p->buf;
-		lens[i] = p->len;
+		s->vals[i] = p->isnull ? NULL : p->buf;
+		s->lens[i] = p->len;
 		/* Bytes go as they are: to a BYTEA column a text's too, which is not hex. */
-		fmts[i] = !p->isnull && (p->binary || s->ptypes[i] == BYTEA_OID);
+		s->fmts[i] = !p->isnull && (p->binary || s->ptypes[i] == BYTEA_OID);
 	}
 	for (tries = 0; ; tries++) {
 		if (guard)
 			PQclear(simple(s->db, "SAVEPOINT bp_stmt", 1));
-		r = PQexecPrepared(c, s->name, s->nparams, v, lens, fmts, 0);
+		r = PQexecPrepared(c, s->name, s->nparams, s->vals, s->lens, s->fmts, 0);
 		st = PQresultStatus(r);
 		if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
 			if (guard)
 				PQclear(simple(s->db, "RELEASE SAVEPOINT bp_stmt", 1));
 			break;
+		}
+		if (!tx && !again++ && PQstatus(c) == CONNECTION_BAD) {
+			PQclear(r);
+			r = NULL;
+			if (reconnect(s->db) == -1 || prepare(s) == -1)
+				break;
+			continue;
 		}
 		if (guard)
 			PQclear(simple(s->db, "ROLLBACK TO SAVEPOINT bp_stmt", 1));
@@ -538,10 +572,6 @@ run(struct pg_stmt *s, int *conflict)
 		r = NULL;
 		break;
 	}
-out:
-	free(v);
-	free(lens);
-	free(fmts);
 	return r;
 }
 
@@ -670,9 +700,18 @@ pg_col_blob(struct bp_stmt *bs, int col, size_t *len)
 	return PQgetvalue(s->res, s->row, col);
 }
 
+/* Before a BEGIN: a connection an earlier failure found closed is opened again. */
+static int
+alive(struct pg_db *db)
+{
+	return PQstatus(db->conn) == CONNECTION_OK ? 0 : reconnect(db);
+}
+
 static int
 pg_begin(struct bp_db *db)
 {
+	if (alive(PG(db)) == -1)
+		return -1;
 	return pg_exec(db, "BEGIN; " WRITER_LOCK);
 }
 
@@ -680,6 +719,8 @@ pg_begin(struct bp_db *db)
 static int
 pg_begin_read(struct bp_db *db)
 {
+	if (alive(PG(db)) == -1)
+		return -1;
 	return pg_exec(db, "BEGIN ISOLATION LEVEL REPEATABLE READ");
 }
 
@@ -690,6 +731,8 @@ pg_try_begin(struct bp_db *bdb, int64_t max_wait_us)
 	char sql[160];
 	PGresult *r;
 
+	if (alive(db) == -1)
+		return -1;
 	snprintf(sql, sizeof(sql), "BEGIN; SET LOCAL lock_timeout = %lld; " WRITER_LOCK,
 	    (long long)(max_wait_us > 1000 ? (max_wait_us + 999) / 1000 : 1));
 	if ((r = simple(db, sql, 0)) == NULL) {

@@ -199,10 +199,54 @@ test_one_writer(void)
 	bp_db_close(other);
 }
 
+/*
+ * PostgreSQL: a connection the server ended (a restart, a failover) is opened again at the next
+ * statement outside a transaction, its statements prepared again. SQLite has no connection.
+ */
+static void
+terminate(int64_t pid)
+{
+	struct bp_db *other;
+	struct bp_stmt *st;
+
+	/* With a timeout, the call returns once the backend is gone. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(other = bp_db_open(u.path, 0));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st = bp_db_stmt(other, "SELECT pg_terminate_backend(?, 5000)"));
+	bp_stmt_int(st, 1, pid);
+	CU_ASSERT_EQUAL(bp_stmt_step(st), BP_DB_ROW);
+	bp_stmt_reset(st);
+	bp_db_close(other);
+}
+
+static void
+test_reconnect(void)
+{
+	int64_t pid;
+
+	if (u.schema[0] == '\0')
+		return;
+	CU_ASSERT_EQUAL(count_of(u.db, "SELECT count(*) FROM accounts WHERE id > 0"), 4);
+	CU_ASSERT_FATAL((pid = count_of(u.db, "SELECT pg_backend_pid()")) > 0);
+	terminate(pid);
+	bp_unit_log_begin();
+	CU_ASSERT_EQUAL(count_of(u.db, "SELECT count(*) FROM accounts WHERE id > 0"), 4);
+	CU_ASSERT_FATAL((pid = count_of(u.db, "SELECT pg_backend_pid()")) > 0);
+	bp_unit_log_end();
+	/* Lost again, then found lost by a failed statement: the next BEGIN connects again. */
+	terminate(pid);
+	bp_unit_log_begin();
+	CU_ASSERT_EQUAL(bp_db_begin(u.db), -1);		/* the BEGIN finds it closed */
+	CU_ASSERT_EQUAL(bp_db_begin(u.db), 0);
+	CU_ASSERT_EQUAL(count_of(u.db, "SELECT count(*) FROM accounts WHERE id > 0"), 4);
+	CU_ASSERT_EQUAL(bp_db_commit(u.db), 0);
+	bp_unit_log_end();
+}
+
 BP_UNIT_SUITE(db_engine, setup, teardown,
 	{ "migrations from an empty database", test_migrations },
 	{ "placeholders, last id, changes, 64-bit integers", test_statements },
 	{ "a conflict in a transaction, commit and rollback", test_conflict_in_tx },
 	{ "bytes through blobs and texts", test_bytes },
 	{ "one writer at a time; data version", test_one_writer },
+	{ "a lost connection opened again (PostgreSQL)", test_reconnect },
 )
