@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 20
 WARN    = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes \
           -Wmissing-prototypes -Wformat=2 -Wno-format-nonliteral -Wvla -Wundef
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Ilib $(WARN) -fno-strict-aliasing
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Ilib -I/usr/include/postgresql $(WARN) -fno-strict-aliasing
 ifeq ($(SAN),1)
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
@@ -36,7 +36,7 @@ ifeq ($(TSAN),1)
 CFLAGS  += -O1 -fsanitize=thread -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=thread
 endif
-LDLIBS  = -lfcgi -lcjson -lsqlite3 -lcurl -lssl -lcrypto -linih -lsecp256k1 -lhiredis -lm
+LDLIBS  = -lfcgi -lcjson -lsqlite3 -lpq -lcurl -lssl -lcrypto -linih -lsecp256k1 -lhiredis -lm
 
 LIB_SRC   := $(wildcard lib/*/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -254,11 +254,12 @@ print_run(const struct bp_worker_run *r, void *arg)
 static int
 cmd_status(struct ctx *c)
 {
-	char ts[32];
+	char ts[32], shown[1024];
 	size_t i;
 
 	printf("config:   %s (ok)\n", c->cfg->path);
-	printf("database: %s (schema %d of %d)\n", c->cfg->database, bp_db_version(c->db),
+	printf("database: %s (schema %d of %d)\n",
+	    bp_db_display(c->cfg->database, shown, sizeof(shown)), bp_db_version(c->db),
 	    bp_db_schema_latest());
 	printf("counters: %s\n", c->cfg->limits_file);
 	for (i = 0; i < c->cfg->nnets; i++) {
@@ -299,7 +300,7 @@ main(int argc, char *argv[])
 	const char *cfgpath = NULL;
 	static const char *const commands[] = { "migrate", "status", "account", "key",
 	    "webhook" };
-	char err[512];
+	char err[512], shown[1024];
 	int rc = 1, ai = 1;
 	size_t i;
 
@@ -343,7 +344,8 @@ main(int argc, char *argv[])
 		bp_db_close(cache);
 	}
 	if (strcmp(argv[ai], "migrate") == 0) {
-		printf("database %s at schema %d\n", c.cfg->database, bp_db_version(c.db));
+		printf("database %s at schema %d\n",
+		    bp_db_display(c.cfg->database, shown, sizeof(shown)), bp_db_version(c.db));
 		rc = 0;
 	} else if (strcmp(argv[ai], "status") == 0)
 		rc = cmd_status(&c);

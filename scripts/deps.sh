@@ -6,7 +6,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev libfcgi-dev libcjson-d
 libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libinih-dev libsecp256k1-dev
 libhiredis-dev redis-server
 libcunit1-dev websocketd lighttpd apache2 libapache2-mod-fcgid wrk nginx-light curl jq
-valgrind procps iproute2 ca-certificates"
+valgrind procps iproute2 ca-certificates libpq-dev postgresql"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make test: builds everything with ASan and UBSan, runs the CUnit suites, the shell tests
+# make test: builds everything with ASan and UBSan, runs the CUnit suites (the store modules'
+# on PostgreSQL too), the shell tests
 # (tests/shell: make install, make run), then the end-to-end suite against the real stack twice,
 # behind lighttpd and behind Apache, after make lint. Sanitizer reports from any program fail the run. The last
 # line sums up every suite: "N passed, N failed".
@@ -29,18 +30,40 @@ fi
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
+run_unit() {	# [SUITE...]: the CUnit suites (all without names), counted into the totals
+	local out rc u_run u_pass u_fail
+	out=$(mktemp)
+	$build/unit_tests "$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	read -r u_run u_pass u_fail < <(awk '$1 == "tests" { print $3, $4, $5 }' "$out")
+	passed=$((passed + ${u_pass:-0}))
+	failed=$((failed + ${u_fail:-0}))
+	if [ "$rc" != 0 ] && [ "${u_fail:-0}" = 0 ]; then
+		failed=$((failed + 1))	# a crash or a sanitizer report, not a failed assertion
+		echo "unit tests exited $rc"
+	fi
+	rm -f "$out"
+}
+
 echo "== unit tests (CUnit)"
-unit_out=$(mktemp)
-$build/unit_tests 2>&1 | tee "$unit_out"
-unit_rc=${PIPESTATUS[0]}
-read -r u_run u_pass u_fail < <(awk '$1 == "tests" { print $3, $4, $5 }' "$unit_out")
-passed=$((passed + ${u_pass:-0}))
-failed=$((failed + ${u_fail:-0}))
-if [ "$unit_rc" != 0 ] && [ "${u_fail:-0}" = 0 ]; then
-	failed=$((failed + 1))	# a crash or a sanitizer report, not a failed assertion
-	echo "unit tests exited $unit_rc"
+run_unit
+
+# The store modules' suites again on PostgreSQL (docs/scale.md): a throwaway server
+# (scripts/pg.sh), each suite in a schema of its own. Every suite that opens its database
+# through tests/unit/unit_db.c is here; auth and db open SQLite files of their own.
+echo "== unit tests on PostgreSQL"
+pg_suites="db_engine account bundler gas_policy index_feed index_read index_store
+nft_cache rpc_cache spam token wallets webhook worker ws_follow ws_pending"
+pg_dir=$(mktemp -d)
+if pg_url=$(bash scripts/pg.sh start "$pg_dir"); then
+	# shellcheck disable=SC2086
+	BLOCKPORT_TEST_PG=$pg_url run_unit $pg_suites
+else
+	failed=$((failed + 1))
+	echo "PostgreSQL did not start"
 fi
-rm -f "$unit_out"
+bash scripts/pg.sh stop "$pg_dir"
+rm -rf "$pg_dir"
 
 # The same limit cases with the counters in Redis (docs/limits.md): a throwaway redis-server.
 echo "== limits on Redis"

@@ -7,6 +7,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "db.h"
 #include "limits_redis.h"
 #include "util.h"
 
@@ -460,7 +461,8 @@ set_value(struct loader *l, const struct rule *r, const char *value)
 			fail(l, r->key, "empty path%s", "");
 			return -1;
 		}
-		if (value[0] == '/')
+		/* A database URL (postgresql://) is not a path: kept as written. */
+		if (value[0] == '/' || bp_db_is_url(value))
 			w = snprintf(tmp, sizeof(tmp), "%s", value);
 		else
 			w = snprintf(tmp, sizeof(tmp), "%s/%s", l->dir, value);
@@ -630,6 +632,11 @@ check(struct loader *l)
 	l->line = 0;
 	if (c->database[0] == '\0') {
 		fail(l, "database", "required in [server]%s", "");
+		return -1;
+	}
+	/* The counters are a file: next to a SQLite database, named on PostgreSQL. */
+	if (c->limits_file[0] == '\0' && bp_db_is_url(c->database)) {
+		fail(l, "limits_file", "required when database is a postgresql:// URL%s", "");
 		return -1;
 	}
 	if (c->limits_file[0] == '\0' &&

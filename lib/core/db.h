@@ -1,7 +1,9 @@
 /*
- * The SQLite database: one file in WAL mode, shared by every program. Programs reach it only
- * through this module. Statements are prepared once per process and kept (bp_db_stmt caches them
- * by their SQL text), so a request costs a reset and a step, never a parse.
+ * The database: by default one SQLite file in WAL mode, shared by every program; a
+ * postgresql:// URL instead names a PostgreSQL database (docs/scale.md). Programs reach it only
+ * through this module, whose calls are the same on both (db_driver.h: db_sqlite.c, db_pg.c).
+ * Statements are prepared once per connection and kept (bp_db_stmt caches them by their SQL
+ * text), so a request costs a reset and a step, never a parse.
  */
 #ifndef BP_DB_H
 #define BP_DB_H
@@ -25,6 +27,10 @@ enum bp_db_step {
  * the caller (bp_db_close), or NULL after logging why.
  */
 struct bp_db	*bp_db_open(const char *path, int migrate);
+/* Whether target is a PostgreSQL URL (postgresql:// or postgres://) rather than a path. */
+int		 bp_db_is_url(const char *target);
+/* target as it may be printed: a URL's password is written ***. Returns out. */
+const char	*bp_db_display(const char *target, char *out, size_t cap);
 void		 bp_db_close(struct bp_db *);
 /* The schema version of the file (PRAGMA user_version) and the one this binary carries. */
 int		 bp_db_version(struct bp_db *);

@@ -698,7 +698,7 @@ record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
 	    " AND day = ?";
 	static const char sql_dayset[] = "INSERT INTO gas_policy_days (policy_id, day, count, usd)"
 	    " VALUES (?, ?, 1, ?) ON CONFLICT (policy_id, day) DO UPDATE SET"
-	    " count = count + 1, usd = excluded.usd";
+	    " count = gas_policy_days.count + 1, usd = excluded.usd";
 	struct bp_stmt *st;
 	char hash[67], u[BP_U256_UNITS_MAX], day[BP_U256_UNITS_MAX];
 	int ok;

@@ -72,7 +72,7 @@ bp_index_store_cursor_save(struct bp_db *db, const struct bp_index_store_chain *
 	static const char sql[] = "INSERT INTO index_cursors (chain, head, head_hash, chain_head,"
 	    " confirmed, checked_at, reorgs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
 	    " ON CONFLICT(chain) DO UPDATE SET head = ?2, head_hash = ?3, chain_head = ?4,"
-	    " confirmed = ?5, checked_at = ?6, reorgs = reorgs + ?7";
+	    " confirmed = ?5, checked_at = ?6, reorgs = index_cursors.reorgs + ?7";
 	struct bp_stmt *st;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)

@@ -1,6 +1,7 @@
 /*
  * The CUnit runner: every suite that registered itself (see unit.h), in name order so the output
- * is stable. Exits non-zero when any assertion failed. An optional argument runs one suite.
+ * is stable. Exits non-zero when any assertion failed. Arguments, when given, name the suites
+ * to run (scripts/test.sh runs the store suites by name on PostgreSQL).
  * The log shows warnings and errors only (no "applied migration" lines); a test that expects an
  * error captures it with bp_unit_log_begin/end.
  */
@@ -197,6 +198,7 @@ main(int argc, char *argv[])
 {
 	unsigned int failed;
 	size_t i, j;
+	int k;
 
 	bp_log_set_level(BP_LOG_WARN);
 	if (CU_initialize_registry() != CUE_SUCCESS)
@@ -205,7 +207,9 @@ main(int argc, char *argv[])
 	for (i = 0; i < nsuites; i++) {
 		CU_pSuite cs;
 
-		if (argc > 1 && strcmp(argv[1], suites[i]->name) != 0)
+		for (k = 1; k < argc && strcmp(argv[k], suites[i]->name) != 0; k++)
+			;
+		if (argc > 1 && k == argc)
 			continue;
 		cs = CU_add_suite(suites[i]->name, suites[i]->init, suites[i]->cleanup);
 		if (cs == NULL)

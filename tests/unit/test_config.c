@@ -481,6 +481,27 @@ test_later_wins(void)
 	bp_config_free(c);
 }
 
+/* A postgresql:// database is a URL, not a path; the counters file must then be named. */
+static void
+test_database_url(void)
+{
+	static const char url[] = "postgresql://bp@127.0.0.1:5432/blockport?sslmode=disable";
+	struct bp_config *c;
+	char err[512];
+
+	c = load("[server]\ndatabase = postgresql://bp@127.0.0.1:5432/blockport?sslmode=disable\n"
+	    "limits_file = run/limits\n", err, sizeof(err));
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_STRING_EQUAL(c->database, url);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c->limits_file, "/run/limits"));
+	CU_ASSERT_EQUAL(c->limits_file[0], '/');	/* a path: made absolute */
+	bp_config_free(c);
+	c = load("[server]\ndatabase = postgresql://bp@127.0.0.1/blockport\n", err, sizeof(err));
+	CU_ASSERT(c == NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "limits_file"));
+	bp_config_free(c);
+}
+
 BP_UNIT_SUITE(config, setup, teardown,
 	{ "a good file", test_good_file },
 	{ "default plans, redefined and new plans", test_default_plans },
@@ -488,4 +509,5 @@ BP_UNIT_SUITE(config, setup, teardown,
 	{ "long lines, bytes, missing files", test_hostile },
 	{ "gas keys and [prices CHAIN] load with their defaults", test_gas_keys },
 	{ "bad gas keys name file, line and key", test_gas_refusals },
-	{ "a section or key given again: later wins", test_later_wins })
+	{ "a section or key given again: later wins", test_later_wins },
+	{ "a postgresql:// database: kept as written, limits_file named", test_database_url })

@@ -62,6 +62,24 @@ test_db_file_mode(void)
 	rmdir(dir);
 }
 
+/* What blockport status and migrate print: never a URL's password. */
+static void
+test_db_display(void)
+{
+	char out[128];
+
+	CU_ASSERT_STRING_EQUAL(bp_db_display("/var/lib/blockport/blockport.db", out, sizeof(out)),
+	    "/var/lib/blockport/blockport.db");
+	CU_ASSERT_STRING_EQUAL(bp_db_display("postgresql://bp:s3cret@db.example:5432/bp", out,
+	    sizeof(out)), "postgresql://bp:***@db.example:5432/bp");
+	CU_ASSERT_STRING_EQUAL(bp_db_display("postgres://bp@127.0.0.1/bp", out, sizeof(out)),
+	    "postgres://bp@127.0.0.1/bp");
+	CU_ASSERT_STRING_EQUAL(bp_db_display("postgresql://127.0.0.1:5/bp", out, sizeof(out)),
+	    "postgresql://127.0.0.1:5/bp");
+	CU_ASSERT(strstr(bp_db_display("postgresql://a:b:c@h/d", out, sizeof(out)), "b") == NULL);
+}
+
 BP_UNIT_SUITE(db, NULL, NULL,
 	{ "database file mode", test_db_file_mode },
+	{ "a URL's password is never shown", test_db_display },
 )

@@ -15,22 +15,19 @@
 #include "gas/policy.h"
 #include "token/price.h"
 #include "unit.h"
+#include "unit_db.h"
 
 #define TOKEN	"0x5FbDB2315678afecb367f032d93F642f64180aa3"
 
-static char dir[64];
-static char path[128];
+static struct bp_unit_db u;
 static struct bp_db *db;
 
 static int
 setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/bp-unit-policy.XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (bp_unit_db_open(&u, "policy") == -1)
 		return 1;
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	if ((db = bp_db_open(path, 1)) == NULL)
-		return 1;
+	db = u.db;
 	return bp_db_exec(db, "INSERT INTO accounts (id, email, plan, created_at) VALUES"
 	    " (1, 'a@x', 'free', 0), (2, 'b@x', 'free', 0)") == 0 ? 0 : 1;
 }
@@ -38,15 +35,7 @@ setup(void)
 static int
 teardown(void)
 {
-	char p[160];
-
-	bp_db_close(db);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-	unlink(path);
-	rmdir(dir);
+	bp_unit_db_close(&u);
 	return 0;
 }
 

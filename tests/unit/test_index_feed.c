@@ -123,10 +123,10 @@ test_feed(void)
 	char text[4096];
 	size_t len;
 
-	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.path, CH, path, sizeof(path)), 0);
+	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.files, CH, path, sizeof(path)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(path, ".heads." CH));
-	CU_ASSERT_EQUAL(bp_index_feed_path(u.path, CH, path, 8), -1);
-	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.path, CH, path, sizeof(path)), 0);
+	CU_ASSERT_EQUAL(bp_index_feed_path(u.files, CH, path, 8), -1);
+	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.files, CH, path, sizeof(path)), 0);
 	bp_buf_init(&buf, BP_INDEX_FEED_MAX + 1);
 	memset(&seen, 0, sizeof(seen));
 	unlink(path);

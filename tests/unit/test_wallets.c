@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "index/index_read.h"
 #include "unit.h"
+#include "unit_db.h"
 #include "wallet/wallets.h"
 
 #define OWNER	"0x70997970C51812dc3A010C7d01b50e0d17dc79C8"	/* EIP-55 */
@@ -28,8 +29,7 @@
 #define EP	"0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789"
 #define TXH	"0x0167d5afc355aec105e456c95d451883937736ee9f2590b8805cc5b458f0aa01"
 
-static char dir[64];
-static char path[128];
+static struct bp_unit_db u;
 static struct bp_db *db;
 static struct bp_config *cfg;
 static struct bp_wallets *ws;
@@ -78,13 +78,18 @@ net_add(const char *chain, const char *network, int testnet, int aa)
 static int
 setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/bp-unit-wallets.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return 1;
-	snprintf(path, sizeof(path), "%s/t.db", dir);
+	static const char key[] = "INSERT INTO api_keys (id, account_id, key_hash, prefix, kind,"
+	    " created_at) VALUES (?, ?, ?, 'p', ?, 0)";
+	static const struct { int id, account; const char *kind; } keys[] = {
+		{ 1, 1, "test" }, { 2, 2, "test" }, { 3, 1, "live" } };
+	struct bp_stmt *st;
+	uint8_t hash;
+	size_t i;
+
 	bp_log_set_level(BP_LOG_ERR);	/* migrations, and the refused reads as warnings */
-	if ((db = bp_db_open(path, 1)) == NULL || (cfg = calloc(1, sizeof(*cfg))) == NULL)
+	if (bp_unit_db_open(&u, "wallets") == -1 || (cfg = calloc(1, sizeof(*cfg))) == NULL)
 		return 1;
+	db = u.db;
 	cfg->max_response = 1024 * 1024;
 	cfg->max_batch = 100;
 	cfg->upstream_timeout_ms = 500;
@@ -95,28 +100,31 @@ setup(void)
 	net_add("plain", "devnet", 1, 0);
 	if ((ws = bp_wallets_new(cfg)) == NULL)
 		return 1;
-	return bp_db_exec(db,
-	    "INSERT INTO accounts VALUES (1, 'a@x', 'free', 0), (2, 'b@x', 'free', 0);"
-	    "INSERT INTO api_keys (id, account_id, key_hash, prefix, kind, created_at) VALUES"
-	    " (1, 1, x'01', 'p', 'test', 0), (2, 2, x'02', 'p', 'test', 0),"
-	    " (3, 1, x'03', 'p', 'live', 0);") == 0 ? 0 : 1;
+	if (bp_db_exec(db, "INSERT INTO accounts VALUES (1, 'a@x', 'free', 0),"
+	    " (2, 'b@x', 'free', 0)") == -1)
+		return 1;
+	/* Bound, not x'01': a blob literal is SQLite's own. */
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		hash = (uint8_t)keys[i].id;
+		if ((st = bp_db_stmt(db, key)) == NULL)
+			return 1;
+		bp_stmt_int(st, 1, keys[i].id);
+		bp_stmt_int(st, 2, keys[i].account);
+		bp_stmt_blob(st, 3, &hash, 1);
+		bp_stmt_text(st, 4, keys[i].kind);
+		if (bp_stmt_run(st) == -1)
+			return 1;
+	}
+	return 0;
 }
 
 static int
 teardown(void)
 {
-	char p[160];
-
 	bp_wallets_free(ws);
 	free(cfg);
-	bp_db_close(db);
+	bp_unit_db_close(&u);
 	bp_log_set_level(BP_LOG_INFO);
-	unlink(path);
-	snprintf(p, sizeof(p), "%s-wal", path);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", path);
-	unlink(p);
-	rmdir(dir);
 	return 0;
 }
 

@@ -521,7 +521,7 @@ load(const char *text, struct bp_config **out)
 
 	snprintf(p, sizeof(p), "%s/c.ini", u.dir);
 	CU_ASSERT_FATAL((f = fopen(p, "w")) != NULL);
-	fprintf(f, "[server]\ndatabase = %s\n%s", u.path, text);
+	fprintf(f, "[server]\ndatabase = %s\n%s", u.files, text);
 	fclose(f);
 	err[0] = '\0';
 	*out = bp_config_load(p, err, sizeof(err));

@@ -237,7 +237,7 @@ test_feed(void)
 	int64_t top, i;
 	FILE *fp;
 
-	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.path, CH, path, sizeof(path)), 0);
+	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.files, CH, path, sizeof(path)), 0);
 	bp_buf_init(&buf, BP_INDEX_FEED_MAX + 1);
 	unlink(path);
 	CU_ASSERT_EQUAL_FATAL(bp_ws_follow_start(&f, u.db, CH), 0);
