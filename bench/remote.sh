@@ -26,8 +26,8 @@ delays=${BENCH_DELAYS:-5 50 200}
 connss=${BENCH_CONNS:-64 256}
 servers=${BENCH_SERVERS:-lighttpd apache}
 # The same number of requests at once behind both servers: lighttpd runs procs processes of
-# threads threads; mod_fcgid gives a process one request at a time, so Apache runs procs x threads
-# single-threaded processes (BENCH_APACHE_PROCS to change).
+# threads threads; mod_fcgid gives a process one request at a time, so Apache keeps procs x threads
+# single-threaded processes (BENCH_APACHE_PROCS to change), and grows past them on demand.
 procs=${BLOCKPORT_PROCS:-4}
 threads=${BLOCKPORT_THREADS:-64}
 export BLOCKPORT_THREADS=$threads

@@ -5,6 +5,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import { getAddress } from 'viem';
 import { api, newKey } from './helpers.mjs';
 
@@ -72,3 +73,43 @@ test('90 bundler calls at once (/v1/bundler): each answered, with its own id and
     else assert.equal(res.json.error.code, -32602, res.text);
   });
 });
+
+// More clients than a program has processes, each sending its next request as soon as the last
+// is answered, to a node 400 ms away (ethereum.lagging's upstreams, LAG_PORT, which this test
+// plays): no request may wait two seconds (wrk's and many clients' timeout, after which a client
+// cannot tell whether its transaction was sent). Behind Apache, mod_fcgid gives a process one
+// request at a time, and a request that finds none idle sleeps a second; while the program could
+// not grow past BLOCKPORT_PROCS (4 here), such a request slept again and again.
+test('16 clients in a loop for 3 s, node 400 ms away: every request answered within 2 s',
+  async () => {
+    const node = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => { body += c; });
+      req.on('end', () => setTimeout(() => {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: JSON.parse(body).id, result: '0x1' }));
+      }, 400));
+    });
+    await new Promise((r) => node.listen(Number(process.env.LAG_PORT), '127.0.0.1', r));
+    try {
+      const until = Date.now() + 3000;
+      let worst = 0;
+      let answered = 0;
+      const client = async (c) => {
+        while (Date.now() < until) {
+          const t0 = Date.now();
+          const res = await api('/v1/rpc/ethereum/lagging', { method: 'POST', key,
+            body: { jsonrpc: '2.0', id: c, method: 'eth_getBalance',
+              params: [`0x${(c + 1).toString(16).padStart(40, '0')}`, 'latest'] } });
+          worst = Math.max(worst, Date.now() - t0);
+          assert.equal(res.status, 200, res.text);
+          assert.deepEqual([res.json.id, res.json.result], [c, '0x1']);
+          answered++;
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, (_, c) => client(c)));
+      assert.ok(worst < 2000, `the slowest of ${answered} requests took ${worst} ms`);
+    } finally {
+      node.close();
+    }
+  });
