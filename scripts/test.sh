@@ -85,6 +85,9 @@ fi
 bash scripts/redis.sh stop "$rdir"
 rm -rf "$rdir" "$unit_out"
 
+# The shell and e2e tests import viem/ethers from the devchain's pinned packages.
+ln -sfn ../../devchain/node_modules tests/e2e/node_modules
+
 # Shell tests (tests/shell/*.sh): make install into a temporary tree, make run's lifecycle.
 for t in tests/shell/*.sh; do
 	[ "$t" != tests/shell/lib.sh ] || continue
@@ -99,8 +102,6 @@ for t in tests/shell/*.sh; do
 	rm -f "$out"
 done
 
-# The e2e tests import viem/ethers from the devchain's pinned packages.
-ln -sfn ../../devchain/node_modules tests/e2e/node_modules
 
 # ThreadSanitizer (a build of its own): the unit tests, then many requests at once to the
 # programs that serve several per process (tests/e2e/concurrency.test.mjs, the shared

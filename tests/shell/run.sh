@@ -222,7 +222,7 @@ ws_session() {	# NAME KEY: subscribes to newHeads over the run's WebSocket, then
 			ws.close();
 		});
 		ws.on("error", (e) => { console.error(e.message); process.exit(1); });' \
-		"$top/tests/e2e/node_modules/ws" && [ -d "$tmp/$1/blockport.db.ws" ]
+		"$top/devchain/node_modules/ws" && [ -d "$tmp/$1/blockport.db.ws" ]
 }
 check "a WebSocket session (a free key's connection slots in blockport.db.ws/)" ws_session a "$kk"
 check "Ctrl-C stops it again" ctrl_c a
