@@ -6,7 +6,7 @@ PKGS="build-essential pkg-config clang libclang-rt-14-dev libfcgi-dev libcjson-d
 libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libinih-dev libsecp256k1-dev
 libhiredis-dev redis-server
 libcunit1-dev websocketd lighttpd apache2 libapache2-mod-fcgid wrk nginx-light curl jq
-valgrind procps iproute2 ca-certificates libpq-dev postgresql"
+valgrind procps iproute2 ca-certificates libpq-dev postgresql haproxy prometheus"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -22,8 +22,9 @@ if [ -n "$missing" ]; then
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		$missing >/dev/null
-	# The Debian packages start their own daemons on port 80; Blockport runs its own instances.
-	for s in lighttpd apache2 nginx; do
+	# The Debian packages start their own daemons (web servers on port 80, haproxy, prometheus);
+	# Blockport runs its own instances.
+	for s in lighttpd apache2 nginx haproxy prometheus prometheus-node-exporter; do
 		$SUDO service "$s" stop >/dev/null 2>&1 || true
 	done
 fi
