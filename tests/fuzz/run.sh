@@ -14,8 +14,9 @@ cc=${FUZZ_CC:-clang}
 out=build/fuzz
 jobs=$(nproc 2>/dev/null || echo 2)
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-cflags="-g -O1 -std=c11 -D_GNU_SOURCE -Ilib $san"
-libs="-lfcgi -lcjson -lsqlite3 -lcurl -lssl -lcrypto -linih -lsecp256k1 -lm"
+cflags="-g -O1 -std=c11 -D_GNU_SOURCE -Ilib -I/usr/include/postgresql $san"
+# The same libraries as the Makefile's LDLIBS (lib/ links the PostgreSQL and Redis drivers too).
+libs="-lfcgi -lcjson -lsqlite3 -lpq -lcurl -lssl -lcrypto -linih -lsecp256k1 -lhiredis -lm"
 
 command -v "$cc" >/dev/null || { echo "fuzz: $cc not found (apt-get install clang)" >&2; exit 1; }
 make -s build/schema_sql.c
