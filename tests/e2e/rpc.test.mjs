@@ -503,7 +503,7 @@ test('Solana through the scripted stub: reads, writes need rpc:write, batches', 
   assertRpcError(b.json[1], -32600, 'b');
   assertRpcError(b.json[2], -32601, 'c');
   assert.equal(typeof b.json[3].result.value, 'number');
-  assertRpcError(b.json[4], -32601, 'e', /\/v1\/ws\/solana\/devnet/);
+  assertRpcError(b.json[4], -32601, 'e', /\/v1\/ws\/solana\/stub/);
   const forwarded = JSON.parse(await (await fetch(`${stubUrl}/last`)).text());
   assert.deepEqual(forwarded.map((o) => [o.id, o.method]), [[0, 'getSlot'], [1, 'getBalance']]);
 });
