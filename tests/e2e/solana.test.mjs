@@ -139,6 +139,11 @@ test('writes need rpc:write: a read-only key gets 403 for sendTransaction and re
   assertError(assert, await call(ro, req('sendTransaction', [wire, { encoding: 'base64' }])), 403,
     'forbidden');
   assertError(assert, await call(ro, req('requestAirdrop', [payer.address, 1000])), 403, 'forbidden');
+  // In a batch: that item is -32003, the read next to it is answered.
+  const b = await call(ro, [req('getSlot', [], 1), req('sendTransaction', [wire, { encoding: 'base64' }], 2)]);
+  assert.equal(b.status, 200);
+  assert.equal(typeof b.json[0].result, 'number');
+  assert.equal(b.json[1].error.code, -32003);
   // Reads are fine with it, and nothing was sent.
   const res = await call(ro, req('getBalance', [payer.address]));
   assert.equal(res.json.result.value, Number(SOL));
