@@ -601,6 +601,12 @@ cmd_run() {
 		--chain-port "$cport" --server "$server" --build "$build" --keep "${extra[@]}"
 	# shellcheck disable=SC1091
 	. "$dir/env"
+	# Built here: quotes inside ${VAR:+...} in a here-document are dropped.
+	local solana_try=""
+	[ -z "${SOLANA_URL:-}" ] || solana_try="
+  curl -s -H 'X-API-Key: $API_KEY' -H 'Content-Type: application/json' \\
+    -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"getSlot\",\"params\":[{\"commitment\":\"finalized\"}]}' \\
+    $BASE_URL/v1/rpc/solana/devnet"
 	cat <<EOT
 
 Blockport is running ($server, devchain on $CHAIN_URL${SOLANA_URL:+, Solana devnet on $SOLANA_URL}).
@@ -615,10 +621,7 @@ Blockport is running ($server, devchain on $CHAIN_URL${SOLANA_URL:+, Solana devn
 Try:
   curl -s -H 'X-API-Key: $API_KEY' -H 'Content-Type: application/json' \\
     -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' \\
-    $BASE_URL/v1/rpc/ethereum/devnet${SOLANA_URL:+
-  curl -s -H 'X-API-Key: $API_KEY' -H 'Content-Type: application/json' \\
-    -d '{"jsonrpc":"2.0","id":1,"method":"getSlot","params":[{"commitment":"finalized"}]}' \\
-    $BASE_URL/v1/rpc/solana/devnet}
+    $BASE_URL/v1/rpc/ethereum/devnet$solana_try
 
 Ctrl-C stops everything.
 EOT
