@@ -216,7 +216,7 @@ const signatureOf = (tx) => {
   const sig = Object.values(tx.signatures)[0];
   return sig ? b58.dec.decode(sig) : null;
 };
-const balances = (keys) => keys.map((k) => Number(svm.getBalance(k) ?? 0n));
+const balances = (keys) => keys.map((k) => svm.getBalance(k) ?? 0n);	/* u64: bigint out */
 
 function simulation(meta, err) {
   return { err, logs: meta.logs(), accounts: null, unitsConsumed: Number(meta.computeUnitsConsumed()),
@@ -251,21 +251,28 @@ function execute({ tx, msg, bytes }, skipPreflight) {
     throw new RpcError(-32002, `Transaction simulation failed: ${txError(res.err())[1]}`,
       simulation(meta, err));	/* never lands on a validator either */
   const post = balances(keys);
-  const fee = pre.reduce((a, b) => a + b, 0) - post.reduce((a, b) => a + b, 0);
+  const fee = pre.reduce((a, b) => a + b, 0n) - post.reduce((a, b) => a + b, 0n);
   txs.set(sig, { slot, blockTime: Math.floor(Date.now() / 1000), bytes, msg, tx, err, fee, pre, post,
     logs: meta.logs(), units: Number(meta.computeUnitsConsumed()) });
   txCount++;
   return sig;
 }
 
+// requestAirdrop is a real transfer from a faucet key, so getTransaction and the statuses show
+// it; legacy, as a validator's faucet sends, with a memo that numbers it: two equal airdrops in
+// one slot would otherwise be one signature (AlreadyProcessed).
 let faucet;
+let airdrops = 0;
+const MEMO = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 async function airdrop(to, amount) {
-  const { value: hash } = { value: svm.latestBlockhash() };
-  const message = pipe(createTransactionMessage({ version: 0 }),
+  const hash = svm.latestBlockhash();
+  const memo = { programAddress: MEMO, data: new TextEncoder().encode(`airdrop ${++airdrops}`) };
+  const message = pipe(createTransactionMessage({ version: 'legacy' }),
     (m) => setTransactionMessageFeePayerSigner(faucet, m),
     (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: hash, lastValidBlockHeight: BigInt(slot + VALID_BLOCKS) }, m),
     (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: faucet,
-      destination: to, amount: lamports(amount) }), m));
+      destination: to, amount: lamports(amount) }), m),
+    (m) => appendTransactionMessageInstruction(memo, m));
   const tx = await signTransactionMessageWithSigners(message);
   const bytes = new Uint8Array(txEncoder.encode(tx));
   return execute({ tx, msg: msgDecoder.decode(tx.messageBytes), bytes }, false);
@@ -299,7 +306,7 @@ function encodeAccount(a, encoding) {
   else if (encoding === undefined || encoding === 'binary') data = b58.dec.decode(raw(a));
   else if (encoding === 'base64' || encoding === 'jsonParsed') data = [b64.dec.decode(raw(a)), 'base64'];
   else throw invalidParams(`Invalid params: unknown encoding \`${encoding}\``);
-  return { data, executable: a.executable, lamports: Number(a.lamports), owner: a.programAddress,
+  return { data, executable: a.executable, lamports: BigInt(a.lamports), owner: a.programAddress,
     rentEpoch: U64_MAX, space: raw(a).length };
 }
 
@@ -377,7 +384,7 @@ const methods = {
   },
   getBalance: (p) => {
     const a = pubkey(p[0]);
-    return { context: context(config(p, 1)), value: Number(svm.getBalance(a) ?? 0n) };
+    return { context: context(config(p, 1)), value: svm.getBalance(a) ?? 0n };
   },
   getAccountInfo: (p) => {
     const a = pubkey(p[0]);
@@ -393,7 +400,7 @@ const methods = {
   getMinimumBalanceForRentExemption: (p) => {
     const n = p[0] ?? 0;
     if (!Number.isInteger(n) || n < 0) throw invalidParams('Invalid params: expected a data length');
-    return Number(svm.minimumBalanceForRentExemption(BigInt(n)));
+    return svm.minimumBalanceForRentExemption(BigInt(n));
   },
   getFeeForMessage: (p) => {
     const c = config(p, 1);
@@ -512,10 +519,16 @@ function send(res, code, body, type = 'application/json') {
   res.end(body);
 }
 
+const MAX_BODY = 8 << 20;	/* a batch of large transactions fits; a runaway client does not */
 const server = createServer((req, res) => {
   const chunks = [];
-  req.on('data', (c) => chunks.push(c));
+  let size = 0;
+  req.on('data', (c) => {
+    size += c.length;
+    if (size <= MAX_BODY) chunks.push(c);
+  });
   req.on('end', async () => {
+    if (size > MAX_BODY) return send(res, 413, 'Payload Too Large\n', 'text/plain');
     if (req.method === 'GET' && req.url === '/health') return send(res, 200, 'ok', 'text/plain');
     if (req.method !== 'POST') return send(res, 405, 'Method Not Allowed\n', 'text/plain');
     let parsed;
