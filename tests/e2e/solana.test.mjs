@@ -196,6 +196,7 @@ test('a bad transaction: the SVM\'s error as a validator gives it, passed throug
   assert.equal(res.status, 200);
   assert.equal(res.json.id, 9);
   assert.equal(res.json.error.code, -32002);
+  assert.equal(res.headers.get('x-compute-units'), '4');	// a write, refused by the node: charged
   assert.match(res.json.error.message, /^Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1$/);
   assert.deepEqual(res.json.error.data.err, { InstructionError: [0, { Custom: 1 }] });
   assert.ok(res.json.error.data.logs.some((l) => /insufficient lamports/.test(l)), res.text);
