@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Adds the other platforms' anvil packages to package-lock.json.
+// Adds the other platforms' anvil and litesvm packages to package-lock.json.
 //
 // @foundry-rs/anvil lists one optional dependency per platform (anvil-linux-amd64,
 // anvil-darwin-arm64, ...). The npm registry reachable from this workplace serves only
@@ -7,7 +7,7 @@
 // `npm ci` then refuses it ("Missing: @foundry-rs/anvil-darwin-amd64@ from lock file").
 // This script adds an entry (version, os, cpu, optional) for each missing one; npm ci skips
 // them on Linux x64 because of os/cpu. Run it after any `npm install` that rewrites the lock
-// file from scratch or changes the anvil version:  node devchain/lock-platforms.mjs
+// file from scratch or changes the anvil or litesvm version:  node devchain/lock-platforms.mjs
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +29,23 @@ for (const [name, version] of Object.entries(wrapper.optionalDependencies ?? {})
     version, cpu: [CPU[m[2]]], ...(known.license ? { license: known.license } : {}), optional: true, os: [OS[m[1]]],
     bin: { anvil: m[1] === 'win32' ? 'bin/anvil.exe' : 'bin/anvil' },
     ...(known.engines ? { engines: known.engines } : {}),
+  }
+  added++
+}
+// litesvm (the Solana devnet, solana.mjs) likewise: litesvm-OS-CPU[-LIBC] (linux-x64-gnu is the
+// one served here). Entries carry libc for Linux, as npm writes for the installed one.
+const svm = lock.packages['node_modules/litesvm']
+const svmKnown = lock.packages['node_modules/litesvm-linux-x64-gnu'] ?? {}
+for (const [name, version] of Object.entries(svm?.optionalDependencies ?? {})) {
+  const key = `node_modules/${name}`
+  const m = /^litesvm-(linux|darwin|win32)-(x64|arm64)(?:-(gnu|musl|msvc))?$/.exec(name)
+  if (!m) throw new Error(`unexpected optional dependency ${name}`)
+  if (lock.packages[key]?.version === version) continue
+  const libc = { gnu: 'glibc', musl: 'musl' }[m[3]]
+  lock.packages[key] = {
+    version, cpu: [m[2]], ...(libc ? { libc: [libc] } : {}),
+    ...(svmKnown.license ? { license: svmKnown.license } : {}), optional: true, os: [m[1]],
+    ...(svmKnown.engines ? { engines: svmKnown.engines } : {}),
   }
   added++
 }

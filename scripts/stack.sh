@@ -126,6 +126,14 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			echo "webhook_events_day = 5"
 			echo "webhook_backlog = 3"
 		fi
+		if [ -n "${SOLANA_PORT:-}" ]; then
+			echo "# Solana: devchain/solana.mjs, a devnet over LiteSVM (not a validator)."
+			chain_section solana.devnet solana "" true "default = true" \
+				"upstream = http://127.0.0.1:$SOLANA_PORT"
+			# The devnet again as a mainnet: test keys are refused there (tests/e2e/solana.test.mjs).
+			[ "$test" = 0 ] || chain_section solana.mainnet solana "" false \
+				"upstream = http://127.0.0.1:$SOLANA_PORT"
+		fi
 		echo
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
 			"upstream = $chain"
@@ -156,8 +164,9 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 			chain_section ethereum.failover503 evm 31337 true "index = false" \
 				"upstream = $stub/status/503" "upstream = $chain"
 			echo
-			echo "# Solana: tests/e2e/solana-stub.mjs, a scripted stub (no validator exists here)."
-			chain_section solana.devnet solana "" true "default = true" "upstream = $stub"
+			echo "# Solana's scripted stub (tests/e2e/solana-stub.mjs), for what the devnet cannot"
+			echo "# play: a 40 MiB answer, the last body forwarded."
+			chain_section solana.stub solana "" true "upstream = $stub"
 			echo "# A JSON-RPC error in an HTTP 500 first: it must reach the client, not fail over."
 			chain_section solana.flaky solana "" true "upstream = $stub/rpc-error-500" \
 				"upstream = $stub"
@@ -246,6 +255,14 @@ start_solana_stub() {	# DIR PORT: the scripted Solana upstream of the tests
 	setsid node "$top/tests/e2e/solana-stub.mjs" "$port" > "$dir/solana-stub.log" 2>&1 9>&- &
 	echo $! > "$dir/solana-stub.pid"
 	wait_http "http://127.0.0.1:$port/count" 100
+}
+
+start_solana_devnet() {	# DIR PORT [ARGS...]: devchain/solana.mjs, the Solana devnet (LiteSVM)
+	local dir=$1 port=$2
+	shift 2
+	setsid node "$top/devchain/solana.mjs" "$port" "$@" > "$dir/solana-devnet.log" 2>&1 9>&- &
+	echo $! > "$dir/solana-devnet.pid"
+	wait_http "http://127.0.0.1:$port/health" 100
 }
 
 start_go_stub() {	# DIR PORT: the stand-in for a Go node of the smuggling tests
@@ -379,6 +396,20 @@ cmd_start() {
 	rm -f "$dir"/*.sock*
 	[ "$keep" = 1 ] || forget_state "$dir"
 	start_devchain "$dir" "$cport" "$keep"
+	# The Solana devnet, when its package is installed; shorter slots for the tests, so that
+	# finalized comes in under a second. Its chain lives in memory: each start is a new one.
+	SOLANA_PORT=""
+	if [ -d "$top/devchain/node_modules/litesvm" ]; then
+		SOLANA_PORT=$(free_port)
+		while [ "$SOLANA_PORT" = "$port" ] || [ "$SOLANA_PORT" = "$cport" ]; do
+			SOLANA_PORT=$(free_port)
+		done
+		if [ "$test" = 1 ]; then
+			start_solana_devnet "$dir" "$SOLANA_PORT" --slot-ms 200 --finality 4
+		else
+			start_solana_devnet "$dir" "$SOLANA_PORT"
+		fi
+	fi
 	local sport="" dport="" gport="" fport="" lport=""
 	if [ "$test" = 1 ]; then
 		sport=$(free_port)
@@ -441,6 +472,7 @@ WEB_SERVER=$server
 EOT
 	[ -z "${BLOCKPORT_WS_PORT:-}" ] || echo "WS_URL=ws://127.0.0.1:$port" >> "$dir/env"
 	[ -z "$sport" ] || echo "SOLANA_STUB_URL=http://127.0.0.1:$sport" >> "$dir/env"
+	[ -z "$SOLANA_PORT" ] || echo "SOLANA_URL=http://127.0.0.1:$SOLANA_PORT" >> "$dir/env"
 	[ -z "$gport" ] || echo "GO_STUB_URL=http://127.0.0.1:$gport" >> "$dir/env"
 	[ -z "$fport" ] || echo "FROZEN_PID=$(cat "$dir/relay.pid")" >> "$dir/env"
 	[ -z "$lport" ] || echo "LAG_PORT=$lport" >> "$dir/env"
@@ -491,7 +523,7 @@ wait_gone() {	# TENTHS PID...: waits up to TENTHS tenths of a second for the PID
 cmd_stop() {
 	local dir=$1 f pids left
 	dir=$(cd "$dir" 2>/dev/null && pwd) || return 0
-	for f in web ws workers devchain solana-stub go-node-stub relay; do
+	for f in web ws workers devchain solana-devnet solana-stub go-node-stub relay; do
 		[ -f "$dir/$f.pid" ] || continue
 		pids=$(cat "$dir/$f.pid")
 		# shellcheck disable=SC2086
@@ -569,9 +601,15 @@ cmd_run() {
 		--chain-port "$cport" --server "$server" --build "$build" --keep "${extra[@]}"
 	# shellcheck disable=SC1091
 	. "$dir/env"
+	# Built here: quotes inside ${VAR:+...} in a here-document are dropped.
+	local solana_try=""
+	[ -z "${SOLANA_URL:-}" ] || solana_try="
+  curl -s -H 'X-API-Key: $API_KEY' -H 'Content-Type: application/json' \\
+    -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"getSlot\",\"params\":[{\"commitment\":\"finalized\"}]}' \\
+    $BASE_URL/v1/rpc/solana/devnet"
 	cat <<EOT
 
-Blockport is running ($server, devchain on $CHAIN_URL).
+Blockport is running ($server, devchain on $CHAIN_URL${SOLANA_URL:+, Solana devnet on $SOLANA_URL}).
   base URL  $BASE_URL/v1
   ws URL    ${WS_URL:-(websocketd not installed)}/v1/ws/ethereum/devnet?apiKey=$API_KEY
   test key  $API_KEY
@@ -583,7 +621,7 @@ Blockport is running ($server, devchain on $CHAIN_URL).
 Try:
   curl -s -H 'X-API-Key: $API_KEY' -H 'Content-Type: application/json' \\
     -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}' \\
-    $BASE_URL/v1/rpc/ethereum/devnet
+    $BASE_URL/v1/rpc/ethereum/devnet$solana_try
 
 Ctrl-C stops everything.
 EOT

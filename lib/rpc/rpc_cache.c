@@ -1,7 +1,8 @@
 /*
  * The JSON-RPC response cache (lib/rpc/rpc_cache.h; docs/rpc.md): which answers may be kept and for
- * how long (a table of methods and the reading of their block arguments), and the table that
- * keeps them (rpc_cache, this module's), bounded in bytes with the oldest answers evicted first.
+ * how long (a table of methods and the reading of their block arguments; Solana's by commitment),
+ * and the table that keeps them (rpc_cache, this module's), bounded in bytes with the oldest
+ * answers evicted first.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@ enum how {
 	H_BLOCK,	/* the block argument at index decides */
 	H_RESULT,	/* the answer names its block */
 	H_LOGS,		/* an eth_getLogs filter */
+	H_SOL_FINAL,	/* Solana: immutable once at finalized commitment (config at index) */
+	H_SOL_STATE,	/* Solana: follows the finalized slot (config at index): a TTL */
 };
 
 struct cached_method {
@@ -64,30 +67,55 @@ static const struct cached_method methods[] = {
 	{ "net_version", H_FOREVER, -1, 0 },
 };
 
-/* For the unit tests: the table and its size. */
-const void	*bp_rpc_cache_methods_for_test(size_t *n, size_t *stride);
+/*
+ * Solana, sorted likewise. A transaction or a block at finalized commitment never changes (a
+ * node's default commitment is finalized); state at finalized follows the finalized slot, so
+ * it is kept for cache_ttl_ms like EVM's "finalized" tag. At processed or confirmed nothing
+ * is kept: a confirmed block can still be dropped. index is where the config object goes.
+ */
+static const struct cached_method sol_methods[] = {
+	{ "getAccountInfo", H_SOL_STATE, 1, 0 },
+	{ "getBalance", H_SOL_STATE, 1, 0 },
+	{ "getBlock", H_SOL_FINAL, 1, 0 },
+	{ "getBlockHeight", H_SOL_STATE, 0, 0 },
+	{ "getEpochInfo", H_SOL_STATE, 0, 0 },
+	{ "getGenesisHash", H_FOREVER, -1, 0 },
+	{ "getLatestBlockhash", H_SOL_STATE, 0, 0 },
+	{ "getMultipleAccounts", H_SOL_STATE, 1, 0 },
+	{ "getProgramAccounts", H_SOL_STATE, 1, 0 },
+	{ "getSlot", H_SOL_STATE, 0, 0 },
+	{ "getTokenAccountBalance", H_SOL_STATE, 1, 0 },
+	{ "getTokenAccountsByDelegate", H_SOL_STATE, 2, 0 },
+	{ "getTokenAccountsByOwner", H_SOL_STATE, 2, 0 },
+	{ "getTokenSupply", H_SOL_STATE, 1, 0 },
+	{ "getTransaction", H_SOL_FINAL, 1, 0 },
+	{ "getTransactionCount", H_SOL_STATE, 0, 0 },
+};
+
+/* For the unit tests: the table of kind and its size. */
+const void	*bp_rpc_cache_methods_for_test(enum bp_chain_kind kind, size_t *n, size_t *stride);
 
 const void *
-bp_rpc_cache_methods_for_test(size_t *n, size_t *stride)
+bp_rpc_cache_methods_for_test(enum bp_chain_kind kind, size_t *n, size_t *stride)
 {
-	*n = BP_NITEMS(methods);
+	*n = kind == BP_CHAIN_SOLANA ? BP_NITEMS(sol_methods) : BP_NITEMS(methods);
 	*stride = sizeof(methods[0]);
-	return methods;
+	return kind == BP_CHAIN_SOLANA ? sol_methods : methods;
 }
 
 static const struct cached_method *
-find(const char *name, size_t len)
+find(const struct cached_method *tab, size_t ntab, const char *name, size_t len)
 {
-	size_t lo = 0, hi = BP_NITEMS(methods);
+	size_t lo = 0, hi = ntab;
 
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2, rl = strlen(methods[mid].name);
-		int c = memcmp(methods[mid].name, name, rl < len ? rl : len);
+		size_t mid = lo + (hi - lo) / 2, rl = strlen(tab[mid].name);
+		int c = memcmp(tab[mid].name, name, rl < len ? rl : len);
 
 		if (c == 0)
 			c = rl < len ? -1 : rl > len;
 		if (c == 0)
-			return &methods[mid];
+			return &tab[mid];
 		if (c < 0)
 			lo = mid + 1;
 		else
@@ -214,6 +242,41 @@ logs_filter(const char *t, struct bp_rpc_scan_span e, int64_t *block)
 	return both(rf, nf, rt, nt, block);
 }
 
+/*
+ * A Solana call's commitment: 1 finalized (named, or absent: a node's default), 0 anything
+ * else (processed, confirmed, what is not understood). The config object is the params element
+ * at index; none there is the default too. A config object a node could read two ways (a key
+ * given twice) counts as not understood.
+ */
+static int
+sol_finalized(const char *params, size_t plen, int index)
+{
+	struct bp_rpc_scan_iter it;
+	struct bp_rpc_scan_span e, v;
+	char buf[16];
+	size_t n;
+	int i = 0, r;
+
+	if (plen == 0)
+		return 1;
+	if (params[0] != '[')
+		return 0;	/* named params are not read */
+	bp_rpc_scan_iter_init(&it, params, plen);
+	while ((r = bp_rpc_scan_iter_next(&it, &e)) == 1 && i++ != index)
+		;
+	if (r == 0)
+		return 1;	/* fewer params: no config */
+	if (r != 1 || params[e.off] != '{')
+		return 0;
+	r = bp_rpc_scan_member_strict(params + e.off, e.len, "commitment", &v);
+	if (r == 0)
+		return 1;
+	if (r != 1 || params[e.off + v.off] != '"' || bp_rpc_scan_decode((const unsigned char *)
+	    params + e.off + v.off, v.len, buf, sizeof(buf), &n) == -1)
+		return 0;
+	return n == 9 && memcmp(buf, "finalized", 9) == 0;
+}
+
 enum bp_rpc_cache_rule
 bp_rpc_cache_rule(enum bp_chain_kind kind, const char *method, size_t mlen, const char *params,
     size_t plen, int64_t *block)
@@ -223,7 +286,16 @@ bp_rpc_cache_rule(enum bp_chain_kind kind, const char *method, size_t mlen, cons
 	struct bp_rpc_scan_span e;
 	int i = 0, r;
 
-	if (kind != BP_CHAIN_EVM || (m = find(method, mlen)) == NULL)
+	if (kind == BP_CHAIN_SOLANA) {
+		if ((m = find(sol_methods, BP_NITEMS(sol_methods), method, mlen)) == NULL)
+			return BP_CACHE_NEVER;
+		if (m->how == H_FOREVER)
+			return BP_CACHE_FOREVER;
+		if (!sol_finalized(params, plen, m->index))
+			return BP_CACHE_NEVER;
+		return m->how == H_SOL_FINAL ? BP_CACHE_FOREVER : BP_CACHE_NEAR_HEAD;
+	}
+	if (kind != BP_CHAIN_EVM || (m = find(methods, BP_NITEMS(methods), method, mlen)) == NULL)
 		return BP_CACHE_NEVER;
 	switch (m->how) {
 	case H_FOREVER:

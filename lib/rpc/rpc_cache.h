@@ -10,8 +10,11 @@
  *  - kept for the network's cache_ttl_ms (0, the default: not kept): answers near the head
  *    (eth_blockNumber, eth_gasPrice, calls and state at latest/safe/finalized, blocks above the
  *    finalized height);
- *  - never kept: errors, null results, anything at "pending", writes, filters, Solana, and
- *    whatever this module does not know.
+ *  - Solana: at finalized commitment (named, or the node's default), transactions and blocks
+ *    for good and state (balances, accounts, slots) for cache_ttl_ms; the genesis hash for
+ *    good; never at processed or confirmed;
+ *  - never kept: errors, null results, anything at "pending", writes, filters, and whatever
+ *    this module does not know.
  *
  * The cache keeps the answer's "result" only; the proxy writes the envelope with the caller's
  * id bytes around it.

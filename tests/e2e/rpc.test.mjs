@@ -1,7 +1,8 @@
 // POST /v1/rpc/{chain}/{network}, the JSON-RPC proxy, as clients meet it: viem against the
 // devchain through Blockport, raw envelopes (valid, malformed, batched), ids echoed byte for
 // byte, method classes and scopes, compute units and their limit, upstream failover, answers
-// byte-identical to the node's, and Solana through the scripted stub (tests/e2e/solana-stub.mjs).
+// byte-identical to the node's, and Solana through the scripted stub (tests/e2e/solana-stub.mjs;
+// the Solana devnet's own tests are tests/e2e/solana.test.mjs).
 // Each test makes its own account (newKey), so no two tests share a rate counter.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -421,7 +422,7 @@ test('every upstream down: 500 internal_error; an answer over max_response: 500 
   const down = await rpc(req('getSlot'), { key, path: rpcPath('solana', 'down') });
   assertError(assert, down, 500, 'internal_error');
   const big = await rpc(req('getProgramAccounts', ['BigProgram11111111111111111111111111111111']),
-    { key, path: rpcPath('solana', 'devnet') });
+    { key, path: rpcPath('solana', 'stub') });
   assertError(assert, big, 500, 'internal_error');
   assert.match(big.json.error.message, /too large/);
 });
@@ -471,7 +472,7 @@ test('networks: a test key on a mainnet is 403, a live key passes; unknown chain
 test('Solana through the scripted stub: reads, writes need rpc:write, batches', async () => {
   assert.ok(stubUrl, 'SOLANA_STUB_URL is set by scripts/stack.sh --test');
   const key = newKey({ plan: 'growth' });
-  const path = rpcPath('solana', 'devnet');
+  const path = rpcPath('solana', 'stub');	// the devnet's own tests: tests/e2e/solana.test.mjs
   const pubkey = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
   const slot = await rpc(req('getSlot'), { key, path });
   assert.equal(slot.status, 200);
@@ -502,7 +503,7 @@ test('Solana through the scripted stub: reads, writes need rpc:write, batches', 
   assertRpcError(b.json[1], -32600, 'b');
   assertRpcError(b.json[2], -32601, 'c');
   assert.equal(typeof b.json[3].result.value, 'number');
-  assertRpcError(b.json[4], -32601, 'e', /\/v1\/ws\/solana\/devnet/);
+  assertRpcError(b.json[4], -32601, 'e', /\/v1\/ws\/solana\/stub/);
   const forwarded = JSON.parse(await (await fetch(`${stubUrl}/last`)).text());
   assert.deepEqual(forwarded.map((o) => [o.id, o.method]), [[0, 'getSlot'], [1, 'getBalance']]);
 });

@@ -1,8 +1,11 @@
-// THIS IS A STUB, NOT SOLANA. No Solana validator exists for this machine (Debian or npm; see
-// docs/devchain.md), so the end-to-end tests put this small scripted JSON-RPC server behind
-// Blockport as the upstream of solana.devnet. It answers a handful of methods with fixed,
-// plausible shapes (getSlot, getBalance, getLatestBlockhash, getAccountInfo, getProgramAccounts,
-// sendTransaction, requestAirdrop) and nothing it says is real chain state.
+// THIS IS A STUB, NOT SOLANA. The Solana devnet of make run and the tests is devchain/solana.mjs
+// (LiteSVM, real transactions); this scripted server stays only for what that devnet cannot
+// play: the misbehaving upstreams of the failover tests (below), a 40 MiB answer for the
+// response-size cap, and the last body forwarded (GET /last) for the batch-renumbering test. It
+// is the upstream of solana.stub, solana.flaky and solana.down (scripts/stack.sh --test) and
+// answers a handful of methods with fixed, plausible shapes (getSlot, getBalance,
+// getLatestBlockhash, getAccountInfo, getProgramAccounts, sendTransaction, requestAirdrop):
+// nothing it says is real chain state.
 //
 // It also plays the misbehaving upstreams of the failover tests, by path:
 //   POST /                 JSON-RPC (single or batch), as above

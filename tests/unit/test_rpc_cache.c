@@ -18,28 +18,96 @@
 #include "unit.h"
 #include "unit_db.h"
 
-const void	*bp_rpc_cache_methods_for_test(size_t *n, size_t *stride);
+const void	*bp_rpc_cache_methods_for_test(enum bp_chain_kind, size_t *n, size_t *stride);
 
+/*
+ * Each table (EVM's, Solana's) is sorted, every row is found (bsearch) on its kind, and none on
+ * the other.
+ */
 static void
 test_cache_method_table(void)
 {
-	size_t n, stride, i;
-	const char *base = bp_rpc_cache_methods_for_test(&n, &stride);
-	const char *prev = NULL;
+	enum bp_chain_kind kinds[] = { BP_CHAIN_EVM, BP_CHAIN_SOLANA };
+	size_t n, stride, i, k;
 
-	CU_ASSERT(n >= 25);
-	for (i = 0; i < n; i++) {
-		const char *name = *(const char *const *)(const void *)(base + i * stride);
-		int64_t b;
+	for (k = 0; k < BP_NITEMS(kinds); k++) {
+		const char *base = bp_rpc_cache_methods_for_test(kinds[k], &n, &stride);
+		const char *prev = NULL;
 
-		if (prev != NULL && strcmp(prev, name) >= 0) {
-			fprintf(stderr, "\ncache table out of order at %s\n", name);
-			CU_FAIL("cache table out of order");
+		CU_ASSERT(n >= 10);
+		for (i = 0; i < n; i++) {
+			const char *name = *(const char *const *)(const void *)(base + i * stride);
+			int64_t b;
+
+			if (prev != NULL && strcmp(prev, name) >= 0) {
+				fprintf(stderr, "\ncache table out of order at %s\n", name);
+				CU_FAIL("cache table out of order");
+			}
+			CU_ASSERT(bp_rpc_cache_rule(kinds[k], name, strlen(name), NULL, 0, &b) !=
+			    BP_CACHE_NEVER || kinds[k] == BP_CHAIN_EVM);
+			CU_ASSERT(bp_rpc_cache_rule(kinds[1 - k], name, strlen(name), "[]", 2, &b) ==
+			    BP_CACHE_NEVER);
+			prev = name;
 		}
-		/* Every row is found (bsearch); none is kept on Solana. */
-		CU_ASSERT(bp_rpc_cache_rule(BP_CHAIN_SOLANA, name, strlen(name), "[]", 2, &b) ==
-		    BP_CACHE_NEVER);
-		prev = name;
+	}
+}
+
+/* Solana: by commitment; finalized (or the node's default) only. */
+static void
+test_cache_sol_rules(void)
+{
+	static const struct {
+		const char		*method;
+		const char		*params;
+		enum bp_rpc_cache_rule	 rule;
+	} rows[] = {
+#define SIG "\"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW\""
+		{ "getTransaction", "[" SIG ",{\"commitment\":\"finalized\"}]", BP_CACHE_FOREVER },
+		{ "getTransaction", "[" SIG ",{\"encoding\":\"json\"}]", BP_CACHE_FOREVER },
+		{ "getTransaction", "[" SIG "]", BP_CACHE_FOREVER },
+		{ "getTransaction", "[" SIG ",{\"commitment\":\"confirmed\"}]", BP_CACHE_NEVER },
+		{ "getTransaction", "[" SIG ",{\"commitment\":\"processed\"}]", BP_CACHE_NEVER },
+		{ "getTransaction", "[" SIG ",{\"commitment\":\"max\"}]", BP_CACHE_NEVER },
+		{ "getTransaction", "[" SIG ",{\"commitment\":\"\\u0066inalized\"}]", BP_CACHE_FOREVER },
+		/* Read two ways by a node: never. */
+		{ "getTransaction", "[" SIG ",{\"commitment\":\"finalized\",\"commitment\":\"processed\"}]",
+		  BP_CACHE_NEVER },
+		{ "getTransaction", "[" SIG ",\"json\"]", BP_CACHE_NEVER },
+		{ "getTransaction", "{\"signature\":" SIG "}", BP_CACHE_NEVER },
+		{ "getTransaction", "[" SIG ",{\"commitment\":1}]", BP_CACHE_NEVER },
+		{ "getBlock", "[5,{\"commitment\":\"finalized\"}]", BP_CACHE_FOREVER },
+		{ "getBlock", "[5,{\"commitment\":\"confirmed\"}]", BP_CACHE_NEVER },
+		{ "getGenesisHash", NULL, BP_CACHE_FOREVER },
+		/* State follows the finalized slot: near the head. */
+		{ "getBalance", "[\"11111111111111111111111111111111\"]", BP_CACHE_NEAR_HEAD },
+		{ "getBalance", "[\"11111111111111111111111111111111\",{\"commitment\":\"finalized\"}]",
+		  BP_CACHE_NEAR_HEAD },
+		{ "getBalance", "[\"11111111111111111111111111111111\",{\"commitment\":\"processed\"}]",
+		  BP_CACHE_NEVER },
+		{ "getSlot", "[{\"commitment\":\"confirmed\"}]", BP_CACHE_NEVER },
+		{ "getSlot", "[]", BP_CACHE_NEAR_HEAD },
+		{ "getTokenAccountsByOwner", "[\"a\",{\"mint\":\"b\"},{\"commitment\":\"processed\"}]",
+		  BP_CACHE_NEVER },
+		/* Writes, statuses and what is not in the table: never. */
+		{ "sendTransaction", "[\"AQ==\"]", BP_CACHE_NEVER },
+		{ "requestAirdrop", "[\"a\",1]", BP_CACHE_NEVER },
+		{ "getSignatureStatuses", "[[" SIG "]]", BP_CACHE_NEVER },
+		{ "simulateTransaction", "[\"AQ==\"]", BP_CACHE_NEVER },
+		{ "eth_chainId", NULL, BP_CACHE_NEVER },
+#undef SIG
+	};
+	size_t i;
+
+	for (i = 0; i < BP_NITEMS(rows); i++) {
+		size_t plen = rows[i].params ? strlen(rows[i].params) : 0;
+		int64_t b = -1;
+
+		if (bp_rpc_cache_rule(BP_CHAIN_SOLANA, rows[i].method, strlen(rows[i].method),
+		    rows[i].params, plen, &b) != rows[i].rule) {
+			fprintf(stderr, "\nSolana rule of %s %s\n", rows[i].method,
+			    rows[i].params ? rows[i].params : "(none)");
+			CU_FAIL("Solana cache rule");
+		}
 	}
 }
 
@@ -407,6 +475,7 @@ test_head_mark(void)
 BP_UNIT_SUITE(rpc_cache, NULL, NULL,
 	{ "cache method table", test_cache_method_table },
 	{ "cache rules", test_cache_rules },
+	{ "cache Solana rules", test_cache_sol_rules },
 	{ "cache keep", test_cache_keep },
 	{ "cache store, expiry, bound", test_cache_store },
 	{ "cache store from threads", test_cache_threads },
