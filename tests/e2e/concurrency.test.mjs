@@ -146,38 +146,42 @@ test('16 clients in a loop for 3 s, node 400 ms away: every request answered wit
     }
   });
 
-// Behind Apache the programs run in pools kept by multiwatch (apache/fcgi-pool.sh): a process
-// that dies is started again, and its pool's other processes answer meanwhile. The process id
-// is the first part of X-Request-Id; its parent is the pool's multiwatch.
-test('behind Apache, a program process killed (SIGKILL): the next requests answer, and it is back',
-  { skip: env.server !== 'apache' && 'the pools are Apache\'s' }, async () => {
-    const ppid = (pid) => {
-      try {
-        return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
-      } catch {
-        return 0;	// gone
+// Behind Apache the programs run in pools kept by multiwatch (apache/fcgi-pool.sh), all of a
+// program's processes on one socket: a process that dies, or is stopped alone, is started again,
+// and the pool's other processes answer meanwhile (a process stopping must not shut the shared
+// socket down). The process id is the first part of X-Request-Id; its parent is multiwatch.
+for (const sig of ['SIGKILL', 'SIGTERM']) {
+  test(`behind Apache, a program process sent ${sig}: the next requests answer, and it is back`,
+    { skip: env.server !== 'apache' && 'the pools are Apache\'s' }, async () => {
+      const ppid = (pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.replace(/^.*\) /s, '').split(' ')[1]);
+        } catch {
+          return 0;	// gone
+        }
+      };
+      const pool = (parent) => readdirSync('/proc').filter((p) => /^\d+$/.test(p) &&
+        ppid(p) === parent).map(Number);
+      const pidOf = (res) => parseInt(res.headers.get('x-request-id').split('-')[0], 16);
+      const victim = pidOf(await api('/v1/nope', { key }));
+      const parent = ppid(victim);
+      const before = pool(parent);
+      assert.ok(before.length >= 2 && before.includes(victim), `pool ${before} of ${parent}`);
+      process.kill(victim, sig);
+      await waitFor(() => ppid(victim) !== parent, `process ${victim} gone`, 5000);
+      const res = await Promise.all(Array.from({ length: 20 }, () => api('/v1/nope', { key })));
+      for (const r of res) {
+        assert.equal(r.status, 404, r.text);
+        assert.equal(r.json.error.code, 'not_found');
+        assert.notEqual(pidOf(r), victim);
       }
-    };
-    const pool = (parent) => readdirSync('/proc').filter((p) => /^\d+$/.test(p) &&
-      ppid(p) === parent).map(Number);
-    const pidOf = (res) => parseInt(res.headers.get('x-request-id').split('-')[0], 16);
-    const victim = pidOf(await api('/v1/nope', { key }));
-    const parent = ppid(victim);
-    const before = pool(parent);
-    assert.ok(before.length >= 2 && before.includes(victim), `pool ${before} of ${parent}`);
-    process.kill(victim, 'SIGKILL');
-    await waitFor(() => ppid(victim) !== parent, `process ${victim} gone`, 5000);
-    const res = await Promise.all(Array.from({ length: 20 }, () => api('/v1/nope', { key })));
-    for (const r of res) {
-      assert.equal(r.status, 404, r.text);
-      assert.equal(r.json.error.code, 'not_found');
-      assert.notEqual(pidOf(r), victim);
-    }
-    const after = await waitFor(() => {
-      const now = pool(parent);
-      return now.length === before.length && now;
-    }, `the pool of ${parent} back to ${before.length} processes`, 10000);
-    assert.ok(!after.includes(victim));
-    const again = await api('/v1/nope', { key });
-    assert.equal(again.status, 404, again.text);
-  });
+      const after = await waitFor(() => {
+        const now = pool(parent);
+        return now.length === before.length && now;
+      }, `the pool of ${parent} back to ${before.length} processes`, 10000);
+      assert.ok(!after.includes(victim));
+      const again = await api('/v1/nope', { key });
+      assert.equal(again.status, 404, again.text);
+    });
+}
