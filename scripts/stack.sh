@@ -272,7 +272,7 @@ start_lighttpd() {	# DIR PORT BUILD
 }
 
 start_apache() {	# DIR PORT BUILD
-	local dir=$1 prog name n
+	local dir=$1 prog name
 	# Apache runs its workers, and the pools their programs, as www-data: they write the state.
 	chown -R www-data:www-data "$dir" 2>/dev/null || true
 	# Each program's pool first (apache/fcgi-pool.sh), recorded in pools.pid, which stop ends
@@ -287,11 +287,7 @@ start_apache() {	# DIR PORT BUILD
 	done
 	for prog in "$3"/fcgi/*.fcgi; do
 		name=${prog##*/}
-		for ((n = 100; n > 0; n--)); do
-			[ -S "$dir/fcgi/${name%.fcgi}.sock" ] && break
-			sleep 0.1
-		done
-		[ $n -gt 0 ] || { echo "stack: no pool socket for $name" >&2; cat "$dir/pools.log" >&2; return 1; }
+		wait_socket "$dir/fcgi/${name%.fcgi}.sock" || { cat "$dir/pools.log" >&2; return 1; }
 	done
 	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
 	BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-0} \
