@@ -145,6 +145,7 @@ install: all
 	for f in $(CRON_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/cron/; done
 	for f in $(WS_BIN); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/blockport/ws/; done
 	cp -r lighttpd apache $(DESTDIR)$(PREFIX)/share/blockport/
+	sed -i 's|/usr/local|$(PREFIX)|g' '$(DESTDIR)$(PREFIX)/share/blockport/apache/blockport-fcgi@.service'
 	install -m 644 docs/openapi.yaml $(DESTDIR)$(PREFIX)/share/blockport/
 	install -m 644 blockport.ini.example $(DESTDIR)$(PREFIX)/share/blockport/
 	for f in cron/*.cron; do \

@@ -4,7 +4,7 @@
 # (bench/fixed-upstream.c with a delay: 5, 50 and 200 ms by default) and, in the same run, in turn:
 #   nginx      nginx proxy_pass with keep-alive: any reverse proxy's rate at that distance
 #   lighttpd   Blockport (fcgi/rpc.c) behind lighttpd
-#   apache     Blockport behind Apache with mod_fcgid
+#   apache     Blockport behind Apache (mod_proxy_fcgi, the program's pool: apache/fcgi-pool.sh)
 # each at 64 and 256 connections, with two clients: wrk (the rate) and bench/conn-count.mjs,
 # which counts answers per connection (wrk times only the requests that complete, so a starved
 # connection is invisible in its figures) and times every request sent, finished or not.
@@ -15,7 +15,7 @@
 #
 #   bash bench/remote.sh     BENCH_SECONDS=5 BENCH_DELAYS="5 50 200" BENCH_CONNS="64 256"
 #                            BENCH_SERVERS="lighttpd apache" BLOCKPORT_PROCS=4
-#                            BLOCKPORT_THREADS=64 BENCH_APACHE_PROCS=256 bash bench/remote.sh
+#                            BLOCKPORT_THREADS=64 bash bench/remote.sh
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -25,16 +25,14 @@ secs=${BENCH_SECONDS:-5}
 delays=${BENCH_DELAYS:-5 50 200}
 connss=${BENCH_CONNS:-64 256}
 servers=${BENCH_SERVERS:-lighttpd apache}
-# The same number of requests at once behind both servers: lighttpd runs procs processes of
-# threads threads; mod_fcgid gives a process one request at a time, so Apache keeps procs x threads
-# single-threaded processes (BENCH_APACHE_PROCS to change), and grows past them on demand.
+# The same requests at once behind both servers: procs processes of threads threads (lighttpd
+# runs them itself; behind Apache, apache/fcgi-pool.sh's pool on a socket).
 procs=${BLOCKPORT_PROCS:-4}
 threads=${BLOCKPORT_THREADS:-64}
 export BLOCKPORT_THREADS=$threads
-apache_procs=${BENCH_APACHE_PROCS:-$((procs * threads))}
 build=$top/build
 
-for tool in wrk nginx lighttpd apache2 node curl; do
+for tool in wrk nginx lighttpd apache2 spawn-fcgi multiwatch node curl; do
 	command -v "$tool" > /dev/null || { echo "remote.sh: $tool is missing (make deps)" >&2; exit 1; }
 done
 
@@ -48,7 +46,8 @@ cleanup() {
 		kill "$p" 2> /dev/null || true
 	done
 	[ -f "$dir/apache/apache.pid" ] && kill "$(cat "$dir/apache/apache.pid")" 2> /dev/null
-	[ -f "$dir/apache-pf/fcgi.pids" ] && kill $(cat "$dir/apache-pf/fcgi.pids") 2> /dev/null
+	# The pool after Apache: multiwatch stops its processes.
+	[ -f "$dir/apache/fcgi.pids" ] && kill $(cat "$dir/apache/fcgi.pids") 2> /dev/null
 	wait 2> /dev/null || true
 	rm -rf "$dir"
 }
@@ -133,34 +132,13 @@ start_server() {	# NAME
 		;;
 	apache)
 		chown www-data:www-data "$run"
-		BLOCKPORT_PORT=$port BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run \
-		BLOCKPORT_PROCS=$apache_procs BLOCKPORT_WS_PORT=0 ASAN_OPTIONS= UBSAN_OPTIONS= LSAN_OPTIONS= TSAN_OPTIONS= \
+		BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run BLOCKPORT_PROCS=$procs \
+			"$top/apache/fcgi-pool.sh" rpc > "$run/pool.log" 2>&1 &
+		echo $! > "$run/fcgi.pids"
+		pids+=($!)
+		wait_socket "$run/fcgi/rpc.sock"
+		BLOCKPORT_PORT=$port BLOCKPORT_BIN=$dir/bin BLOCKPORT_RUN=$run BLOCKPORT_WS_PORT=0 \
 			apache2 -f "$top/apache/blockport.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
-		;;
-	apache-pf)
-		# Apache with mod_proxy_fcgi in front of the threaded programs started up front (as
-		# behind lighttpd: BLOCKPORT_PROCS processes of BLOCKPORT_THREADS threads) on one
-		# socket, instead of mod_fcgid's one request per process. An experiment of the bench:
-		# the shipped config stays mod_fcgid (docs/concurrency.md).
-		python3 bench/fcgi-spawn.py "$run/rpc.sock" "$procs" "$dir/bin/rpc.fcgi" > /dev/null
-		pgrep -f "^$dir/bin/rpc.fcgi" | while read -r p; do echo "$p"; done > "$run/fcgi.pids"
-		{
-			echo "ServerRoot /etc/apache2"; echo "ServerName 127.0.0.1"
-			echo "Listen 127.0.0.1:$port"; echo "PidFile $run/apache.pid"
-			echo "DefaultRuntimeDir $run"; echo "ErrorLog $run/apache-error.log"
-			echo "LogLevel warn"; echo "User www-data"; echo "Group www-data"
-			for m in mpm_event authz_core proxy proxy_fcgi; do
-				echo "LoadModule ${m}_module /usr/lib/apache2/modules/mod_$m.so"
-			done
-			echo "KeepAlive On"; echo "MaxKeepAliveRequests 100000"
-			echo "ServerLimit 16"; echo "ThreadsPerChild 64"; echo "MaxRequestWorkers 1024"
-			echo "StartServers 8"
-			# No enablereuse: a kept FastCGI connection holds the thread that accepted it
-			# (libfcgi's accept lock), and the other requests then wait (measured: 504s).
-			echo "ProxyPass /v1/rpc/ unix:$run/rpc.sock|fcgi://localhost/v1/rpc/"
-		} > "$run/apache.conf"
-		chown www-data:www-data "$run/rpc.sock"
-		apache2 -f "$run/apache.conf" -DFOREGROUND > "$run/out.log" 2>&1 &
 		;;
 	esac
 	WEBPID[$1]=$!
@@ -214,7 +192,7 @@ mem() {	# PID...: "RSS_MB PSS_MB NPROCS" of the processes and all their descenda
 }
 
 echo "remote: upstream delays ${delays// /, } ms; eth_call at latest; ${secs}s per run;" \
-	"lighttpd: BLOCKPORT_PROCS=$procs BLOCKPORT_THREADS=$threads; Apache: $apache_procs processes;" \
+	"BLOCKPORT_PROCS=$procs BLOCKPORT_THREADS=$threads behind each server;" \
 	"$(nproc) cores"
 printf '%-9s %5s %5s %8s %8s %8s | %8s %8s %8s %7s %9s | %6s %6s %5s\n' target delay conns \
 	"req/s" "p50 ms" "p99 ms" "cc req/s" "cc p50" "cc p99" starved "min/max" "RSS MB" "PSS MB" procs
@@ -236,7 +214,7 @@ for d in $delays; do
 				END { print n + 0 }' "$dir/wrk.err")
 			cat "$dir/wrk.err" >&2
 			SOCKERR[$t/$d/$c]=$((werrs + errs))
-			# apache-pf's programs are not Apache's children: counted with it.
+			# Apache's pool is not its children: counted with it.
 			read -r rss pss np < <(mem "${WEBPID[$t]}" \
 				$(cat "$dir/$t/fcgi.pids" 2>/dev/null || true))
 			RPS[$t/$d/$c]=$rps

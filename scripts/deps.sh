@@ -5,7 +5,7 @@ set -eu
 PKGS="build-essential pkg-config clang libclang-rt-14-dev libfcgi-dev libcjson-dev
 libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libinih-dev libsecp256k1-dev
 libhiredis-dev redis-server
-libcunit1-dev websocketd lighttpd apache2 libapache2-mod-fcgid wrk nginx-light curl jq
+libcunit1-dev websocketd lighttpd apache2 spawn-fcgi multiwatch wrk nginx-light curl jq
 valgrind procps iproute2 ca-certificates libpq-dev postgresql haproxy prometheus"
 missing=""
 for p in $PKGS; do

@@ -31,6 +31,16 @@ wait_http() {	# URL [tries]: waits until something answers on URL, 0.1 s a try (
 
 wait_port() {	# PORT [NAME]: waits until something listens on the loopback TCP PORT (10 s)
 	local i me=${0##*/}
+
+wait_socket() {	# PATH: waits until a Unix socket exists at PATH (10 s)
+	local i me=${0##*/}
+	for ((i = 0; i < 100; i++)); do
+		[ -S "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "${me%.sh}: no socket at $1" >&2
+	return 1
+}
 	for ((i = 0; i < 100; i++)); do
 		port_listened "$1" && return 0
 		sleep 0.1

@@ -289,14 +289,25 @@ start_lighttpd() {	# DIR PORT BUILD
 }
 
 start_apache() {	# DIR PORT BUILD
-	local dir=$1
-	# Apache runs its workers and FastCGI programs as www-data: they must write the state.
+	local dir=$1 prog name
+	# Apache runs its workers, and the pools their programs, as www-data: they write the state.
 	chown -R www-data:www-data "$dir" 2>/dev/null || true
+	# Each program's pool first (apache/fcgi-pool.sh), recorded in pools.pid, which stop ends
+	# after Apache; Apache starts once every socket is there (a stopped run's are gone first).
+	rm -f "$dir"/fcgi/*.sock
+	for prog in "$3"/fcgi/*.fcgi; do
+		name=${prog##*/}
+		BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir BLOCKPORT_CONFIG=$dir/blockport.ini \
+		BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
+			setsid "$top/apache/fcgi-pool.sh" "${name%.fcgi}" >> "$dir/pools.log" 2>&1 9>&- &
+		echo $! >> "$dir/pools.pid"
+	done
+	for prog in "$3"/fcgi/*.fcgi; do
+		name=${prog##*/}
+		wait_socket "$dir/fcgi/${name%.fcgi}.sock" || { cat "$dir/pools.log" >&2; return 1; }
+	done
 	BLOCKPORT_PORT=$2 BLOCKPORT_BIN=$3/fcgi BLOCKPORT_RUN=$dir \
-	BLOCKPORT_CONFIG=$dir/blockport.ini BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
 	BLOCKPORT_WS_PORT=${BLOCKPORT_WS_PORT:-0} \
-	ASAN_OPTIONS=${ASAN_OPTIONS:-} UBSAN_OPTIONS=${UBSAN_OPTIONS:-} LSAN_OPTIONS=${LSAN_OPTIONS:-} \
-	TSAN_OPTIONS=${TSAN_OPTIONS:-} \
 		setsid apache2 -f "$top/apache/blockport.conf" -DFOREGROUND >> "$dir/apache.out" 2>&1 \
 		9>&- &
 	echo $! > "$dir/web.pid"
@@ -481,7 +492,7 @@ EOT
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given
-	local dir=$1 f pid exe names=" lighttpd apache2 anvil node websocketd subscribe proxy "
+	local dir=$1 f pid exe names=" lighttpd apache2 multiwatch anvil node websocketd subscribe proxy "
 	for f in "$top"/cron/*.c; do
 		f=${f##*/}
 		names+="${f%.c} "
@@ -517,13 +528,13 @@ wait_gone() {	# TENTHS PID...: waits up to TENTHS tenths of a second for the PID
 	return 1
 }
 
-# The web server goes first and alone: it stops its FastCGI programs itself, and would restart
-# any it saw die before its own shutdown. Then the workers and the chain; then whatever is left
+# The web server goes first and alone: lighttpd stops its FastCGI programs itself, and would
+# restart any it saw die before its own shutdown; behind Apache the pools go next. Then the workers and the chain; then whatever is left
 # of the stack is killed, and named.
 cmd_stop() {
 	local dir=$1 f pids left
 	dir=$(cd "$dir" 2>/dev/null && pwd) || return 0
-	for f in web ws workers devchain solana-devnet solana-stub go-node-stub relay; do
+	for f in web pools ws workers devchain solana-devnet solana-stub go-node-stub relay; do
 		[ -f "$dir/$f.pid" ] || continue
 		pids=$(cat "$dir/$f.pid")
 		# shellcheck disable=SC2086

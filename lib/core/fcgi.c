@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fastcgi.h>
@@ -22,18 +21,28 @@
 /* Set by the signal handler (a lock-free atomic is safe there) and read by every thread. */
 static atomic_int stopping;
 
+/*
+ * Runs in the one thread that waits in accept(), the only one that takes the stop signals
+ * (serve): the signal interrupts accept(), and libfcgi returns as FCGX_ShutdownPending() asks.
+ * The listening socket is not shut down to wake the threads: behind Apache a whole pool of
+ * processes shares it (apache/fcgi-pool.sh), and one process stopping would stop them all.
+ */
 static void
 on_signal(int sig)
 {
 	(void)sig;
 	stopping = 1;
 	FCGX_ShutdownPending();
-	/*
-	 * Every thread blocked in accept() wakes with an error (Linux), not only the one the signal
-	 * interrupted. The socket is this process's own: lighttpd and mod_fcgid give each process
-	 * one.
-	 */
-	shutdown(FCGI_LISTENSOCK_FILENO, SHUT_RDWR);
+}
+
+/* The signals that stop a program: on_signal's. */
+static void
+stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGUSR1);
 }
 
 const struct bp_route *
@@ -182,8 +191,9 @@ admit(const struct bp_admit *a, struct bp_req *r, unsigned nday, unsigned cu)
 
 /*
  * The announced body length: 0 when there is none, else 400 for a bad Content-Length and 413
- * past max_body, with the error set in r. The web server has the whole body by then (lighttpd and
- * mod_fcgid both buffer it) and sets CONTENT_LENGTH to its size, chunked uploads included.
+ * past max_body, with the error set in r. The web server sets CONTENT_LENGTH, chunked uploads
+ * included (lighttpd buffers the body; Apache's mod_proxy_fcgi spools a chunked one first,
+ * proxy-sendcl in apache/blockport.conf).
  */
 static int
 body_length(struct bp_req *r, int64_t *len)
@@ -301,6 +311,7 @@ struct shared {
 	const struct bp_config		*cfg;
 	struct bp_limits		*lim;
 	pthread_mutex_t			 accept_lock;
+	sigset_t			 stopsigs;	/* taken only while in accept() */
 	unsigned			 pid;	/* programs are exec'd, never forked after start */
 	unsigned long long		 seq;	/* request ids, taken atomically */
 };
@@ -348,9 +359,16 @@ serve(void *arg)
 	for (;;) {
 		int ok;
 
-		/* libfcgi's threaded example serializes accept(); it costs nothing next to a request. */
+		/*
+		 * libfcgi's threaded example serializes accept(); it costs nothing next to a request.
+		 * The thread waiting there is the one the stop signals must wake (on_signal), so only
+		 * it takes them; a signal that comes while every thread is busy waits for the first
+		 * one back here.
+		 */
 		pthread_mutex_lock(&sh->accept_lock);
+		pthread_sigmask(SIG_UNBLOCK, &sh->stopsigs, NULL);
 		ok = !stopping && FCGX_Accept_r(&fr) >= 0;
+		pthread_sigmask(SIG_BLOCK, &sh->stopsigs, NULL);
 		pthread_mutex_unlock(&sh->accept_lock);
 		if (!ok)
 			break;
@@ -445,6 +463,9 @@ run(const struct bp_app *app, const struct bp_app_threads *threads)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* Blocked in every thread (they inherit it) but while one waits in accept(). */
+	stop_signals(&sh.stopsigs);
+	pthread_sigmask(SIG_BLOCK, &sh.stopsigs, NULL);
 
 	if (FCGX_Init() != 0)
 		goto out;
@@ -462,9 +483,14 @@ run(const struct bp_app *app, const struct bp_app_threads *threads)
 		ws[i].started = 1;
 	}
 	serve(&ws[0]);
-	/* Wake the threads blocked in accept(): the program is stopping. */
+	/*
+	 * The program is stopping (a signal, or the main thread could not open its resources): a
+	 * signal to the process wakes the thread waiting in accept(), and the others stop at their
+	 * turn there.
+	 */
 	stopping = 1;
-	shutdown(FCGI_LISTENSOCK_FILENO, SHUT_RDWR);
+	if (n > 1)
+		kill(getpid(), SIGTERM);
 	for (i = 1; i < n; i++) {
 		if (ws[i].started)
 			pthread_join(ws[i].tid, NULL);

@@ -285,8 +285,8 @@ test('a body over max_body is 413 from the pipeline, in the uniform body', async
 });
 
 // Runs fn(key) on a fresh key of plan at the start of a second until a run fits in one second
-// (a run that straddles two sees its counters reset: mod_fcgid may be starting processes under
-// ASan). Returns what fn returned.
+// (a run that straddles two sees its counters reset: a loaded machine under ASan can be that
+// slow). Returns what fn returned.
 async function withinOneSecond(plan, fn, tries = 4) {
   for (let i = 0; i < tries; i++) {
     const key = newKey({ plan });
