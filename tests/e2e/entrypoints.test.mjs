@@ -1,0 +1,96 @@
+// EntryPoint v0.7 and v0.8 on the devchain (docs/devchain.md, issue 23): the canonical
+// contracts are there and work. For each version a SimpleAccount as permissionless.js builds
+// it: the factory's getAddress is the client's address, the EntryPoint's getNonce answers, and
+// an op sponsored by that version's VerifyingPaymaster (signed here by the devchain's paymaster
+// signer) deploys the account through handleOps sent by a test EOA. Dev accounts 80-89 are
+// this file's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  concat, createPublicClient, createWalletClient, encodeAbiParameters, getAddress, http,
+  parseEther, parseEventLogs, toHex,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { entryPoint07Abi, entryPoint08Abi, toPackedUserOperation } from 'viem/account-abstraction';
+import { foundry } from 'viem/chains';
+import { toSimpleSmartAccount } from 'permissionless/accounts';
+import { account as devAccount } from '../../devchain/dev.mjs';
+import { env } from './helpers.mjs';
+
+const abiOf = (pkg, name) => JSON.parse(readFileSync(new URL(
+  `./node_modules/${pkg}/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
+const paymasterAbi = abiOf('aa07', 'VerifyingPaymaster');
+const factoryAbi = abiOf('aa07', 'SimpleAccountFactory');
+
+const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
+const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
+const pub = createPublicClient({ chain, transport: http(env.chain) });
+const signer = privateKeyToAccount(dc.paymaster_signer_key);
+
+const VERSIONS = {
+  '0.7': { ep: dc.entry_point_v07, factory: dc.account_factory_v07, paymaster: dc.paymaster_v07, abi: entryPoint07Abi, eoa: 80 },
+  '0.8': { ep: dc.entry_point_v08, factory: dc.account_factory_v08, paymaster: dc.paymaster_v08, abi: entryPoint08Abi, eoa: 81 },
+};
+
+test('the canonical v0.7 and v0.8 addresses hold code; v0.6 is where it was', async () => {
+  assert.equal(dc.entry_point_v07, '0x0000000071727de22e5e9d8baf0edac6f37da032');
+  assert.equal(dc.account_factory_v07, '0x91e60e0613810449d098b0b5ec8b51a0fe8c8985');
+  assert.equal(dc.entry_point_v08, '0x4337084d9e255ff0702461cf8895ce9e3b5ff108');
+  assert.equal(dc.account_factory_v08, '0x13e9ed32155810fdbd067d4522c492d6f68e5944');
+  assert.equal(dc.simple_7702_account, '0xe6cae83bde06e4c305530e199d7217f42808555b');
+  assert.equal(dc.entry_point, '0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789');
+  for (const a of [dc.entry_point_v07, dc.account_factory_v07, dc.paymaster_v07, dc.entry_point_v08,
+    dc.account_factory_v08, dc.paymaster_v08, dc.simple_7702_account, dc.entry_point])
+    assert.ok((await pub.getCode({ address: a }))?.length > 2, `code at ${a}`);
+  // Each paymaster is bound to its own EntryPoint and funded there like v0.6's.
+  for (const v of Object.values(VERSIONS)) {
+    assert.equal((await pub.readContract({ address: v.paymaster, abi: paymasterAbi, functionName: 'entryPoint' })).toLowerCase(), v.ep);
+    const info = await pub.readContract({ address: v.ep, abi: v.abi, functionName: 'getDepositInfo', args: [v.paymaster] });
+    assert.ok(info.deposit >= parseEther('1') && info.staked, `paymaster ${v.paymaster} funded and staked`);
+  }
+});
+
+for (const [version, v] of Object.entries(VERSIONS)) {
+  test(`EntryPoint v${version}: getAddress, getNonce and a sponsored handleOps that deploys the account`, async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const account = await toSimpleSmartAccount({ client: pub, owner,
+      entryPoint: { address: getAddress(v.ep), version } });
+    const onChain = await pub.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 0n] });
+    assert.equal(onChain, account.address, 'the factory answers the address the client derives');
+    const nonce = () => pub.readContract({ address: v.ep, abi: v.abi, functionName: 'getNonce', args: [account.address, 0n] });
+    assert.equal(await nonce(), 0n);
+    assert.equal(await pub.getCode({ address: account.address }), undefined, 'counterfactual');
+
+    const { factory, factoryData } = await account.getFactoryArgs();
+    const fees = await pub.estimateFeesPerGas();
+    const validity = encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [0, 0]);
+    const op = {
+      sender: account.address, nonce: 0n, factory, factoryData,
+      callData: await account.encodeCalls([{ to: owner.address, value: 0n, data: '0x1234' }]),
+      callGasLimit: 100000n, verificationGasLimit: 600000n, preVerificationGas: 60000n,
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      paymaster: getAddress(v.paymaster), paymasterVerificationGasLimit: 100000n, paymasterPostOpGasLimit: 0n,
+      paymasterData: concat([validity, toHex(new Uint8Array(65))]), signature: '0x',
+    };
+    // The paymaster's own hash (it covers the paymaster gas limits, not its data), signed by
+    // the verifying signer as an EIP-191 message.
+    const hash = await pub.readContract({ address: v.paymaster, abi: paymasterAbi, functionName: 'getHash',
+      args: [toPackedUserOperation(op), 0, 0] });
+    op.paymasterData = concat([validity, await signer.signMessage({ message: { raw: hash } })]);
+    op.signature = await account.signUserOperation({ ...op, chainId: chain.id });
+
+    const eoa = privateKeyToAccount(devAccount(v.eoa).privateKey);
+    await pub.request({ method: 'anvil_setBalance', params: [eoa.address, toHex(parseEther('10'))] });
+    const wallet = createWalletClient({ chain, account: eoa, transport: http(env.chain) });
+    const tx = await wallet.writeContract({ address: v.ep, abi: v.abi, functionName: 'handleOps',
+      args: [[toPackedUserOperation(op)], eoa.address] });
+    const rcpt = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
+    assert.equal(rcpt.status, 'success');
+    const [ev] = parseEventLogs({ abi: v.abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
+    assert.equal(ev.args.success, true);
+    assert.equal(ev.args.paymaster.toLowerCase(), v.paymaster);
+    assert.ok((await pub.getCode({ address: account.address }))?.length > 2, 'deployed');
+    assert.equal(await nonce(), 1n);
+  });
+}
