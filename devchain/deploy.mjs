@@ -356,7 +356,8 @@ async function main() {
     tokens: { erc20_18: created.erc20_18, erc20_6: created.erc20_6, erc721: created.erc721, erc1155: created.erc1155 },
     deploy_block: Math.min(...blocks),
   }
-  const ini = ['entry_point', 'account_factory', 'account_implementation', 'paymaster', 'paymaster_signer']
+  const ini = ['entry_point', 'account_factory', 'account_implementation', 'paymaster', 'paymaster_signer',
+    ...['07', '08'].flatMap((v) => ['entry_point', 'account_factory', 'account_implementation', 'paymaster'].map((k) => `${k}_v${v}`))]
     .map((k) => `${k} = ${out[k]}\n`).join('')
   const write = (file, text) => {
     const p = resolve(file)

@@ -16,7 +16,7 @@ import { entryPoint07Abi, entryPoint08Abi, toPackedUserOperation } from 'viem/ac
 import { foundry } from 'viem/chains';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { env } from './helpers.mjs';
+import { api, assertError, env, newKey } from './helpers.mjs';
 
 const abiOf = (pkg, name) => JSON.parse(readFileSync(new URL(
   `./node_modules/${pkg}/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -51,17 +51,9 @@ test('the canonical v0.7 and v0.8 addresses hold code; v0.6 is where it was', as
   }
 });
 
-for (const [version, v] of Object.entries(VERSIONS)) {
-  test(`EntryPoint v${version}: getAddress, getNonce and a sponsored handleOps that deploys the account`, async () => {
-    const owner = privateKeyToAccount(generatePrivateKey());
-    const account = await toSimpleSmartAccount({ client: pub, owner,
-      entryPoint: { address: getAddress(v.ep), version } });
-    const onChain = await pub.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 0n] });
-    assert.equal(onChain, account.address, 'the factory answers the address the client derives');
-    const nonce = () => pub.readContract({ address: v.ep, abi: v.abi, functionName: 'getNonce', args: [account.address, 0n] });
-    assert.equal(await nonce(), 0n);
-    assert.equal(await pub.getCode({ address: account.address }), undefined, 'counterfactual');
-
+// Deploys account (permissionless.js SimpleAccount of version v) with one op sponsored by that
+// version's VerifyingPaymaster, sent with handleOps by a test EOA; checks the receipt.
+async function sponsoredDeploy(v, account, owner) {
     const { factory, factoryData } = await account.getFactoryArgs();
     const fees = await pub.estimateFeesPerGas();
     const validity = encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [0, 0]);
@@ -90,7 +82,98 @@ for (const [version, v] of Object.entries(VERSIONS)) {
     const [ev] = parseEventLogs({ abi: v.abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
     assert.equal(ev.args.success, true);
     assert.equal(ev.args.paymaster.toLowerCase(), v.paymaster);
+}
+
+for (const [version, v] of Object.entries(VERSIONS)) {
+  test(`EntryPoint v${version}: getAddress, getNonce and a sponsored handleOps that deploys the account`, async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const account = await toSimpleSmartAccount({ client: pub, owner,
+      entryPoint: { address: getAddress(v.ep), version } });
+    const onChain = await pub.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 0n] });
+    assert.equal(onChain, account.address, 'the factory answers the address the client derives');
+    const nonce = () => pub.readContract({ address: v.ep, abi: v.abi, functionName: 'getNonce', args: [account.address, 0n] });
+    assert.equal(await nonce(), 0n);
+    assert.equal(await pub.getCode({ address: account.address }), undefined, 'counterfactual');
+    await sponsoredDeploy(v, account, owner);
     assert.ok((await pub.getCode({ address: account.address }))?.length > 2, 'deployed');
     assert.equal(await nonce(), 1n);
+  });
+}
+
+// ---- /v1/wallets for each version (docs/wallets.md) ----
+
+const create = (body, key) => api('/v1/wallets/create', { method: 'POST', key, body });
+
+test('wallets/create takes entry_point_version: the address is that factory\'s getAddress; create, get and list carry the EntryPoint', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const owner = privateKeyToAccount(generatePrivateKey()).address;
+  // Absent: the network's default, v0.6 (an owner and salt keep the address they had).
+  const d = await create({ owner, chain: 'ethereum', salt: '7' }, key);
+  assert.equal(d.status, 201, d.text);
+  assert.equal(d.json.entry_point_version, '0.6');
+  assert.equal(d.json.entry_point, getAddress(dc.entry_point));
+  assert.equal(d.json.factory, getAddress(dc.account_factory));
+  const again = await create({ owner, chain: 'ethereum', salt: '7', entry_point_version: '0.6' }, key);
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.json.address, d.json.address);
+  const seen = new Set([d.json.address]);
+  for (const [version, v] of Object.entries(VERSIONS)) {
+    const res = await create({ owner, chain: 'ethereum', salt: '7', entry_point_version: version }, key);
+    assert.equal(res.status, 201, res.text);
+    const w = res.json;
+    assert.equal(w.entry_point_version, version);
+    assert.equal(w.entry_point, getAddress(v.ep));
+    assert.equal(w.factory, getAddress(v.factory));
+    assert.equal(w.status, 'counterfactual');
+    const onChain = await pub.readContract({ address: v.factory, abi: factoryAbi, functionName: 'getAddress', args: [owner, 7n] });
+    assert.equal(w.address, onChain, `v${version}: the address is the factory's getAddress`);
+    assert.ok(!seen.has(w.address), 'each version its own address');
+    seen.add(w.address);
+    assert.equal(w.init_code.slice(0, 42), v.factory, 'init_code starts with that factory');
+    const got = await api(`/v1/wallets/${w.address}`, { key });
+    assert.equal(got.status, 200, got.text);
+    assert.equal(got.json.entry_point_version, version);
+    assert.equal(got.json.entry_point, getAddress(v.ep));
+    assert.equal(got.json.nonce, 0);
+  }
+  const list = await api('/v1/wallets', { key });
+  assert.equal(list.status, 200, list.text);
+  assert.deepEqual(list.json.wallets.map((w) => w.entry_point_version), ['0.8', '0.7', '0.6']);
+  assert.deepEqual(list.json.wallets.map((w) => w.entry_point),
+    [getAddress(dc.entry_point_v08), getAddress(dc.entry_point_v07), getAddress(dc.entry_point)]);
+});
+
+test('wallets/create: a version that is not one, or one the network lacks, is 400 and writes nothing', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const owner = privateKeyToAccount(generatePrivateKey()).address;
+  for (const bad of ['0.9', 'v0.7', '', 7]) {
+    const res = await create({ owner, chain: 'ethereum', entry_point_version: bad }, key);
+    assertError(assert, res, 400, 'invalid_request');
+    assert.match(res.json.error.message, /entry_point_version/);
+  }
+  // The test stack's mainnet has v0.6's contracts only (a live key makes wallets there).
+  const live = newKey({ plan: 'enterprise', live: true });
+  const res = await create({ owner, chain: 'ethereum', entry_point_version: '0.7' }, live);
+  assertError(assert, res, 400, 'invalid_request');
+  assert.match(res.json.error.message, /v0\.7 are not available on ethereum mainnet/);
+  assert.equal((await api('/v1/wallets', { key })).json.total, 0);
+  assert.equal((await api('/v1/wallets', { key: live })).json.total, 0);
+});
+
+for (const [version, v] of Object.entries(VERSIONS)) {
+  test(`wallets: a v${version} wallet reads deployed once its first op lands, with its nonce`, async () => {
+    const key = newKey({ plan: 'enterprise' });
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const res = await create({ owner: owner.address, chain: 'ethereum', salt: '3', entry_point_version: version }, key);
+    assert.equal(res.status, 201, res.text);
+    const account = await toSimpleSmartAccount({ client: pub, owner, index: 3n,
+      entryPoint: { address: getAddress(v.ep), version } });
+    assert.equal(account.address, res.json.address, 'permissionless.js derives the same address');
+    await sponsoredDeploy(v, account, owner);
+    const got = await api(`/v1/wallets/${res.json.address}`, { key });
+    assert.equal(got.status, 200, got.text);
+    assert.equal(got.json.status, 'deployed');
+    assert.equal(got.json.nonce, 1, 'the nonce of its own EntryPoint');
+    assert.match(got.json.deploy_tx ?? '', /^0x[0-9a-f]{64}$/);
   });
 }
