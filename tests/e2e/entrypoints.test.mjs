@@ -12,7 +12,9 @@ import {
   parseEther, parseEventLogs, toHex,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { entryPoint07Abi, entryPoint08Abi, toPackedUserOperation } from 'viem/account-abstraction';
+import {
+  createBundlerClient, createPaymasterClient, entryPoint07Abi, entryPoint08Abi, toPackedUserOperation,
+} from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { account as devAccount } from '../../devchain/dev.mjs';
@@ -51,6 +53,21 @@ test('the canonical v0.7 and v0.8 addresses hold code; v0.6 is where it was', as
   }
 });
 
+// Sends op with handleOps from dev account eoaIndex (funded here) to v's EntryPoint; checks the
+// receipt and the op's success, and returns its UserOperationEvent.
+async function handleOps(v, op, eoaIndex) {
+  const eoa = privateKeyToAccount(devAccount(eoaIndex).privateKey);
+  await pub.request({ method: 'anvil_setBalance', params: [eoa.address, toHex(parseEther('10'))] });
+  const wallet = createWalletClient({ chain, account: eoa, transport: http(env.chain) });
+  const tx = await wallet.writeContract({ address: v.ep, abi: v.abi, functionName: 'handleOps',
+    args: [[toPackedUserOperation(op)], eoa.address] });
+  const rcpt = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
+  assert.equal(rcpt.status, 'success');
+  const [ev] = parseEventLogs({ abi: v.abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
+  assert.equal(ev.args.success, true);
+  return ev;
+}
+
 // Deploys account (permissionless.js SimpleAccount of version v) with one op sponsored by that
 // version's VerifyingPaymaster, sent with handleOps by a test EOA; checks the receipt.
 async function sponsoredDeploy(v, account, owner) {
@@ -72,15 +89,7 @@ async function sponsoredDeploy(v, account, owner) {
     op.paymasterData = concat([validity, await signer.signMessage({ message: { raw: hash } })]);
     op.signature = await account.signUserOperation({ ...op, chainId: chain.id });
 
-    const eoa = privateKeyToAccount(devAccount(v.eoa).privateKey);
-    await pub.request({ method: 'anvil_setBalance', params: [eoa.address, toHex(parseEther('10'))] });
-    const wallet = createWalletClient({ chain, account: eoa, transport: http(env.chain) });
-    const tx = await wallet.writeContract({ address: v.ep, abi: v.abi, functionName: 'handleOps',
-      args: [[toPackedUserOperation(op)], eoa.address] });
-    const rcpt = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
-    assert.equal(rcpt.status, 'success');
-    const [ev] = parseEventLogs({ abi: v.abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
-    assert.equal(ev.args.success, true);
+    const ev = await handleOps(v, op, v.eoa);
     assert.equal(ev.args.paymaster.toLowerCase(), v.paymaster);
 }
 
@@ -99,6 +108,126 @@ for (const [version, v] of Object.entries(VERSIONS)) {
     assert.equal(await nonce(), 1n);
   });
 }
+
+// ---- /v1/gas/sponsor and ERC-7677 for v0.7 and v0.8 (docs/gas.md) ----
+
+const BUNDLER = `${env.base}/v1/bundler/ethereum/devnet`;
+async function policy(key) {
+  const res = await api('/v1/gas/policies', { method: 'POST', key,
+    body: { name: `ep-${Math.random()}`, chain: 'ethereum', rules: { max_gas_usd: '100' } } });
+  assert.equal(res.status, 201, res.text);
+  return res.json.id;
+}
+// A first op of a fresh permissionless.js SimpleAccount of version v, unsigned and unsponsored,
+// in the JSON-RPC form (quantities as hex), with its account.
+async function firstOp(version, v) {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const account = await toSimpleSmartAccount({ client: pub, owner, entryPoint: { address: getAddress(v.ep), version } });
+  const { factory, factoryData } = await account.getFactoryArgs();
+  const fees = await pub.estimateFeesPerGas();
+  const op = {
+    sender: account.address, nonce: 0n, factory, factoryData,
+    callData: await account.encodeCalls([{ to: owner.address, value: 0n, data: '0x1234' }]),
+    callGasLimit: 100000n, verificationGasLimit: 600000n, preVerificationGas: 60000n,
+    maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, signature: '0x',
+  };
+  return { account, owner, op };
+}
+const rpcForm = (op) => Object.fromEntries(Object.entries(op).map(([k, x]) => [k, typeof x === 'bigint' ? toHex(x) : x]));
+
+for (const [version, v] of Object.entries(VERSIONS)) {
+  test(`POST /v1/gas/sponsor with the v${version} EntryPoint: the v${version} members, its userOpHash, and the op lands`, async () => {
+    const key = newKey({ plan: 'enterprise' });
+    const id = await policy(key);
+    const { account, op } = await firstOp(version, v);
+    const res = await api('/v1/gas/sponsor', { method: 'POST', key, body: {
+      chain: 'ethereum', policy_id: id, entry_point: getAddress(v.ep), user_operation: rpcForm(op) } });
+    assert.equal(res.status, 200, res.text);
+    const s = res.json;
+    assert.equal(s.paymaster, getAddress(v.paymaster));
+    assert.equal(s.paymasterVerificationGasLimit, '0x186a0');
+    assert.equal(s.paymasterPostOpGasLimit, '0x0');
+    assert.match(s.paymasterData, /^0x[0-9a-f]{258}$/, 'abi.encode(validUntil, validAfter) ++ 65-byte signature');
+    assert.equal(s.paymasterAndData, undefined, 'v0.6 only');
+    assert.equal(s.entry_point_version, version);
+    const signed = { ...op, paymaster: s.paymaster, paymasterData: s.paymasterData,
+      paymasterVerificationGasLimit: BigInt(s.paymasterVerificationGasLimit),
+      paymasterPostOpGasLimit: BigInt(s.paymasterPostOpGasLimit) };
+    const hash = await pub.readContract({ address: v.ep, abi: v.abi, functionName: 'getUserOpHash',
+      args: [toPackedUserOperation(signed)] });
+    assert.equal(s.user_op_hash, hash, 'the EntryPoint\'s own userOpHash');
+    signed.signature = await account.signUserOperation({ ...signed, chainId: chain.id });
+    const ev = await handleOps(v, signed, v.eoa + 2);
+    assert.equal(ev.args.userOpHash, hash);
+    assert.equal(ev.args.paymaster.toLowerCase(), v.paymaster);
+  });
+}
+
+test('POST /v1/gas/sponsor: without entry_point the network\'s default (v0.6); an unknown entry point or a v0.7 op in v0.6 form is 400', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const id = await policy(key);
+  const { op } = await firstOp('0.7', VERSIONS['0.7']);
+  const body = (extra) => ({ chain: 'ethereum', policy_id: id, user_operation: rpcForm(op), ...extra });
+  // v0.6 form needs initCode, not factory: the v0.7 op lacks nothing v0.6 requires but is
+  // read as v0.6 (its factory members ignored) and answered in v0.6's form.
+  const d = await api('/v1/gas/sponsor', { method: 'POST', key, body: body({}) });
+  assert.equal(d.status, 200, d.text);
+  assert.match(d.json.paymasterAndData, /^0x[0-9a-f]{298}$/);
+  assert.equal(d.json.paymaster, getAddress(dc.paymaster));
+  const other = await api('/v1/gas/sponsor', { method: 'POST', key, body: body({ entry_point: getAddress(dc.paymaster) }) });
+  assertError(assert, other, 400, 'invalid_request');
+  assert.match(other.json.error.message, /^entry_point: .* is not an EntryPoint of ethereum devnet/);
+  const bad = await api('/v1/gas/sponsor', { method: 'POST', key, body: body({ entry_point: 'x' }) });
+  assertError(assert, bad, 400, 'invalid_request');
+  const big = await api('/v1/gas/sponsor', { method: 'POST', key, body: body({ entry_point: dc.entry_point_v07,
+    user_operation: { ...rpcForm(op), callGasLimit: `0x1${'0'.repeat(32)}` } }) });
+  assertError(assert, big, 400, 'invalid_request');
+  assert.match(big.json.error.message, /callGasLimit must be below 2\^128/);
+});
+
+test('ERC-7677 with viem\'s paymaster client: a SimpleAccount v0.7 (permissionless.js) sponsored by Blockport validates on the v0.7 EntryPoint', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const id = await policy(key);
+  const v = VERSIONS['0.7'];
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const account = await toSimpleSmartAccount({ client: pub, owner, entryPoint: { address: getAddress(v.ep), version: '0.7' } });
+  const transport = http(BUNDLER, { fetchOptions: { headers: { 'X-API-Key': key } } });
+  // The bundler does not take v0.7 ops yet: the gas is given, so viem asks it nothing; the
+  // paymaster client's stub and final data come from Blockport's ERC-7677 methods.
+  const client = createBundlerClient({ client: pub, chain, transport,
+    paymaster: createPaymasterClient({ transport }), paymasterContext: { policyId: id } });
+  const fees = await pub.estimateFeesPerGas();
+  const op = await client.prepareUserOperation({ account,
+    calls: [{ to: owner.address, value: 0n, data: '0x1234' }],
+    callGasLimit: 100000n, verificationGasLimit: 600000n, preVerificationGas: 60000n,
+    maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas });
+  assert.equal(op.paymaster, getAddress(v.paymaster));
+  assert.equal(op.paymasterVerificationGasLimit, 100000n);
+  assert.equal(op.paymasterPostOpGasLimit, 0n);
+  op.signature = await account.signUserOperation(op);
+  // Simulated first (the EntryPoint's own validation through eth_call), then landed.
+  await pub.simulateContract({ address: v.ep, abi: v.abi, functionName: 'handleOps',
+    args: [[toPackedUserOperation(op)], owner.address] });
+  await handleOps(v, op, 84);
+  assert.ok((await pub.getCode({ address: account.address }))?.length > 2, 'deployed');
+  const spend = await api(`/v1/gas/policies/${id}`, { key });
+  assert.equal(spend.json.spend.total.count, 1, 'sponsored once (the stub is not counted)');
+});
+
+test('the bundler today: eth_supportedEntryPoints is v0.6 only, and a v0.7 op is refused with a clear error', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const call = async (method, params) => (await api('/v1/bundler/ethereum/devnet', { method: 'POST', key,
+    body: { jsonrpc: '2.0', id: 1, method, params } }));
+  const eps = await call('eth_supportedEntryPoints', []);
+  assert.deepEqual(eps.json.result, [getAddress(dc.entry_point)]);
+  const { op } = await firstOp('0.7', VERSIONS['0.7']);
+  for (const method of ['eth_sendUserOperation', 'eth_estimateUserOperationGas']) {
+    const res = await call(method, [rpcForm(op), getAddress(dc.entry_point_v07)]);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.error?.code, -32602, res.text);
+    assert.match(res.json.error.message, /unsupported entry point/);
+  }
+});
 
 // ---- /v1/wallets for each version (docs/wallets.md) ----
 
