@@ -68,6 +68,22 @@ bp_simple_account_format_salt(const uint8_t salt[32], char *out, size_t cap)
 	return bp_u256_to_dec(&v, out, cap);
 }
 
+const uint8_t *
+bp_simple_account_proxy_runtime(enum bp_ep_version version, size_t *len)
+{
+	switch (version) {
+	case BP_EP_V07:
+		*len = BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_LEN;
+		return bp_simple_account_proxy_code_v07 + BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_OFF;
+	case BP_EP_V08:
+		*len = BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_LEN;
+		return bp_simple_account_proxy_code_v08 + BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_OFF;
+	default:
+		*len = BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN;
+		return bp_simple_account_proxy_code + BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF;
+	}
+}
+
 /* The Keccak-256 of version's proxy creation code ++ abi.encode(impl, initialize(owner)). */
 static void
 init_code_hash(enum bp_ep_version version, const uint8_t impl[20], const uint8_t owner[20],

@@ -47,6 +47,16 @@ extern const size_t	bp_simple_account_proxy_code_v08_len;
  */
 #define BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF	1101
 #define BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN	845
+/*
+ * The same runtime of v0.7's and v0.8's proxies: the tail of their creation code (checked
+ * against deployed wallets of the devchain, tests/e2e/entrypoints.test.mjs through sponsorship).
+ */
+#define BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_OFF	864
+#define BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_LEN	183
+#define BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_OFF	539
+#define BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_LEN	141
+/* The proxy runtime of version's wallets, its length into *len. */
+const uint8_t	*bp_simple_account_proxy_runtime(enum bp_ep_version version, size_t *len);
 /* bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1). */
 #define BP_SIMPLE_ACCOUNT_IMPL_SLOT \
 	"0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"

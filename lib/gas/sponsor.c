@@ -93,9 +93,10 @@ known_account(struct bp_upstream *up, const struct bp_network *net, const struct
 {
 	struct bp_rpc_client_call calls[2];
 	struct bp_entry_point ep;
-	const uint8_t *runtime = bp_simple_account_proxy_code + BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF;
+	const uint8_t *runtime;
 	const char *code, *slot;
 	uint8_t factory[20], impl[20], word[32], have[BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN];
+	size_t rlen;
 	char sender[BP_ADDR_STR_MAX];
 	cJSON *p[2];
 	size_t i;
@@ -108,9 +109,7 @@ known_account(struct bp_upstream *up, const struct bp_network *net, const struct
 	if (op->len[BP_USEROP_INIT_CODE] > 0)
 		return op->len[BP_USEROP_INIT_CODE] >= 20 &&
 		    memcmp(op->bytes[BP_USEROP_INIT_CODE], factory, 20) == 0;
-	/* A deployed v0.7/v0.8 proxy is not recognised yet (its runtime code is not kept). */
-	if (op->version != BP_EP_V06)
-		return 0;
+	runtime = bp_simple_account_proxy_runtime(op->version, &rlen);
 	bp_addr_format_lower(op->sender, sender, sizeof(sender));
 	p[0] = cJSON_CreateArray();
 	p[1] = cJSON_CreateArray();
@@ -134,8 +133,8 @@ known_account(struct bp_upstream *up, const struct bp_network *net, const struct
 	}
 	code = calls[0].result->valuestring;
 	slot = calls[1].result->valuestring;
-	rc = bp_hex_decode_fixed(code, strlen(code), have, sizeof(have)) == 0 &&
-	    memcmp(have, runtime, sizeof(have)) == 0 && bp_hex_decode_fixed(slot, strlen(slot), word, 32) == 0 &&
+	rc = bp_hex_decode_fixed(code, strlen(code), have, rlen) == 0 &&
+	    memcmp(have, runtime, rlen) == 0 && bp_hex_decode_fixed(slot, strlen(slot), word, 32) == 0 &&
 	    memcmp(word, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) == 0 && memcmp(word + 12, impl, 20) == 0;
 out:
 	for (i = 0; i < 2; i++) {
@@ -190,9 +189,9 @@ bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg
 			    "later", net->chain, net->network);
 		else
 			refuse(out, 403, "forbidden", "%s: the sender is not an account Blockport "
-			    "knows (a deployed SimpleAccount v0.6 of the configured factory, or a "
-			    "first operation whose initCode calls the factory of its EntryPoint "
-			    "version), so its calls cannot be checked",
+			    "knows (a SimpleAccount of the configured factory of its EntryPoint "
+			    "version, deployed or deployed by this operation's initCode), so its "
+			    "calls cannot be checked",
 			    p->rules.has & (1u << BP_RULE_ALLOWED_CONTRACTS) ?
 			    "allowed_contracts" : "allowed_methods");
 		goto out;

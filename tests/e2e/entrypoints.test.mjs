@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  concat, createPublicClient, createWalletClient, encodeAbiParameters, getAddress, http,
+  concat, createPublicClient, createWalletClient, encodeAbiParameters, encodeFunctionData, getAddress, http,
   parseEther, parseEventLogs, toHex,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -24,6 +24,7 @@ const abiOf = (pkg, name) => JSON.parse(readFileSync(new URL(
   `./node_modules/${pkg}/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
 const paymasterAbi = abiOf('aa07', 'VerifyingPaymaster');
 const factoryAbi = abiOf('aa07', 'SimpleAccountFactory');
+const accountAbi07 = abiOf('aa07', 'SimpleAccount');
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
@@ -112,9 +113,9 @@ for (const [version, v] of Object.entries(VERSIONS)) {
 // ---- /v1/gas/sponsor and ERC-7677 for v0.7 and v0.8 (docs/gas.md) ----
 
 const BUNDLER = `${env.base}/v1/bundler/ethereum/devnet`;
-async function policy(key) {
+async function policy(key, rules = { max_gas_usd: '100' }) {
   const res = await api('/v1/gas/policies', { method: 'POST', key,
-    body: { name: `ep-${Math.random()}`, chain: 'ethereum', rules: { max_gas_usd: '100' } } });
+    body: { name: `ep-${Math.random()}`, chain: 'ethereum', rules } });
   assert.equal(res.status, 201, res.text);
   return res.json.id;
 }
@@ -212,6 +213,22 @@ test('ERC-7677 with viem\'s paymaster client: a SimpleAccount v0.7 (permissionle
   assert.ok((await pub.getCode({ address: account.address }))?.length > 2, 'deployed');
   const spend = await api(`/v1/gas/policies/${id}`, { key });
   assert.equal(spend.json.spend.total.count, 1, 'sponsored once (the stub is not counted)');
+
+  // Deployed now: under a contract rule its calls are read, as a known SimpleAccount v0.7's
+  // (its proxy code and implementation slot), and only the allowed target passes.
+  const fees2 = await pub.estimateFeesPerGas();
+  const next = (to) => rpcForm({ sender: account.address, nonce: 1n,
+    callData: encodeFunctionData({ abi: accountAbi07, functionName: 'execute', args: [to, 0n, '0x1234'] }),
+    callGasLimit: 100000n, verificationGasLimit: 100000n, preVerificationGas: 60000n,
+    maxFeePerGas: fees2.maxFeePerGas, maxPriorityFeePerGas: fees2.maxPriorityFeePerGas, signature: '0x' });
+  const ruled = await policy(key, { allowed_contracts: [owner.address] });
+  const sponsor = (op) => api('/v1/gas/sponsor', { method: 'POST', key, body: {
+    chain: 'ethereum', policy_id: ruled, entry_point: v.ep, user_operation: op } });
+  const yes = await sponsor(next(owner.address));
+  assert.equal(yes.status, 200, yes.text);
+  const no = await sponsor(next(getAddress(dc.tokens.erc20_18)));
+  assertError(assert, no, 403, 'forbidden');
+  assert.match(no.json.error.message, /^allowed_contracts/);
 });
 
 test('the bundler today: eth_supportedEntryPoints is v0.6 only, and a v0.7 op is refused with a clear error', async () => {
