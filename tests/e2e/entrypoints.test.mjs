@@ -18,7 +18,7 @@ import {
 import { foundry } from 'viem/chains';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { account as devAccount } from '../../devchain/dev.mjs';
-import { api, assertError, env, newKey } from './helpers.mjs';
+import { api, assertError, env, newKey, waitFor } from './helpers.mjs';
 
 const abiOf = (pkg, name) => JSON.parse(readFileSync(new URL(
   `./node_modules/${pkg}/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -316,10 +316,13 @@ for (const [version, v] of Object.entries(VERSIONS)) {
       entryPoint: { address: getAddress(v.ep), version } });
     assert.equal(account.address, res.json.address, 'permissionless.js derives the same address');
     await sponsoredDeploy(v, account, owner);
-    const got = await api(`/v1/wallets/${res.json.address}`, { key });
-    assert.equal(got.status, 200, got.text);
-    assert.equal(got.json.status, 'deployed');
-    assert.equal(got.json.nonce, 1, 'the nonce of its own EntryPoint');
-    assert.match(got.json.deploy_tx ?? '', /^0x[0-9a-f]{64}$/);
+    // A process that saw no code there at create trusts that for a second (docs/wallets.md).
+    const got = await waitFor(async () => {
+      const r = await api(`/v1/wallets/${res.json.address}`, { key });
+      assert.equal(r.status, 200, r.text);
+      return r.json.status === 'deployed' ? r.json : null;
+    }, 'the wallet to read deployed', 10000);
+    assert.equal(got.nonce, 1, 'the nonce of its own EntryPoint');
+    assert.match(got.deploy_tx ?? '', /^0x[0-9a-f]{64}$/);
   });
 }
