@@ -549,12 +549,19 @@ call_set(struct bp_userop_call *c, const uint8_t target[20], const uint8_t *p, s
 int
 bp_userop_calls(const uint8_t *data, size_t len, struct bp_userop_call *calls, size_t cap)
 {
-	/* execute(address,uint256,bytes) and executeBatch(address[],bytes[]) (tests check them). */
+	/*
+	 * execute(address,uint256,bytes) and executeBatch(address[],bytes[]) of v0.6,
+	 * executeBatch(address[],uint256[],bytes[]) of v0.7 and executeBatch((address,uint256,
+	 * bytes)[]) of v0.8 (tests check them).
+	 */
 	static const uint8_t sel_exec[4] = { 0xb6, 0x1d, 0x27, 0xf6 };
 	static const uint8_t sel_batch[4] = { 0x18, 0xdf, 0xb3, 0xc7 };
+	static const uint8_t sel_batch07[4] = { 0x47, 0xe1, 0xda, 0x2a };
+	static const uint8_t sel_batch08[4] = { 0x34, 0xfc, 0xd5, 0xbe };
 	uint8_t target[20];
-	const uint8_t *args, *p, *dests, *funcs;
-	size_t alen, n, dlen, flen, nd, nf, i;
+	const uint8_t *args, *p, *dests, *funcs, *vals, *t;
+	size_t alen, n, dlen, flen, vlen, tlen, nd, nf, nv, i;
+	int v07;
 
 	if (len == 0)
 		return 0;
@@ -572,10 +579,27 @@ bp_userop_calls(const uint8_t *data, size_t len, struct bp_userop_call *calls, s
 		call_set(&calls[0], target, p, n);
 		return 1;
 	}
-	if (memcmp(data, sel_batch, 4) != 0)
+	if (memcmp(data, sel_batch08, 4) == 0) {
+		/* One array of Call tuples (each dynamic: its bytes). */
+		if (bp_abi_read_array(args, alen, 0, 1, &dests, &dlen, &nd) == -1 || nd > cap)
+			return -1;
+		for (i = 0; i < nd; i++) {
+			if (bp_abi_read_tuple(dests, dlen, i, &t, &tlen) == -1 ||
+			    bp_abi_read_address(t, tlen, 0, target) == -1 ||
+			    bp_abi_read_bytes(t, tlen, 2, &p, &n) == -1)
+				return -1;
+			call_set(&calls[i], target, p, n);
+		}
+		return (int)nd;
+	}
+	if (!(v07 = memcmp(data, sel_batch07, 4) == 0) && memcmp(data, sel_batch, 4) != 0)
 		return -1;
+	/* v0.7 puts the values between: none, or one per call, as SimpleAccount requires. */
 	if (bp_abi_read_array(args, alen, 0, 1, &dests, &dlen, &nd) == -1 ||
-	    bp_abi_read_array(args, alen, 1, 1, &funcs, &flen, &nf) == -1 || nd != nf || nd > cap)
+	    (v07 && (bp_abi_read_array(args, alen, 1, 1, &vals, &vlen, &nv) == -1 ||
+	    (nv != 0 && nv != nd))) ||
+	    bp_abi_read_array(args, alen, v07 ? 2 : 1, 1, &funcs, &flen, &nf) == -1 || nd != nf ||
+	    nd > cap)
 		return -1;
 	for (i = 0; i < nd; i++) {
 		if (bp_abi_read_address(dests, dlen, i, target) == -1 ||

@@ -137,9 +137,11 @@ uint8_t		*bp_userop_abi(const struct bp_userop *op, size_t pnd_len, size_t *len,
 int		 bp_userop_max_cost(const struct bp_userop *op, struct bp_u256 *wei);
 
 /*
- * Reads the calls a SimpleAccount v0.6 makes from callData: execute(address,uint256,bytes) is
- * one call, executeBatch(address[],bytes[]) one per element (the arrays must have the same
- * length), empty callData none. Returns the number of calls written to calls (room for cap),
+ * Reads the calls a SimpleAccount makes from callData: execute(address,uint256,bytes) is
+ * one call (every version), executeBatch(address[],bytes[]) (v0.6) one per element (the
+ * arrays must have the same length), as are v0.7's executeBatch(address[],uint256[],bytes[])
+ * (no values or one per call) and v0.8's executeBatch((address,uint256,bytes)[]); empty
+ * callData none. A v0.6 account has no v0.7/v0.8 batch: such an op reverts, no call is made. Returns the number of calls written to calls (room for cap),
  * or -1 for anything else: another selector, a malformed encoding, more than cap calls.
  */
 int		 bp_userop_calls(const uint8_t *data, size_t len, struct bp_userop_call *calls,

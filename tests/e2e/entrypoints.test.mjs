@@ -229,6 +229,13 @@ test('ERC-7677 with viem\'s paymaster client: a SimpleAccount v0.7 (permissionle
   const no = await sponsor(next(getAddress(dc.tokens.erc20_18)));
   assertError(assert, no, 403, 'forbidden');
   assert.match(no.json.error.message, /^allowed_contracts/);
+  // v0.7's executeBatch(address[],uint256[],bytes[]), as the client encodes two calls.
+  const batch = async (to) => ({ ...next(owner.address), callData: await account.encodeCalls(
+    [{ to: owner.address, value: 0n, data: '0x12' }, { to, value: 0n, data: '0x' }]) });
+  const both = await sponsor(await batch(owner.address));
+  assert.equal(both.status, 200, both.text);
+  const one = await sponsor(await batch(getAddress(dc.tokens.erc20_18)));
+  assertError(assert, one, 403, 'forbidden');
 });
 
 test('the bundler today: eth_supportedEntryPoints is v0.6 only, and a v0.7 op is refused with a clear error', async () => {
