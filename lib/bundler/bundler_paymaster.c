@@ -142,9 +142,14 @@ bp_bundler_pm_stub(struct bp_bundler_call *c)
 		    hex);
 	}
 	/* The verification gas the final data will be signed over (the op may bring its own). */
-	pnd[20 + 13] = (BP_PAYMASTER_V07_VERIFICATION_GAS >> 16) & 0xff;
-	pnd[20 + 14] = (BP_PAYMASTER_V07_VERIFICATION_GAS >> 8) & 0xff;
-	pnd[20 + 15] = BP_PAYMASTER_V07_VERIFICATION_GAS & 0xff;
+	{
+		struct bp_u256 gas;
+		uint8_t w[32];
+
+		bp_u256_from_u64(&gas, BP_PAYMASTER_V07_VERIFICATION_GAS);
+		bp_u256_to_be32(&gas, w);
+		memcpy(pnd + 20, w + 16, 16);
+	}
 	return bp_buf_adds(c->result, "{") == -1 ||
 	    pm_v07_members(c, pnd, BP_PAYMASTER_V07_PND_LEN) == -1 ||
 	    bp_buf_adds(c->result, ",\"isFinal\":false}") == -1 ? -1 : 0;

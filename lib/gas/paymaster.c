@@ -230,13 +230,20 @@ bp_paymaster_grant(struct bp_upstream *up, const struct bp_network *net, const u
 int
 bp_paymaster_key_for(const struct bp_network *n, uint8_t key[32])
 {
+	struct bp_entry_point ep;
 	uint8_t addr[20], want[20];
+	int v, any = 0;
 
 	if (n->paymaster_key_file[0] == '\0')
 		return -1;
-	if (n->entry_point[0] == '\0' || n->paymaster[0] == '\0') {
-		bp_err("%s.%s: paymaster_key_file without entry_point and paymaster: no sponsorship",
-		    n->chain, n->network);
+	/* One key signs for every version's paymaster: any version with both will do. */
+	for (v = 0; v < BP_EP__MAX; v++) {
+		bp_entry_point_of(n, (enum bp_ep_version)v, &ep);
+		any |= ep.entry_point[0] != '\0' && ep.paymaster[0] != '\0';
+	}
+	if (!any) {
+		bp_err("%s.%s: paymaster_key_file without an entry point and its paymaster: no "
+		    "sponsorship", n->chain, n->network);
 		return -1;
 	}
 	if (bp_paymaster_key_load(n->paymaster_key_file, key, addr) == -1)

@@ -106,8 +106,9 @@ int	bp_paymaster_key_load(const char *path, uint8_t key[32], uint8_t addr[20]);
 
 /*
  * The signer key of net for sponsorship: its paymaster_key_file, which must hold the key of
- * paymaster_signer when that is set, on a network with entry_point and paymaster. Returns 0 with
- * key filled, or -1: no key file (silently), or one that cannot be used (logged).
+ * paymaster_signer when that is set, on a network with an entry point and its paymaster (of
+ * any version: the key signs for all). Returns 0 with key filled, or -1: no key file
+ * (silently), or one that cannot be used (logged).
  */
 int	bp_paymaster_key_for(const struct bp_network *net, uint8_t key[32]);
 

@@ -9,10 +9,13 @@
  * VerifyingPaymaster v0.7 (0xa51c1fc2f0d1a1b8494ed1fe312d7c3a78ed91c0, its address on a new
  * devchain).getHash(OP, 1700000600, 1700000000), where OP is op_json() below.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/hex.h"
+#include "core/util.h"
 #include "evm/address.h"
 #include "evm/userop.h"
 #include "gas/paymaster.h"
@@ -215,7 +218,35 @@ test_batches(void)
 	}
 }
 
+/* A network with only v0.7's EntryPoint and paymaster loads its signer key; none does not. */
+static void
+test_key_v07_only(void)
+{
+	struct bp_network *n = calloc(1, sizeof(*n));
+	char path[] = "/tmp/bp_unit_pmkey_XXXXXX";
+	uint8_t key[32];
+	FILE *fp;
+	int fd;
+
+	CU_ASSERT_FATAL(n != NULL);
+	CU_ASSERT_FATAL((fd = mkstemp(path)) != -1);
+	CU_ASSERT_FATAL((fp = fdopen(fd, "w")) != NULL);
+	/* anvil's dev account 9 (a public key, DEV ONLY). */
+	fputs("0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6\n", fp);
+	fclose(fp);
+	bp_strlcpy(n->chain, "ethereum", sizeof(n->chain));
+	bp_strlcpy(n->network, "v07only", sizeof(n->network));
+	bp_strlcpy(n->paymaster_key_file, path, sizeof(n->paymaster_key_file));
+	CU_ASSERT_EQUAL(bp_paymaster_key_for(n, key), -1);
+	bp_strlcpy(n->entry_point_v07, EP07, sizeof(n->entry_point_v07));
+	bp_strlcpy(n->paymaster_v07, PM07, sizeof(n->paymaster_v07));
+	CU_ASSERT_EQUAL(bp_paymaster_key_for(n, key), 0);
+	unlink(path);
+	free(n);
+}
+
 BP_UNIT_SUITE(gas_userop_v07, NULL, NULL,
+    { "a v0.7-only network has a signer key", test_key_v07_only },
     { "v0.7 and v0.8 executeBatch calls", test_batches },
     { "v0.7/v0.8 userOpHash and VerifyingPaymaster v0.7 getHash vectors", test_vectors },
     { "the v0.7 form's refusals, nulls and worst case", test_refusals })
