@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Deploys the Blockport dev-chain contracts onto a running dev node (anvil from start.sh):
 //   ERC-4337 v0.6 EntryPoint + SimpleAccountFactory at their canonical CREATE2 addresses,
-//   a VerifyingPaymaster (plain CREATE, owned by the deployer, deposit + stake),
+//   v0.7 EntryPoint + SimpleAccountFactory and v0.8 EntryPoint + SimpleAccountFactory +
+//   Simple7702Account at theirs (the published artifacts and salts),
+//   a VerifyingPaymaster per version (plain CREATE, owned by the deployer, deposit + stake),
 //   sample ERC-20 (18 and 6 decimals), ERC-721 and ERC-1155 tokens with a few mints,
 //   Multicall3 at its canonical address.
 //
@@ -20,8 +22,9 @@ import {
   getCreate2Address, getCreateAddress, keccak256, parseEther, parseUnits,
 } from 'ethers'
 import {
-  ACCOUNT_FACTORY_V06, CREATE2_DEPLOYER, DEPLOYER_INDEX, ENTRY_POINT_V06, PAYMASTER_SIGNER_INDEX,
-  SAMPLE, account, wallet,
+  ACCOUNT_FACTORY_V06, ACCOUNT_FACTORY_V07, ACCOUNT_FACTORY_V08, CREATE2_DEPLOYER, DEPLOYER_INDEX,
+  ENTRY_POINT_V06, ENTRY_POINT_V07, ENTRY_POINT_V07_SALT, ENTRY_POINT_V08, ENTRY_POINT_V08_SALT,
+  PAYMASTER_SIGNER_INDEX, SAMPLE, SIMPLE_7702_ACCOUNT_V08, account, wallet,
 } from './dev.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -107,6 +110,12 @@ async function main() {
   const EP = artifact('@account-abstraction/contracts/artifacts/EntryPoint.json')
   const FACTORY = artifact('@account-abstraction/contracts/artifacts/SimpleAccountFactory.json')
   const PAYMASTER = artifact('@account-abstraction/contracts/artifacts/VerifyingPaymaster.json')
+  const EP07 = artifact('aa07/artifacts/EntryPoint.json')
+  const FACTORY07 = artifact('aa07/artifacts/SimpleAccountFactory.json')
+  const PAYMASTER07 = artifact('aa07/artifacts/VerifyingPaymaster.json')
+  const EP08 = artifact('aa08/artifacts/EntryPoint.json')
+  const FACTORY08 = artifact('aa08/artifacts/SimpleAccountFactory.json')
+  const S7702 = artifact('aa08/artifacts/Simple7702Account.json')
   const oz = '@openzeppelin/contracts/build/contracts/'
   const ERC20 = artifact(oz + 'ERC20PresetMinterPauser.json')
   const ERC721 = artifact(oz + 'ERC721PresetMinterPauserAutoId.json')
@@ -165,6 +174,7 @@ async function main() {
   // for every receipt and require success.
   async function phase(list) {
     const gas = await Promise.all(list.map(async (t) => {
+      if (t.gas) return t.gas
       try {
         return await provider.estimateGas({ from, to: t.to, data: t.data ?? '0x', value: t.value ?? 0n })
       } catch (e) {
@@ -200,16 +210,17 @@ async function main() {
   // ---- phase 1: contracts ----
   const p1 = []
   const abi = AbiCoder.defaultAbiCoder()
-  const create2 = (what, initcode, expected) => {
-    const addr = getCreate2Address(CREATE2_DEPLOYER, ZeroHash, keccak256(initcode))
+  // gas: a fixed limit for what cannot be estimated before an earlier transaction of the same
+  // phase lands (a constructor that calls the EntryPoint deployed just before it).
+  const create2 = (what, initcode, expected, salt = ZeroHash, gas = 0n) => {
+    const addr = getCreate2Address(CREATE2_DEPLOYER, salt, keccak256(initcode))
     if (addr.toLowerCase() !== expected) die(`${what}: artifact gives CREATE2 address ${addr}, not the canonical ${expected}`)
-    return { what, to: CREATE2_DEPLOYER, data: concat([ZeroHash, initcode]) }
+    return { what, to: CREATE2_DEPLOYER, data: concat([salt, initcode]), gas }
   }
   const epExisted = await hasCode(ENTRY_POINT_V06)
   if (!epExisted) p1.push(create2('EntryPoint v0.6', EP.bytecode, ENTRY_POINT_V06))
   const factoryExisted = await hasCode(ACCOUNT_FACTORY_V06)
   if (!factoryExisted) p1.push(create2('SimpleAccountFactory v0.6', concat([FACTORY.bytecode, abi.encode(['address'], [ENTRY_POINT_V06])]), ACCOUNT_FACTORY_V06))
-
   // Plain CREATE from the deployer: the addresses follow from the nonces.
   const created = {}
   const create = async (key, what, art, args, bytecode = art.bytecode) => {
@@ -223,14 +234,54 @@ async function main() {
   await create('erc20_6', 'ERC-20 (6 decimals)', ERC20, [S.erc20_6.name, S.erc20_6.symbol], patchDecimals(ERC20, S.erc20_6.decimals))
   await create('erc721', 'ERC-721', ERC721, [S.erc721.name, S.erc721.symbol, S.erc721.baseURI])
   await create('erc1155', 'ERC-1155', ERC1155, [S.erc1155.uri])
+  // v0.7 and v0.8, after v0.6's contracts and the tokens so that those keep the addresses a
+  // new chain always gave them. Every immutable (the EntryPoints' SenderCreator, the factories' account
+  // implementation, v0.8's senderCreator read from its EntryPoint) is set by the real
+  // constructor, so these are byte for byte the contracts of a public chain.
+  const canonical = [
+    ['EntryPoint v0.7', EP07.bytecode, ENTRY_POINT_V07, ENTRY_POINT_V07_SALT, 0n],
+    ['EntryPoint v0.8', EP08.bytecode, ENTRY_POINT_V08, ENTRY_POINT_V08_SALT, 0n],
+    ['SimpleAccountFactory v0.7', concat([FACTORY07.bytecode, abi.encode(['address'], [ENTRY_POINT_V07])]), ACCOUNT_FACTORY_V07, ZeroHash, 0n],
+    ['SimpleAccountFactory v0.8', concat([FACTORY08.bytecode, abi.encode(['address'], [ENTRY_POINT_V08])]), ACCOUNT_FACTORY_V08, ZeroHash, 4000000n],
+    ['Simple7702Account v0.8', S7702.bytecode, SIMPLE_7702_ACCOUNT_V08, ZeroHash, 0n],
+  ]
+  const existing = {}
+  for (const [what, initcode, addr, salt, gas] of canonical) {
+    existing[addr] = await hasCode(addr)
+    // EntryPoint v0.8 first when both are new: the factory's constructor calls it.
+    if (!existing[addr]) p1.push(create2(what, initcode, addr, salt, existing[ENTRY_POINT_V08] ? 0n : gas))
+  }
+
+  // BasePaymaster v0.7's constructor checks its EntryPoint's ERC-165 id, which v0.7 may have
+  // deployed only in this phase: a fixed gas limit instead of an estimate.
+  const fixed = (gas) => { p1[p1.length - 1].gas = existing[ENTRY_POINT_V07] ? 0n : gas }
+  await create('paymaster_v07', 'VerifyingPaymaster v0.7', PAYMASTER07, [ENTRY_POINT_V07, signer.address])
+  fixed(3000000n)
+  // npm's 0.8.0 ships no VerifyingPaymaster, and v0.7's refuses the v0.8 EntryPoint in its
+  // constructor (the interface id changed; nothing else it calls did). So a second v0.7 one
+  // is created for v0.7, then its runtime code, with the EntryPoint immutable rewritten to
+  // v0.8, replaces its own (anvil_setCode; storage, owner included, stays).
+  await create('paymaster_v08', 'VerifyingPaymaster v0.8 (v0.7 code)', PAYMASTER07, [ENTRY_POINT_V07, signer.address])
+  fixed(3000000n)
   const r1 = await phase(p1)
 
   // Every contract must have code now.
-  for (const [what, addr] of [['EntryPoint', ENTRY_POINT_V06], ['SimpleAccountFactory', ACCOUNT_FACTORY_V06], ...Object.entries(created)]) {
+  for (const [what, addr] of [['EntryPoint', ENTRY_POINT_V06], ['SimpleAccountFactory', ACCOUNT_FACTORY_V06], ...canonical.map((c) => [c[0], c[2]]), ...Object.entries(created)]) {
     if (!(await hasCode(addr))) die(`${what}: no code at ${addr} after deployment`)
   }
   for (const r of r1) {
     if (r.contractAddress && !Object.values(created).includes(r.contractAddress.toLowerCase())) die(`contract landed at unexpected address ${r.contractAddress}`)
+  }
+  {
+    const rt = (await code(created.paymaster_v08)).toLowerCase()
+    const from07 = '000000000000000000000000' + ENTRY_POINT_V07.slice(2)
+    const to08 = '000000000000000000000000' + ENTRY_POINT_V08.slice(2)
+    const n = rt.split(from07).length - 1
+    if (n < 1) die('VerifyingPaymaster v0.7: no EntryPoint immutable found in its runtime code')
+    await rpc('anvil_setCode', [created.paymaster_v08, rt.split(from07).join(to08)]).catch(() =>
+      rpc('hardhat_setCode', [created.paymaster_v08, rt.split(from07).join(to08)]))
+    const pm8 = new Contract(created.paymaster_v08, PAYMASTER07.abi, provider)
+    if (lc(await pm8.entryPoint()) !== ENTRY_POINT_V08) die('VerifyingPaymaster v0.8: entryPoint() is not v0.8 after the code rewrite')
   }
   const factory = new Contract(ACCOUNT_FACTORY_V06, FACTORY.abi, provider)
   const impl = lc(await factory.accountImplementation())
@@ -247,6 +298,11 @@ async function main() {
     { what: 'paymaster deposit', to: created.paymaster, data: pm.encodeFunctionData('deposit'), value: parseEther(S.paymaster.depositEth) },
     { what: 'paymaster addStake', to: created.paymaster, data: pm.encodeFunctionData('addStake', [S.paymaster.unstakeDelaySec]), value: parseEther(S.paymaster.stakeEth) },
   ]
+  const pm7 = ifc(PAYMASTER07)
+  for (const key of ['paymaster_v07', 'paymaster_v08']) {
+    p2.push({ what: `${key} deposit`, to: created[key], data: pm7.encodeFunctionData('deposit'), value: parseEther(S.paymaster.depositEth) })
+    p2.push({ what: `${key} addStake`, to: created[key], data: pm7.encodeFunctionData('addStake', [S.paymaster.unstakeDelaySec]), value: parseEther(S.paymaster.stakeEth) })
+  }
   for (const key of ['erc20_18', 'erc20_6']) {
     for (const [i, amount] of Object.entries(S[key].mint)) {
       p2.push({ what: `${key} mint`, to: created[key], data: e20.encodeFunctionData('mint', [account(Number(i)).address, parseUnits(amount.toString(), S[key].decimals)]) })
@@ -265,6 +321,14 @@ async function main() {
   if (info.deposit !== parseEther(S.paymaster.depositEth) || !info.staked || Number(info.unstakeDelaySec) !== S.paymaster.unstakeDelaySec) die(`paymaster deposit/stake not as expected: ${info}`)
   const pmc = new Contract(created.paymaster, PAYMASTER.abi, provider)
   if (lc(await pmc.verifyingSigner()) !== signer.address || lc(await pmc.owner()) !== from) die('paymaster signer/owner not as expected')
+  for (const [key, epAddr, epArt] of [['paymaster_v07', ENTRY_POINT_V07, EP07], ['paymaster_v08', ENTRY_POINT_V08, EP08]]) {
+    const d = await new Contract(epAddr, epArt.abi, provider).getDepositInfo(created[key])
+    if (d.deposit !== parseEther(S.paymaster.depositEth) || !d.staked || Number(d.unstakeDelaySec) !== S.paymaster.unstakeDelaySec) die(`${key}: deposit/stake not as expected: ${d}`)
+    const c = new Contract(created[key], PAYMASTER07.abi, provider)
+    if (lc(await c.verifyingSigner()) !== signer.address || lc(await c.owner()) !== from) die(`${key}: signer/owner not as expected`)
+  }
+  const impl07 = lc(await new Contract(ACCOUNT_FACTORY_V07, FACTORY07.abi, provider).accountImplementation())
+  const impl08 = lc(await new Contract(ACCOUNT_FACTORY_V08, FACTORY08.abi, provider).accountImplementation())
   for (const key of ['erc20_18', 'erc20_6']) {
     const d = Number(await new Contract(created[key], ERC20.abi, provider).decimals())
     if (d !== S[key].decimals) die(`${key}: decimals() is ${d}, expected ${S[key].decimals}`)
@@ -279,11 +343,21 @@ async function main() {
     paymaster: created.paymaster,
     paymaster_signer: signer.address,
     paymaster_signer_key: signer.privateKey,
+    entry_point_v07: ENTRY_POINT_V07,
+    account_factory_v07: ACCOUNT_FACTORY_V07,
+    account_implementation_v07: impl07,
+    paymaster_v07: created.paymaster_v07,
+    entry_point_v08: ENTRY_POINT_V08,
+    account_factory_v08: ACCOUNT_FACTORY_V08,
+    account_implementation_v08: impl08,
+    paymaster_v08: created.paymaster_v08,
+    simple_7702_account: SIMPLE_7702_ACCOUNT_V08,
     deployer: from,
     tokens: { erc20_18: created.erc20_18, erc20_6: created.erc20_6, erc721: created.erc721, erc1155: created.erc1155 },
     deploy_block: Math.min(...blocks),
   }
-  const ini = ['entry_point', 'account_factory', 'account_implementation', 'paymaster', 'paymaster_signer']
+  const ini = ['entry_point', 'account_factory', 'account_implementation', 'paymaster', 'paymaster_signer',
+    ...['07', '08'].flatMap((v) => ['entry_point', 'account_factory', 'account_implementation', 'paymaster'].map((k) => `${k}_v${v}`))]
     .map((k) => `${k} = ${out[k]}\n`).join('')
   const write = (file, text) => {
     const p = resolve(file)

@@ -21,6 +21,15 @@ export const PAYMASTER_SIGNER_INDEX = 9
 export const CREATE2_DEPLOYER = '0x4e59b44847b379578588920ca78fbf26c0b4956c'
 export const ENTRY_POINT_V06 = '0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789'
 export const ACCOUNT_FACTORY_V06 = '0x9406cc6185a346906296840746125a0e44976454'
+// Canonical v0.7 and v0.8 addresses: the same deployer, the published artifacts and salts
+// (salt 0 but for the two EntryPoints), so a live chain has them at the same place.
+export const ENTRY_POINT_V07 = '0x0000000071727de22e5e9d8baf0edac6f37da032'
+export const ACCOUNT_FACTORY_V07 = '0x91e60e0613810449d098b0b5ec8b51a0fe8c8985'
+export const ENTRY_POINT_V08 = '0x4337084d9e255ff0702461cf8895ce9e3b5ff108'
+export const ACCOUNT_FACTORY_V08 = '0x13e9ed32155810fdbd067d4522c492d6f68e5944'
+export const SIMPLE_7702_ACCOUNT_V08 = '0xe6cae83bde06e4c305530e199d7217f42808555b'
+export const ENTRY_POINT_V07_SALT = '0x90d8084deab30c2a37c45e8d47f49f2f7965183cb6990a98943ef94940681de3'
+export const ENTRY_POINT_V08_SALT = '0x0a59dbff790c23c976a548690c27297883cc66b4c67024f9117b0238995e35e9'
 
 // What deploy.mjs mints on every run (fresh token contracts each run, so these hold exactly).
 // Amounts are in whole tokens (multiply by 10^decimals); ERC-721 ids are assigned from 0.

@@ -244,6 +244,7 @@ enum sponsor_field {
 	SPONSOR_CHAIN,		/* 0 */
 	SPONSOR_NETWORK,	/* 1 */
 	SPONSOR_POLICY_ID,	/* 2 */
+	SPONSOR_ENTRY_POINT,	/* 3 */
 	SPONSOR__MAX
 };
 
@@ -251,9 +252,10 @@ static const struct bp_valid_field sponsor_fields[SPONSOR__MAX] = {
 	{ "chain", BP_VALID_STRING, 1, 0, NULL },	/* SPONSOR_CHAIN */
 	{ "network", BP_VALID_STRING, 0, 0, NULL },	/* SPONSOR_NETWORK */
 	{ "policy_id", BP_VALID_STRING, 1, 0, NULL },	/* SPONSOR_POLICY_ID */
+	{ "entry_point", BP_VALID_STRING, 0, 0, NULL },	/* SPONSOR_ENTRY_POINT */
 };
 
-/* POST /v1/gas/sponsor {chain, policy_id, user_operation, network?}. */
+/* POST /v1/gas/sponsor {chain, policy_id, user_operation, network?, entry_point?}. */
 static int
 sponsor(struct bp_req *r)
 {
@@ -262,6 +264,7 @@ sponsor(struct bp_req *r)
 	const struct bp_network *net;
 	const char *v[SPONSOR__MAX];
 	const uint8_t *key;
+	enum bp_ep_version version;
 	int rc;
 	cJSON *body;
 
@@ -273,9 +276,9 @@ sponsor(struct bp_req *r)
 	    (net = bp_req_evm_network(r, v[SPONSOR_CHAIN], v[SPONSOR_NETWORK])) == NULL)
 		rc = r->status;
 	else if (key = bp_paymaster_keys_get(&signer, config, net),
-	    bp_sponsor_allowed(&p, net, key, &res) != 0)
+	    bp_sponsor_allowed(&p, net, key, v[SPONSOR_ENTRY_POINT], &version, &res) != 0)
 		rc = bp_error(r, res.status, res.code, "%s: %s", res.field, res.message);
-	else if (bp_sponsor(r->db, r->ctx, config, net, key, &r->key, &p,
+	else if (bp_sponsor(r->db, r->ctx, config, net, key, &r->key, &p, version,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)

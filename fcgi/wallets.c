@@ -68,6 +68,7 @@ enum create_field {
 	CREATE_CHAIN,	/* 1 */
 	CREATE_NETWORK,	/* 2 */
 	CREATE_SALT,	/* 3 */
+	CREATE_VERSION,	/* 4 */
 	CREATE__MAX
 };
 
@@ -77,9 +78,14 @@ static const struct bp_valid_field create_fields[CREATE__MAX] = {
 	{ "network", BP_VALID_STRING, 0, BP_NAME_MAX - 1, NULL },	/* CREATE_NETWORK */
 	{ "salt", BP_VALID_STRING, 0, 128,				/* CREATE_SALT */
 	    "a uint256 in decimal or 0x-prefixed hex" },
+	{ "entry_point_version", BP_VALID_STRING, 0, 8,			/* CREATE_VERSION */
+	    "\"0.6\", \"0.7\" or \"0.8\"" },
 };
 
-/* POST /v1/wallets/create {owner, chain, salt?, network?}: 201 new, 200 the existing one. */
+/*
+ * POST /v1/wallets/create {owner, chain, salt?, network?, entry_point_version?}: 201 new, 200
+ * the existing one.
+ */
 static int
 wallet_create(struct bp_req *r)
 {
@@ -96,6 +102,7 @@ wallet_create(struct bp_req *r)
 		;
 	else if (req.owner = v[CREATE_OWNER], req.chain = v[CREATE_CHAIN],
 	    req.network = v[CREATE_NETWORK], req.salt = v[CREATE_SALT],
+	    req.entry_point_version = v[CREATE_VERSION],
 	    bp_wallets_create(r->ctx, r->db, &r->key, &req, &w, &created, &err) == -1)
 		rc = bp_error_reply(r, &err);
 	else

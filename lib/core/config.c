@@ -123,6 +123,16 @@ static const struct rule rules[] = {
 	/* ---- Bundler: the submitter's key and beneficiary (docs/bundler.md) ---- */
 	{ SEC_CHAIN, "bundler_key", VT_PATH, 0, 0, NET(bundler_key) },
 	{ SEC_CHAIN, "bundler_beneficiary", VT_ADDR, 0, 0, NET(bundler_beneficiary) },
+	/* ---- ERC-4337 v0.7 and v0.8 beside v0.6 (docs/wallets.md, docs/gas.md) ---- */
+	{ SEC_CHAIN, "entry_point_version", VT_TEXT, 0, 0, NET(entry_point_version) },
+	{ SEC_CHAIN, "entry_point_v07", VT_ADDR, 0, 0, NET(entry_point_v07) },
+	{ SEC_CHAIN, "account_factory_v07", VT_ADDR, 0, 0, NET(account_factory_v07) },
+	{ SEC_CHAIN, "account_implementation_v07", VT_ADDR, 0, 0, NET(account_implementation_v07) },
+	{ SEC_CHAIN, "paymaster_v07", VT_ADDR, 0, 0, NET(paymaster_v07) },
+	{ SEC_CHAIN, "entry_point_v08", VT_ADDR, 0, 0, NET(entry_point_v08) },
+	{ SEC_CHAIN, "account_factory_v08", VT_ADDR, 0, 0, NET(account_factory_v08) },
+	{ SEC_CHAIN, "account_implementation_v08", VT_ADDR, 0, 0, NET(account_implementation_v08) },
+	{ SEC_CHAIN, "paymaster_v08", VT_ADDR, 0, 0, NET(paymaster_v08) },
 	/* ---- Webhooks: the cap per plan, delivery and its e-mail (docs/webhooks.md) ---- */
 	{ SEC_PLAN, "webhooks", VT_INT, 0, 1000000, PLAN(webhooks) },
 	{ SEC_PLAN, "webhook_deliveries", VT_INT, 0, INT64_C(1000000000), PLAN(webhook_deliveries) },

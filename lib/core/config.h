@@ -88,6 +88,16 @@ struct bp_network {
 	/* ---- Bundler (cron/bundle.c; docs/bundler.md) ---- */
 	char		bundler_key[4096];	/* the file of the key that sends bundles */
 	char		bundler_beneficiary[BP_ADDR_STRLEN];	/* "" = the bundler's address */
+	/* ---- ERC-4337 v0.7 and v0.8 beside v0.6 (docs/wallets.md, docs/gas.md) ---- */
+	char		entry_point_version[8];	/* new wallets' and sponsor's default: "" = "0.6" */
+	char		entry_point_v07[BP_ADDR_STRLEN];
+	char		account_factory_v07[BP_ADDR_STRLEN];
+	char		account_implementation_v07[BP_ADDR_STRLEN];
+	char		paymaster_v07[BP_ADDR_STRLEN];
+	char		entry_point_v08[BP_ADDR_STRLEN];
+	char		account_factory_v08[BP_ADDR_STRLEN];
+	char		account_implementation_v08[BP_ADDR_STRLEN];
+	char		paymaster_v08[BP_ADDR_STRLEN];
 };
 
 /* ---- Gas: a [prices CHAIN] section, USD prices of the chain's coins (lib/token/price.c) ---- */

@@ -68,8 +68,26 @@ bp_simple_account_format_salt(const uint8_t salt[32], char *out, size_t cap)
 	return bp_u256_to_dec(&v, out, cap);
 }
 
-void
-bp_simple_account_init_code_hash(const uint8_t impl[20], const uint8_t owner[20], uint8_t hash[32])
+const uint8_t *
+bp_simple_account_proxy_runtime(enum bp_ep_version version, size_t *len)
+{
+	switch (version) {
+	case BP_EP_V07:
+		*len = BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_LEN;
+		return bp_simple_account_proxy_code_v07 + BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_OFF;
+	case BP_EP_V08:
+		*len = BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_LEN;
+		return bp_simple_account_proxy_code_v08 + BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_OFF;
+	default:
+		*len = BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN;
+		return bp_simple_account_proxy_code + BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF;
+	}
+}
+
+/* The Keccak-256 of version's proxy creation code ++ abi.encode(impl, initialize(owner)). */
+static void
+init_code_hash(enum bp_ep_version version, const uint8_t impl[20], const uint8_t owner[20],
+    uint8_t hash[32])
 {
 	/*
 	 * abi.encode(address impl, bytes data) with data = initialize(owner) calldata (36 bytes):
@@ -87,9 +105,27 @@ bp_simple_account_init_code_hash(const uint8_t impl[20], const uint8_t owner[20]
 	addr_word(owner, args + 100);
 
 	bp_keccak_init(&k);
-	bp_keccak_update(&k, bp_simple_account_proxy_code, bp_simple_account_proxy_code_len);
+	switch (version) {
+	case BP_EP_V07:
+		bp_keccak_update(&k, bp_simple_account_proxy_code_v07,
+		    bp_simple_account_proxy_code_v07_len);
+		break;
+	case BP_EP_V08:
+		bp_keccak_update(&k, bp_simple_account_proxy_code_v08,
+		    bp_simple_account_proxy_code_v08_len);
+		break;
+	default:
+		bp_keccak_update(&k, bp_simple_account_proxy_code, bp_simple_account_proxy_code_len);
+		break;
+	}
 	bp_keccak_update(&k, args, sizeof(args));
 	bp_keccak_final(&k, hash);
+}
+
+void
+bp_simple_account_init_code_hash(const uint8_t impl[20], const uint8_t owner[20], uint8_t hash[32])
+{
+	init_code_hash(BP_EP_V06, impl, owner, hash);
 }
 
 void
@@ -110,9 +146,16 @@ void
 bp_simple_account_address(const uint8_t factory[20], const uint8_t impl[20],
     const uint8_t owner[20], const uint8_t salt[32], uint8_t out[20])
 {
+	bp_simple_account_address_v(BP_EP_V06, factory, impl, owner, salt, out);
+}
+
+void
+bp_simple_account_address_v(enum bp_ep_version version, const uint8_t factory[20],
+    const uint8_t impl[20], const uint8_t owner[20], const uint8_t salt[32], uint8_t out[20])
+{
 	uint8_t code_hash[32];
 
-	bp_simple_account_init_code_hash(impl, owner, code_hash);
+	init_code_hash(version, impl, owner, code_hash);
 	bp_simple_account_create2(factory, salt, code_hash, out);
 }
 

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "entry_point.h"
+
 #define BP_SIMPLE_ACCOUNT_SALT_LEN		32
 /* factory (20) ++ createAccount selector (4) ++ owner word ++ salt word. */
 #define BP_SIMPLE_ACCOUNT_INIT_CODE_LEN		(20 + 4 + 32 + 32)
@@ -32,6 +34,12 @@
 /* The ERC1967Proxy creation code of SimpleAccountFactory v0.6 (1985 bytes). */
 extern const uint8_t	bp_simple_account_proxy_code[];
 extern const size_t	bp_simple_account_proxy_code_len;
+/* The same of SimpleAccountFactory v0.7 (1047 bytes) and v0.8 (680), simple_account_code.c. */
+extern const uint8_t	bp_simple_account_proxy_code_v07[];
+extern const size_t	bp_simple_account_proxy_code_v07_len;
+extern const uint8_t	bp_simple_account_proxy_code_v08[];
+extern const size_t	bp_simple_account_proxy_code_v08_len;
+
 /*
  * What the creation code deploys: the proxy's runtime code, the same for every wallet of such
  * a factory (no immutables), at these bytes of bp_simple_account_proxy_code (checked against
@@ -39,6 +47,16 @@ extern const size_t	bp_simple_account_proxy_code_len;
  */
 #define BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF	1101
 #define BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN	845
+/*
+ * The same runtime of v0.7's and v0.8's proxies: the tail of their creation code (checked
+ * against deployed wallets of the devchain, tests/e2e/entrypoints.test.mjs through sponsorship).
+ */
+#define BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_OFF	864
+#define BP_SIMPLE_ACCOUNT_PROXY_V07_RUNTIME_LEN	183
+#define BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_OFF	539
+#define BP_SIMPLE_ACCOUNT_PROXY_V08_RUNTIME_LEN	141
+/* The proxy runtime of version's wallets, its length into *len. */
+const uint8_t	*bp_simple_account_proxy_runtime(enum bp_ep_version version, size_t *len);
 /* bytes32(uint256(keccak256("eip1967.proxy.implementation")) - 1). */
 #define BP_SIMPLE_ACCOUNT_IMPL_SLOT \
 	"0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc"
@@ -71,6 +89,10 @@ void	bp_simple_account_create2(const uint8_t deployer[20], const uint8_t salt[32
  */
 void	bp_simple_account_address(const uint8_t factory[20], const uint8_t impl[20],
 	    const uint8_t owner[20], const uint8_t salt[32], uint8_t out[20]);
+/* The same for version's SimpleAccountFactory (v0.6: bp_simple_account_address). */
+void	bp_simple_account_address_v(enum bp_ep_version version, const uint8_t factory[20],
+	    const uint8_t impl[20], const uint8_t owner[20], const uint8_t salt[32],
+	    uint8_t out[20]);
 
 /*
  * Writes the initCode of the wallet's first UserOperation:

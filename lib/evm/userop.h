@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "entry_point.h"
 #include "u256.h"
 
 /* The most bytes a client's initCode, callData, paymasterAndData or signature may hold. */
@@ -44,12 +45,21 @@ enum bp_userop_num {
 	BP_USEROP_NUM__MAX
 };
 
-/* A v0.6 UserOperation. The byte fields are heap copies owned by the op (bp_userop_free). */
+/*
+ * A UserOperation. The byte fields are heap copies owned by the op (bp_userop_free). A v0.7 or
+ * v0.8 op is held packed as its EntryPoint takes it: initCode = factory ++ factoryData,
+ * paymasterAndData = paymaster ++ paymasterVerificationGasLimit (16 bytes) ++
+ * paymasterPostOpGasLimit (16) ++ paymasterData.
+ */
 struct bp_userop {
 	uint8_t		 sender[20];
 	struct bp_u256	 num[BP_USEROP_NUM__MAX];
 	uint8_t		*bytes[BP_USEROP_BYTES__MAX];	/* NULL when empty */
 	size_t		 len[BP_USEROP_BYTES__MAX];
+	enum bp_ep_version version;		/* the form it was read in: 0 is v0.6 */
+	/* v0.7+: paymasterVerificationGasLimit, paymasterPostOpGasLimit (0 when absent). */
+	struct bp_u256	 pm_gas[2];
+	int		 has_pm_gas[2];		/* the client gave it */
 };
 
 /* One call an account makes: target, value and the call's first four bytes. */
@@ -73,6 +83,34 @@ const char	*bp_userop_bytes_name(enum bp_userop_bytes);
  */
 int		 bp_userop_from_json(const cJSON *j, struct bp_userop *op, const char **field,
 		    char *why, size_t cap);
+/*
+ * Reads a v0.7 or v0.8 UserOperation in its JSON-RPC form (the same for both): sender, the six
+ * quantities of v0.6 (verificationGasLimit, callGasLimit, maxFeePerGas and
+ * maxPriorityFeePerGas below 2^128: they are packed), callData required; signature, factory
+ * and factoryData, paymaster, paymasterVerificationGasLimit and paymasterPostOpGasLimit (below
+ * 2^128) and paymasterData optional, null taken as absent. Packs initCode and
+ * paymasterAndData as the EntryPoint does. Returns as bp_userop_from_json; op->version is v0.7.
+ */
+int		 bp_userop_from_json_v07(const cJSON *j, struct bp_userop *op, const char **field,
+		    char *why, size_t cap);
+/* The form of version v: bp_userop_from_json or bp_userop_from_json_v07 (version set). */
+int		 bp_userop_from_json_v(enum bp_ep_version v, const cJSON *j, struct bp_userop *op,
+		    const char **field, char *why, size_t cap);
+
+/* v0.7's accountGasLimits (verificationGasLimit ++ callGasLimit, 16 bytes each). */
+void		 bp_userop_account_gas_limits(const struct bp_userop *op, uint8_t out[32]);
+/* v0.7's gasFees (maxPriorityFeePerGas ++ maxFeePerGas, 16 bytes each). */
+void		 bp_userop_gas_fees(const struct bp_userop *op, uint8_t out[32]);
+/* Keccak-256 of v0.8's PackedUserOperation type string. */
+extern const uint8_t bp_userop_v08_typehash[32];
+/*
+ * The userOpHash of op as its version's EntryPoint ep on chain_id computes it: v0.6 as
+ * bp_userop_hash, v0.7 keccak256(abi.encode(keccak256(encode(op)), ep, chainId)), v0.8 the
+ * EIP-712 hash of domain ("ERC4337", "1", chainId, ep). Cannot fail.
+ */
+void		 bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20],
+		    uint64_t chain_id, uint8_t out[32]);
+
 /* Frees op's bytes and zeroes it; an op that was zeroed or freed is a no-op. */
 void		 bp_userop_free(struct bp_userop *op);
 
@@ -93,14 +131,17 @@ uint8_t		*bp_userop_abi(const struct bp_userop *op, size_t pnd_len, size_t *len,
 /*
  * The most an op can cost its paymaster under EntryPoint v0.6, in wei: (callGasLimit +
  * verificationGasLimit x 3 + preVerificationGas) x maxFeePerGas (the prefund EntryPoint asks of
- * a paymaster, which may run postOp). Returns 0, or -1 when it passes 2^256 or the gas passes 2^64.
+ * a paymaster, which may run postOp); under v0.7 and v0.8 the five gas limits' sum (the
+ * paymaster's two in pm_gas) x maxFeePerGas. Returns 0, or -1 when it passes 2^256 or the gas passes 2^64.
  */
 int		 bp_userop_max_cost(const struct bp_userop *op, struct bp_u256 *wei);
 
 /*
- * Reads the calls a SimpleAccount v0.6 makes from callData: execute(address,uint256,bytes) is
- * one call, executeBatch(address[],bytes[]) one per element (the arrays must have the same
- * length), empty callData none. Returns the number of calls written to calls (room for cap),
+ * Reads the calls a SimpleAccount makes from callData: execute(address,uint256,bytes) is
+ * one call (every version), executeBatch(address[],bytes[]) (v0.6) one per element (the
+ * arrays must have the same length), as are v0.7's executeBatch(address[],uint256[],bytes[])
+ * (no values or one per call) and v0.8's executeBatch((address,uint256,bytes)[]); empty
+ * callData none. A v0.6 account has no v0.7/v0.8 batch: such an op reverts, no call is made. Returns the number of calls written to calls (room for cap),
  * or -1 for anything else: another selector, a malformed encoding, more than cap calls.
  */
 int		 bp_userop_calls(const uint8_t *data, size_t len, struct bp_userop_call *calls,

@@ -46,6 +46,37 @@ out:
 	return rc;
 }
 
+void
+bp_paymaster_hash_v07(const struct bp_userop *op, uint64_t chain_id, const uint8_t paymaster[20],
+    const struct bp_u256 pm_gas[2], uint64_t valid_until, uint64_t valid_after, uint8_t out[32])
+{
+	uint8_t w[12 * 32], t[32];
+	struct bp_u256 v;
+	size_t i;
+
+	memset(w, 0, sizeof(w));
+	memcpy(w + 12, op->sender, 20);
+	bp_u256_to_be32(&op->num[BP_USEROP_NONCE], w + 32);
+	bp_keccak256(op->bytes[BP_USEROP_INIT_CODE], op->len[BP_USEROP_INIT_CODE], w + 64);
+	bp_keccak256(op->bytes[BP_USEROP_CALL_DATA], op->len[BP_USEROP_CALL_DATA], w + 96);
+	bp_userop_account_gas_limits(op, w + 128);
+	/* uint256(bytes32(paymasterAndData[20:52])): both limits, 16 bytes each. */
+	for (i = 0; i < 2; i++) {
+		bp_u256_to_be32(&pm_gas[i], t);
+		memcpy(w + 160 + 16 * i, t + 16, 16);
+	}
+	bp_u256_to_be32(&op->num[BP_USEROP_PRE_VERIFICATION_GAS], w + 192);
+	bp_userop_gas_fees(op, w + 224);
+	bp_u256_from_u64(&v, chain_id);
+	bp_u256_to_be32(&v, w + 256);
+	memcpy(w + 288 + 12, paymaster, 20);
+	bp_u256_from_u64(&v, valid_until);
+	bp_u256_to_be32(&v, w + 320);
+	bp_u256_from_u64(&v, valid_after);
+	bp_u256_to_be32(&v, w + 352);
+	bp_keccak256(w, sizeof(w), out);
+}
+
 int
 bp_paymaster_sign(const uint8_t key[32], const uint8_t paymaster[20], const uint8_t hash[32],
     uint64_t valid_until, uint64_t valid_after, uint8_t pnd[BP_PAYMASTER_PND_LEN])
@@ -138,41 +169,81 @@ bp_paymaster_grant(struct bp_upstream *up, const struct bp_network *net, const u
     const struct bp_userop *op, uint64_t valid_until, uint64_t valid_after,
     struct bp_paymaster_grant *out)
 {
+	struct bp_entry_point epc;
 	struct bp_userop signed_op;
 	struct bp_u256 nonce;
-	uint8_t pm[20], ep[20], hash[32];
+	uint8_t pm[20], ep[20], hash[32], word[32];
+	size_t i;
 
-	if (bp_addr_parse(net->paymaster, strlen(net->paymaster), 0, pm) == -1 ||
-	    bp_addr_parse(net->entry_point, strlen(net->entry_point), 0, ep) == -1 ||
+	memset(out, 0, sizeof(*out));
+	bp_entry_point_of(net, op->version, &epc);
+	if (bp_addr_parse(epc.paymaster, strlen(epc.paymaster), 0, pm) == -1 ||
+	    bp_addr_parse(epc.entry_point, strlen(epc.entry_point), 0, ep) == -1 ||
 	    net->chain_id < 0) {
-		bp_err("%s: %s.%s: no paymaster, entry point or chain id", __func__, net->chain,
-		    net->network);
+		bp_err("%s: %s.%s: no paymaster, entry point or chain id of v%s", __func__,
+		    net->chain, net->network, bp_ep_version_name(op->version));
 		return -1;
 	}
-	if (bp_paymaster_sender_nonce(up, net, pm, op->sender, &nonce) == -1 ||
-	    bp_paymaster_hash(op, (uint64_t)net->chain_id, pm, &nonce, valid_until, valid_after,
-	    hash) == -1 || bp_paymaster_sign(key, pm, hash, valid_until, valid_after, out->pnd) == -1)
-		return -1;
+	out->version = op->version;
+	if (op->version == BP_EP_V06) {
+		if (bp_paymaster_sender_nonce(up, net, pm, op->sender, &nonce) == -1 ||
+		    bp_paymaster_hash(op, (uint64_t)net->chain_id, pm, &nonce, valid_until,
+		    valid_after, hash) == -1 ||
+		    bp_paymaster_sign(key, pm, hash, valid_until, valid_after, out->pnd) == -1)
+			return -1;
+		out->pnd_len = BP_PAYMASTER_PND_LEN;
+	} else {
+		/* The client's limits when it gave them (its estimate), else ours. */
+		if (op->has_pm_gas[0])
+			out->pm_gas[0] = op->pm_gas[0];
+		else
+			bp_u256_from_u64(&out->pm_gas[0], BP_PAYMASTER_V07_VERIFICATION_GAS);
+		if (op->has_pm_gas[1])
+			out->pm_gas[1] = op->pm_gas[1];
+		bp_paymaster_hash_v07(op, (uint64_t)net->chain_id, pm, out->pm_gas, valid_until,
+		    valid_after, hash);
+		/*
+		 * v0.6's layout written 32 bytes on (its paymaster address lands at 32..52), then
+		 * the head: paymaster ++ the two limits, over that address.
+		 */
+		if (bp_paymaster_sign(key, pm, hash, valid_until, valid_after, out->pnd + 32) == -1)
+			return -1;
+		memcpy(out->pnd, pm, 20);
+		for (i = 0; i < 2; i++) {
+			bp_u256_to_be32(&out->pm_gas[i], word);
+			memcpy(out->pnd + 20 + 16 * i, word + 16, 16);
+		}
+		out->pnd_len = BP_PAYMASTER_V07_PND_LEN;
+	}
 	out->valid_until = valid_until;
 	out->valid_after = valid_after;
 	/* A shallow copy with the new paymasterAndData: nothing of it is freed. */
 	signed_op = *op;
 	signed_op.bytes[BP_USEROP_PAYMASTER_AND_DATA] = out->pnd;
-	signed_op.len[BP_USEROP_PAYMASTER_AND_DATA] = sizeof(out->pnd);
-	bp_userop_hash(&signed_op, ep, (uint64_t)net->chain_id, out->op_hash);
+	signed_op.len[BP_USEROP_PAYMASTER_AND_DATA] = out->pnd_len;
+	signed_op.pm_gas[0] = out->pm_gas[0];
+	signed_op.pm_gas[1] = out->pm_gas[1];
+	bp_userop_hash_v(&signed_op, ep, (uint64_t)net->chain_id, out->op_hash);
 	return 0;
 }
 
 int
 bp_paymaster_key_for(const struct bp_network *n, uint8_t key[32])
 {
+	struct bp_entry_point ep;
 	uint8_t addr[20], want[20];
+	int v, any = 0;
 
 	if (n->paymaster_key_file[0] == '\0')
 		return -1;
-	if (n->entry_point[0] == '\0' || n->paymaster[0] == '\0') {
-		bp_err("%s.%s: paymaster_key_file without entry_point and paymaster: no sponsorship",
-		    n->chain, n->network);
+	/* One key signs for every version's paymaster: any version with both will do. */
+	for (v = 0; v < BP_EP__MAX; v++) {
+		bp_entry_point_of(n, (enum bp_ep_version)v, &ep);
+		any |= ep.entry_point[0] != '\0' && ep.paymaster[0] != '\0';
+	}
+	if (!any) {
+		bp_err("%s.%s: paymaster_key_file without an entry point and its paymaster: no "
+		    "sponsorship", n->chain, n->network);
 		return -1;
 	}
 	if (bp_paymaster_key_load(n->paymaster_key_file, key, addr) == -1)

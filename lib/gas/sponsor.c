@@ -32,8 +32,11 @@ refuse(struct bp_sponsor_result *out, int status, const char *code, const char *
 
 int
 bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net, const uint8_t *key,
-    struct bp_sponsor_result *out)
+    const char *entry_point, enum bp_ep_version *version, struct bp_sponsor_result *out)
 {
+	struct bp_entry_point ep;
+	uint8_t a[20];
+
 	memset(out, 0, sizeof(*out));
 	out->field = "policy_id";
 	/* A refusal by the policy itself, as its rules' are: 403 naming the state. */
@@ -52,13 +55,34 @@ bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net, cons
 	if (key == NULL)
 		return refuse(out, 400, "invalid_request", "sponsorship is not available on %s %s "
 		    "(no paymaster and signer key configured)", net->chain, net->network);
+	out->field = "entry_point";
+	if (entry_point == NULL) {
+		if (bp_entry_point_default(net, version) == -1)
+			return refuse(out, 500, "internal_error", "bad entry_point_version in the "
+			    "configuration");
+		bp_entry_point_of(net, *version, &ep);
+	} else if (bp_addr_parse(entry_point, strlen(entry_point), BP_ADDR_CHECKSUM, a) == -1)
+		return refuse(out, 400, "invalid_request", "must be an address: 0x and 40 hex "
+		    "digits (mixed case must be a valid EIP-55 checksum)");
+	else if (bp_entry_point_find(net, a, &ep) == -1)
+		return refuse(out, 400, "invalid_request", "%.42s is not an EntryPoint of %s %s "
+		    "(v0.6 %s%s%s%s%s)", entry_point, net->chain, net->network,
+		    net->entry_point[0] ? net->entry_point : "none",
+		    net->entry_point_v07[0] ? ", v0.7 " : "", net->entry_point_v07,
+		    net->entry_point_v08[0] ? ", v0.8 " : "", net->entry_point_v08);
+	*version = ep.version;
+	if (ep.entry_point[0] == '\0' || ep.paymaster[0] == '\0')
+		return refuse(out, 400, "invalid_request", "sponsorship of EntryPoint v%s is not "
+		    "available on %s %s (no entry point and paymaster of that version configured)",
+		    bp_ep_version_name(ep.version), net->chain, net->network);
 	out->field = NULL;
 	return out->status = 0;
 }
 
 /*
  * 1 when the sender of op is an account whose calls bp_userop_calls decodes truly: SimpleAccount
- * v0.6 of net's configured factory and implementation. A first op is one when its initCode's
+ * of net's configured factory and implementation of op's version (execute and executeBatch
+ * are the same in v0.6 and v0.7; v0.8's executeBatch takes Call[]: bp_userop_calls refuses it). A first op is one when its initCode's
  * factory is that factory (which deploys only that proxy over that implementation); a deployed
  * sender when its code is that ERC1967Proxy and its EIP-1967 slot holds the implementation (one
  * batch: eth_getCode, eth_getStorageAt). Any other sender could run an execute that ignores its
@@ -68,21 +92,24 @@ static int
 known_account(struct bp_upstream *up, const struct bp_network *net, const struct bp_userop *op)
 {
 	struct bp_rpc_client_call calls[2];
-	const uint8_t *runtime = bp_simple_account_proxy_code + BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_OFF;
+	struct bp_entry_point ep;
+	const uint8_t *runtime;
 	const char *code, *slot;
 	uint8_t factory[20], impl[20], word[32], have[BP_SIMPLE_ACCOUNT_PROXY_RUNTIME_LEN];
+	size_t rlen;
 	char sender[BP_ADDR_STR_MAX];
 	cJSON *p[2];
 	size_t i;
 	int rc = -1;
 
-	if (bp_addr_parse(net->account_factory, strlen(net->account_factory), 0, factory) == -1 ||
-	    bp_addr_parse(net->account_implementation, strlen(net->account_implementation), 0,
-	    impl) == -1)
+	bp_entry_point_of(net, op->version, &ep);
+	if (bp_addr_parse(ep.factory, strlen(ep.factory), 0, factory) == -1 ||
+	    bp_addr_parse(ep.implementation, strlen(ep.implementation), 0, impl) == -1)
 		return 0;	/* no known implementation on this network */
 	if (op->len[BP_USEROP_INIT_CODE] > 0)
 		return op->len[BP_USEROP_INIT_CODE] >= 20 &&
 		    memcmp(op->bytes[BP_USEROP_INIT_CODE], factory, 20) == 0;
+	runtime = bp_simple_account_proxy_runtime(op->version, &rlen);
 	bp_addr_format_lower(op->sender, sender, sizeof(sender));
 	p[0] = cJSON_CreateArray();
 	p[1] = cJSON_CreateArray();
@@ -106,8 +133,8 @@ known_account(struct bp_upstream *up, const struct bp_network *net, const struct
 	}
 	code = calls[0].result->valuestring;
 	slot = calls[1].result->valuestring;
-	rc = bp_hex_decode_fixed(code, strlen(code), have, sizeof(have)) == 0 &&
-	    memcmp(have, runtime, sizeof(have)) == 0 && bp_hex_decode_fixed(slot, strlen(slot), word, 32) == 0 &&
+	rc = bp_hex_decode_fixed(code, strlen(code), have, rlen) == 0 &&
+	    memcmp(have, runtime, rlen) == 0 && bp_hex_decode_fixed(slot, strlen(slot), word, 32) == 0 &&
 	    memcmp(word, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) == 0 && memcmp(word + 12, impl, 20) == 0;
 out:
 	for (i = 0; i < 2; i++) {
@@ -120,7 +147,8 @@ out:
 int
 bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg,
     const struct bp_network *net, const uint8_t key[32], const struct bp_key *who,
-    const struct bp_policy *p, const cJSON *j, struct bp_sponsor_result *out)
+    const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
+    struct bp_sponsor_result *out)
 {
 	const struct bp_policy_budget budget = { who->account_id, who->plan.sponsor_usd_per_day,
 	    cfg->sponsor_usd_per_day };
@@ -134,8 +162,11 @@ bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg
 	int ncalls, refused, known;
 
 	memset(out, 0, sizeof(*out));
-	if (bp_userop_from_json(j, &op, &field, why, sizeof(why)) == -1)
+	if (bp_userop_from_json_v(version, j, &op, &field, why, sizeof(why)) == -1)
 		return refuse(out, 400, "invalid_request", "user_operation.%s: %s", field, why);
+	/* v0.7+: what the op will carry, its own limits or ours, bounds its cost. */
+	if (version != BP_EP_V06 && !op.has_pm_gas[0])
+		bp_u256_from_u64(&op.pm_gas[0], BP_PAYMASTER_V07_VERIFICATION_GAS);
 	if (bp_userop_max_cost(&op, &wei) == -1) {
 		refuse(out, 400, "invalid_request", "user_operation: the gas limits times "
 		    "maxFeePerGas are too large to be sponsored");
@@ -158,9 +189,10 @@ bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg
 			    "later", net->chain, net->network);
 		else
 			refuse(out, 403, "forbidden", "%s: the sender is not an account Blockport "
-			    "knows (SimpleAccount v0.6 of the configured factory, or a first "
-			    "operation whose initCode calls that factory), so its calls cannot be "
-			    "checked", p->rules.has & (1u << BP_RULE_ALLOWED_CONTRACTS) ?
+			    "knows (a SimpleAccount of the configured factory of its EntryPoint "
+			    "version, deployed or deployed by this operation's initCode), so its "
+			    "calls cannot be checked",
+			    p->rules.has & (1u << BP_RULE_ALLOWED_CONTRACTS) ?
 			    "allowed_contracts" : "allowed_methods");
 		goto out;
 	}
@@ -188,12 +220,13 @@ int
 bp_sponsor_json(const struct bp_sponsor_result *s, struct bp_buf *b)
 {
 	const struct bp_paymaster_grant *g = &s->grant;
-	char pm[BP_ADDR_STR_MAX], data[2 * BP_PAYMASTER_PND_LEN + 3], u[BP_U256_UNITS_MAX + 2];
-	char pnd[2 * BP_PAYMASTER_PND_LEN + 3], h[67];
+	char pm[BP_ADDR_STR_MAX], data[2 * BP_PAYMASTER_PND_MAX + 3], u[BP_U256_UNITS_MAX + 2];
+	char pnd[2 * BP_PAYMASTER_PND_MAX + 3], h[67], vgl[67];
+	char pgl[67];
 
 	bp_addr_format_checksum(g->pnd, pm, sizeof(pm));
-	bp_hex_encode(g->pnd + 20, BP_PAYMASTER_DATA_LEN, data, sizeof(data));
-	bp_hex_encode(g->pnd, BP_PAYMASTER_PND_LEN, pnd, sizeof(pnd));
+	bp_hex_encode(g->pnd + g->pnd_len - BP_PAYMASTER_DATA_LEN, BP_PAYMASTER_DATA_LEN, data,
+	    sizeof(data));
 	bp_hex_encode(g->op_hash, 32, h, sizeof(h));
 	memcpy(u, "null", 5);
 	if (s->have_usd) {
@@ -201,6 +234,18 @@ bp_sponsor_json(const struct bp_sponsor_result *s, struct bp_buf *b)
 		bp_u256_format_units(&s->usd, BP_PRICE_USD_DECIMALS, u + 1, BP_U256_UNITS_MAX);
 		memcpy(u + strlen(u), "\"", 2);
 	}
+	if (g->version != BP_EP_V06) {
+		/* v0.7/v0.8: the op carries these four; its paymasterAndData is the EntryPoint's. */
+		bp_u256_to_quantity(&g->pm_gas[0], vgl, sizeof(vgl));
+		bp_u256_to_quantity(&g->pm_gas[1], pgl, sizeof(pgl));
+		return bp_buf_printf(b, "{\"paymaster\":\"%s\",\"paymasterData\":\"%s\","
+		    "\"paymasterVerificationGasLimit\":\"%s\",\"paymasterPostOpGasLimit\":\"%s\","
+		    "\"sponsored_gas_usd\":%s,\"entry_point_version\":\"%s\",\"valid_until\":%llu,"
+		    "\"valid_after\":%llu,\"user_op_hash\":\"%s\"}", pm, data, vgl, pgl, u,
+		    bp_ep_version_name(g->version), (unsigned long long)g->valid_until,
+		    (unsigned long long)g->valid_after, h) == -1 ? -1 : 0;
+	}
+	bp_hex_encode(g->pnd, g->pnd_len, pnd, sizeof(pnd));
 	return bp_buf_printf(b, "{\"paymaster\":\"%s\",\"paymasterData\":\"%s\","
 	    "\"paymasterVerificationGasLimit\":\"0x%x\",\"paymasterPostOpGasLimit\":\"0x%x\","
 	    "\"sponsored_gas_usd\":%s,\"paymasterAndData\":\"%s\",\"valid_until\":%llu,"

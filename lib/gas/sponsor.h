@@ -34,24 +34,32 @@ struct bp_sponsor_result {
 /*
  * The rules of a sponsorship under policy p on net that need no UserOperation, the same for
  * POST /v1/gas/sponsor and the bundler's ERC-7677 methods: p is active (403 naming its state),
- * p is for net's chain and network, and net has a paymaster with its signer key (key, NULL
- * when not). Returns 0, or 403 or 400 with out->field ("policy_id", "chain" or "network", for
- * a caller that names the member), out->code and out->message.
+ * p is for net's chain and network, entry_point (the client's text; NULL: the network's
+ * entry_point_version) is an EntryPoint of net, whose version goes to *version, and net has
+ * that version's paymaster and the signer key (key, NULL when not). Returns 0, or 403 or 400
+ * with out->field ("policy_id", "chain", "network" or "entry_point", for a caller that names
+ * the member), out->code and out->message.
  */
 int	bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net,
-	    const uint8_t *key, struct bp_sponsor_result *out);
+	    const uint8_t *key, const char *entry_point, enum bp_ep_version *version,
+	    struct bp_sponsor_result *out);
 
 /*
- * Sponsors the UserOperation j (untrusted JSON) under the active policy p on net for the API
- * key who (its account's plan budget, and cfg's server budget), signing with key, the signature
- * valid for validity seconds. Returns out->status: 200, 400 (a bad field), 403 (a rule or a
+ * Sponsors the UserOperation j (untrusted JSON, in the form of EntryPoint version) under the
+ * active policy p on net for the API key who (its account's plan budget, and cfg's server
+ * budget), signing with key, the signature valid for validity seconds. Returns out->status: 200, 400 (a bad field), 403 (a rule or a
  * budget refused), 500 (the node did not answer, a database error).
  */
 int	bp_sponsor(struct bp_db *, struct bp_upstream *, const struct bp_config *,
 	    const struct bp_network *net, const uint8_t key[32], const struct bp_key *who,
-	    const struct bp_policy *p, const cJSON *j, struct bp_sponsor_result *out);
+	    const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
+	    struct bp_sponsor_result *out);
 
-/* Appends the answer of a sponsorship that succeeded to b; 0, or -1 when b is full. */
+/*
+ * Appends the answer of a sponsorship that succeeded to b: v0.7/v0.8's members (paymaster,
+ * paymasterData and the two gas limits), and paymasterAndData for v0.6; 0, or -1 when b is
+ * full.
+ */
 int	bp_sponsor_json(const struct bp_sponsor_result *, struct bp_buf *b);
 
 #endif

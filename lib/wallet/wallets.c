@@ -18,6 +18,7 @@
 #include "evm/address.h"
 #include "evm/blocks.h"
 #include "evm/chain.h"
+#include "evm/entry_point.h"
 #include "evm/simple_account.h"
 #include "index/index_read.h"
 #include "net/upstream.h"
@@ -41,11 +42,19 @@ struct bp_wallets {
 	const struct bp_config	*cfg;
 	struct bp_upstream	*up;
 	struct bp_chain		*chain;
-	/* Per network (index in cfg->nets): 1 once the factory's getAddress agreed with ours. */
-	int			 factory_ok[BP_MAX_NETWORKS];
-	/* The factory's EIP-55 form, the same on every wallet of a network: a Keccak-256 each. */
-	uint8_t			 last_factory[20];
-	char			 last_factory_cs[BP_ADDR_STR_MAX];
+	/*
+	 * Per network (index in cfg->nets) and EntryPoint version: 1 once the version's factory's
+	 * getAddress agreed with ours.
+	 */
+	int			 factory_ok[BP_MAX_NETWORKS][BP_EP__MAX];
+	/*
+	 * The factory's and the EntryPoint's EIP-55 forms, the same on every wallet of a network
+	 * and version: a Keccak-256 each otherwise.
+	 */
+	struct cs_cache {
+		uint8_t		 a[20];
+		char		 cs[BP_ADDR_STR_MAX];
+	}			 last_factory, last_entry_point;
 	struct code_slot	 code[CODE_CACHE_SLOTS];
 };
 
@@ -59,6 +68,10 @@ bp_wallets_new(const struct bp_config *cfg)
 		return NULL;
 	}
 	ws->cfg = cfg;
+	if (bp_entry_point_check(cfg) == -1) {
+		bp_wallets_free(ws);
+		return NULL;
+	}
 	if ((ws->up = bp_upstream_new(cfg)) == NULL ||
 	    (ws->chain = bp_chain_new(cfg, ws->up)) == NULL) {
 		bp_err("%s: cannot make the upstream pool", __func__);
@@ -118,15 +131,42 @@ addr_lower(const uint8_t a[20], char out[BP_ADDR_STR_MAX])
 	bp_addr_format_lower(a, out, BP_ADDR_STR_MAX);
 }
 
-/* w's factory_cs, from the context's copy when it is the last factory seen. */
+/* a's EIP-55 form into out, from c when a is the address c last saw. */
 static void
-factory_checksum(struct bp_wallets *ws, struct bp_wallet *w)
+checksum_cached(struct cs_cache *c, const uint8_t a[20], char out[BP_ADDR_STR_MAX])
 {
-	if (ws->last_factory_cs[0] == '\0' || memcmp(w->factory, ws->last_factory, 20) != 0) {
-		bp_addr_format_checksum(w->factory, ws->last_factory_cs, BP_ADDR_STR_MAX);
-		memcpy(ws->last_factory, w->factory, 20);
+	if (c->cs[0] == '\0' || memcmp(a, c->a, 20) != 0) {
+		bp_addr_format_checksum(a, c->cs, BP_ADDR_STR_MAX);
+		memcpy(c->a, a, 20);
 	}
-	memcpy(w->factory_cs, ws->last_factory_cs, BP_ADDR_STR_MAX);
+	memcpy(out, c->cs, BP_ADDR_STR_MAX);
+}
+
+/*
+ * The EIP-55 form of the EntryPoint of version on net (NULL: the wallet's network has left
+ * the config) into out; "" when it has none.
+ */
+static void
+entry_point_checksum(struct bp_wallets *ws, const struct bp_network *net,
+    enum bp_ep_version version, char out[BP_ADDR_STR_MAX])
+{
+	struct bp_entry_point ep;
+	uint8_t a[20];
+
+	out[0] = '\0';
+	if (net == NULL)
+		return;
+	bp_entry_point_of(net, version, &ep);
+	if (bp_addr_parse(ep.entry_point, strlen(ep.entry_point), 0, a) == 0)
+		checksum_cached(&ws->last_entry_point, a, out);
+}
+
+/* w's factory_cs and entry_point_cs (net as for entry_point_checksum). */
+static void
+wallet_checksums(struct bp_wallets *ws, const struct bp_network *net, struct bp_wallet *w)
+{
+	checksum_cached(&ws->last_factory, w->factory, w->factory_cs);
+	entry_point_checksum(ws, net, w->version, w->entry_point_cs);
 }
 
 /* ---- chain reads (lib/evm/chain.h) ---- */
@@ -147,7 +187,8 @@ log_chain(const struct bp_network *net, const char *what, const struct bp_chain_
  */
 static int
 chain_has_code(struct bp_wallets *ws, const struct bp_network *net, const uint8_t address[20],
-    int64_t *head, const uint8_t owner[20], const uint8_t salt[32], int *factory_bad)
+    int64_t *head, const struct bp_entry_point *ep, const uint8_t owner[20],
+    const uint8_t salt[32], int *factory_bad)
 {
 	struct bp_chain_read r[3];
 	uint8_t data[BP_SIMPLE_ACCOUNT_CALL2_LEN], got[20];
@@ -160,9 +201,8 @@ chain_has_code(struct bp_wallets *ws, const struct bp_network *net, const uint8_
 	r[1].op = BP_CHAIN_CODE;
 	r[1].block = BP_CHAIN_LATEST;
 	memcpy(r[1].address, address, 20);
-	if (owner != NULL && netidx < BP_MAX_NETWORKS && !ws->factory_ok[netidx] &&
-	    bp_addr_parse(net->account_factory, strlen(net->account_factory), 0,
-	    r[2].address) == 0) {
+	if (owner != NULL && netidx < BP_MAX_NETWORKS && !ws->factory_ok[netidx][ep->version] &&
+	    bp_addr_parse(ep->factory, strlen(ep->factory), 0, r[2].address) == 0) {
 		bp_simple_account_get_address_call(owner, salt, data);
 		r[2].op = BP_CHAIN_CALL;
 		r[2].data = data;
@@ -185,12 +225,13 @@ chain_has_code(struct bp_wallets *ws, const struct bp_network *net, const uint8_
 	} else if (r[2].err.kind == BP_CHAIN_OK &&
 	    bp_abi_read_address(r[2].bytes, r[2].nbytes, 0, got) == 0 &&
 	    memcmp(got, address, 20) == 0) {
-		ws->factory_ok[netidx] = 1;
+		ws->factory_ok[netidx][ep->version] = 1;
 	} else {
-		/* The configured factory is not SimpleAccountFactory v0.6 (or has no code). */
-		bp_err("%s.%s: account_factory %s does not derive wallet addresses as "
-		    "SimpleAccountFactory v0.6 with implementation %s: getAddress answered %s",
-		    net->chain, net->network, net->account_factory, net->account_implementation,
+		/* The configured factory is not that version's SimpleAccountFactory (or no code). */
+		bp_err("%s.%s: account factory %s does not derive wallet addresses as "
+		    "SimpleAccountFactory v%s with implementation %s: getAddress answered %s",
+		    net->chain, net->network, ep->factory, bp_ep_version_name(ep->version),
+		    ep->implementation,
 		    r[2].err.kind == BP_CHAIN_OK ? "another address" : r[2].err.message);
 		*factory_bad = 1;
 	}
@@ -199,16 +240,21 @@ out:
 	return rc;
 }
 
-/* EntryPoint.getNonce(address, 0) on net into *nonce; 0, or -1 when the chain did not answer. */
+/*
+ * getNonce(address, 0) of version's EntryPoint on net into *nonce (the call is the same in
+ * every version); 0, or -1 when the chain did not answer.
+ */
 static int
-chain_nonce(struct bp_wallets *ws, const struct bp_network *net, const uint8_t address[20],
-    uint64_t *nonce)
+chain_nonce(struct bp_wallets *ws, const struct bp_network *net, enum bp_ep_version version,
+    const uint8_t address[20], uint64_t *nonce)
 {
+	struct bp_entry_point epc;
 	struct bp_chain_error err;
 	struct bp_u256 v;
 	uint8_t ep[20], data[BP_SIMPLE_ACCOUNT_CALL2_LEN];
 
-	if (bp_addr_parse(net->entry_point, strlen(net->entry_point), 0, ep) == -1)
+	bp_entry_point_of(net, version, &epc);
+	if (bp_addr_parse(epc.entry_point, strlen(epc.entry_point), 0, ep) == -1)
 		return -1;
 	bp_simple_account_get_nonce_call(address, 0, data);
 	if (bp_chain_call_u256(ws->chain, net, ep, data, sizeof(data), BP_CHAIN_LATEST, &v,
@@ -330,6 +376,7 @@ learn_deployment(struct bp_wallets *ws, struct bp_db *db, const struct bp_networ
     struct bp_wallet *w, int chain_ok)
 {
 	struct bp_index_deployment d;
+	struct bp_entry_point epc;
 	uint8_t ep[20], topic[32], t2[32];
 	int64_t ts = -1, from;
 	int rc;
@@ -347,9 +394,11 @@ learn_deployment(struct bp_wallets *ws, struct bp_db *db, const struct bp_networ
 	from = w->checked_block >= 0 ? w->checked_block - LOG_SEARCH_MARGIN : net->start_block;
 	memset(t2, 0, 12);
 	memcpy(t2 + 12, w->address, 20);
+	/* AccountDeployed has the same signature in every version. */
 	bp_simple_account_account_deployed_topic(topic);
+	bp_entry_point_of(net, w->version, &epc);
 	rc = -1;
-	if (bp_addr_parse(net->entry_point, strlen(net->entry_point), 0, ep) == 0)
+	if (bp_addr_parse(epc.entry_point, strlen(epc.entry_point), 0, ep) == 0)
 		rc = find_log(ws, net, ep, topic, t2, from, w->deploy_tx, &w->deploy_block, &ts);
 	if (rc == 0) {
 		bp_simple_account_initialized_topic(topic);
@@ -444,13 +493,6 @@ resolve_network(const struct bp_config *cfg, const struct bp_key *key, const cha
 		    "chain: %s is not an EVM chain; smart wallets are ERC-4337 accounts", chain);
 		return NULL;
 	}
-	if (net->entry_point[0] == '\0' ||
-	    net->account_factory[0] == '\0' || net->account_implementation[0] == '\0') {
-		bp_error_set(err, 400, "invalid_request",
-		    "chain: smart wallets are not available on %s %s (no ERC-4337 entry point and "
-		    "account factory configured)", net->chain, net->network);
-		return NULL;
-	}
 	return net;
 }
 
@@ -460,6 +502,8 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
     struct bp_error *err)
 {
 	const struct bp_network *net;
+	struct bp_entry_point ep;
+	enum bp_ep_version version;
 	uint8_t impl[20];
 	char a[BP_ADDR_STR_MAX];
 	int64_t head = -1;
@@ -473,26 +517,40 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 		return bp_error_set(err, 400, "invalid_request",
 		    "salt must be a uint256 in decimal (at most 78 digits) or 0x-prefixed hex (at "
 		    "most 64 digits)");
+	if (req->entry_point_version != NULL &&
+	    bp_ep_version_parse(req->entry_point_version, &version) == -1)
+		return bp_error_set(err, 400, "invalid_request",
+		    "entry_point_version must be \"0.6\", \"0.7\" or \"0.8\"");
 	if ((net = resolve_network(ws->cfg, key, req->chain, req->network, err)) == NULL)
 		return -1;
-	if (bp_addr_parse(net->account_factory, strlen(net->account_factory), 0,
-	    w->factory) == -1 || bp_addr_parse(net->account_implementation,
-	    strlen(net->account_implementation), 0, impl) == -1)
+	/* Absent: the network's default, so an owner and salt keep the address they were given. */
+	if (req->entry_point_version == NULL && bp_entry_point_default(net, &version) == -1)
+		return bp_error_set(err, 500, "internal_error", "bad entry_point_version in the configuration");
+	bp_entry_point_of(net, version, &ep);
+	if (ep.entry_point[0] == '\0' || ep.factory[0] == '\0' || ep.implementation[0] == '\0')
+		return bp_error_set(err, 400, "invalid_request",
+		    "%s: smart wallets of EntryPoint v%s are not available on %s %s (no entry "
+		    "point and account factory configured)", req->entry_point_version ?
+		    "entry_point_version" : "chain", bp_ep_version_name(version), net->chain,
+		    net->network);
+	if (bp_addr_parse(ep.factory, strlen(ep.factory), 0, w->factory) == -1 ||
+	    bp_addr_parse(ep.implementation, strlen(ep.implementation), 0, impl) == -1)
 		return bp_error_set(err, 500, "internal_error", "bad account factory in the configuration");
+	w->version = version;
 	bp_strlcpy(w->chain, net->chain, sizeof(w->chain));
 	bp_strlcpy(w->network, net->network, sizeof(w->network));
 	w->testnet = net->testnet;
-	bp_simple_account_address(w->factory, impl, w->owner, w->salt, w->address);
+	bp_simple_account_address_v(version, w->factory, impl, w->owner, w->salt, w->address);
 
 	/*
 	 * Best effort: when the node does not answer, the wallet is still created (its address
 	 * needs no chain) as counterfactual, and the next get looks again.
 	 */
-	code = chain_has_code(ws, net, w->address, &head, w->owner, w->salt, &factory_bad);
+	code = chain_has_code(ws, net, w->address, &head, &ep, w->owner, w->salt, &factory_bad);
 	if (factory_bad)
 		return bp_error_set(err, 500, "internal_error",
 		    "the configured account factory of %s %s does not match SimpleAccountFactory "
-		    "v0.6", net->chain, net->network);
+		    "v%s", net->chain, net->network, bp_ep_version_name(version));
 	bp_addr_format_checksum(w->address, w->address_cs, sizeof(w->address_cs));
 	bp_addr_format_checksum(w->owner, w->owner_cs, sizeof(w->owner_cs));
 	addr_lower(w->address, a);
@@ -508,7 +566,7 @@ bp_wallets_create(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *
 	}
 	if (code == 0)
 		code_cache_put(ws, net, w->address);
-	factory_checksum(ws, w);
+	wallet_checksums(ws, net, w);
 	return 0;
 }
 
@@ -541,7 +599,7 @@ refresh_counterfactual(struct bp_wallets *ws, struct bp_db *db, const struct bp_
 		return bp_wallets_db_save_deployed(db, w) == -1 ? bp_error_db(err) : 0;
 	if (net == NULL || code_cache_fresh(ws, net, w->address))
 		return 0;
-	if ((code = chain_has_code(ws, net, w->address, &head, NULL, NULL, &bad)) == -1)
+	if ((code = chain_has_code(ws, net, w->address, &head, NULL, NULL, NULL, &bad)) == -1)
 		return bp_error_node(err, net);
 	if (code == 0) {
 		/*
@@ -593,7 +651,7 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	if (w->testnet != key->test)
 		return fence_refuse(err, key, w->chain, w->network);
 	net = bp_config_network(ws->cfg, w->chain, w->network);
-	factory_checksum(ws, w);
+	wallet_checksums(ws, net, w);
 
 	if (w->status == BP_WALLET_COUNTERFACTUAL) {
 		if (refresh_counterfactual(ws, db, net, w, err) == -1)
@@ -615,7 +673,7 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 	}
 	if (net == NULL)	/* the network left the config: what is stored, nonce unknown */
 		return 0;
-	if (chain_nonce(ws, net, w->address, &nonce) == -1)
+	if (chain_nonce(ws, net, w->version, w->address, &nonce) == -1)
 		return bp_error_node(err, net);
 	w->nonce = nonce > INT64_MAX ? -1 : (int64_t)nonce;
 	return 0;
@@ -623,6 +681,7 @@ bp_wallets_get(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *key
 
 /* What bp_wallets_list hands each row to, with the caller's callback. */
 struct list_ctx {
+	struct bp_wallets *ws;
 	struct bp_db	*db;
 	int		(*fn)(const struct bp_wallets_item *, void *);
 	void		*arg;
@@ -635,8 +694,11 @@ list_row(const struct bp_wallets_item *row, void *arg)
 	const struct list_ctx *lc = arg;
 	struct bp_wallets_item it = *row;
 	struct bp_index_deployment d;
-	char key[2 * BP_NAME_MAX + 2];
+	char key[2 * BP_NAME_MAX + 2], ep[BP_ADDR_STR_MAX];
 
+	entry_point_checksum(lc->ws, bp_config_network(lc->ws->cfg, it.chain, it.network),
+	    it.version, ep);
+	it.entry_point = ep;
 	if (it.status != BP_WALLET_DEPLOYED) {
 		chain_key(it.chain, it.network, key, sizeof(key));
 		if (bp_index_account_deployed(lc->db, key, it.address_lower, &d) == 1)
@@ -651,7 +713,7 @@ bp_wallets_list(struct bp_wallets *ws, struct bp_db *db, const struct bp_key *ke
     int (*fn)(const struct bp_wallets_item *, void *), void *arg, int64_t *total,
     struct bp_error *err)
 {
-	struct list_ctx lc = { db, fn, arg };
+	struct list_ctx lc = { ws, db, fn, arg };
 
 	/* The stored status, or deployed when the indexer has it (the next get records it). */
 	if (chain != NULL && (chain[0] == '\0' || !chain_known(ws->cfg, chain)))

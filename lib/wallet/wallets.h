@@ -42,6 +42,7 @@ struct bp_wallets_create_req {
 	const char		*chain;		/* required */
 	const char		*network;	/* NULL: the chain's REST network for the key */
 	const char		*salt;		/* NULL: 0 */
+	const char		*entry_point_version;	/* NULL: the network's default */
 };
 
 /*

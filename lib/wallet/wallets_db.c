@@ -35,7 +35,8 @@ bp_wallets_status_name(enum bp_wallet_status s)
 }
 
 #define WALLET_COLS "id, chain, network, address, owner, salt, factory, status, created_at," \
-	" checked_block, deploy_tx, deploy_block, deployed_at, address_eip55, owner_eip55, testnet"
+	" checked_block, deploy_tx, deploy_block, deployed_at, address_eip55, owner_eip55, testnet," \
+	" entry_point_version"
 
 /* Fills w from a row of WALLET_COLS; 0, or -1 for a row that does not parse (logged). */
 static int
@@ -72,6 +73,8 @@ wallet_row(struct bp_stmt *st, struct bp_wallet *w)
 		goto bad;
 	w->nonce = -1;
 	w->testnet = bp_col_int(st, 15) != 0;
+	if (bp_ep_version_parse(bp_col_text(st, 16), &w->version) == -1)
+		goto bad;
 	return 0;
 bad:
 	bp_err("%s: wallet %lld does not parse", __func__, (long long)w->id);
@@ -167,7 +170,8 @@ bp_wallets_db_insert(struct bp_db *db, const struct bp_key *key, const struct bp
 {
 	static const char sql[] = "INSERT INTO wallets (account_id, key_id, chain, network,"
 	    " address, owner, salt, factory, status, created_at, checked_block, address_eip55,"
-	    " owner_eip55, testnet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	    " owner_eip55, testnet, entry_point_version)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	    " ON CONFLICT DO NOTHING";
 	struct bp_stmt *st;
 	char a[BP_ADDR_STR_MAX], o[BP_ADDR_STR_MAX], f[BP_ADDR_STR_MAX];
@@ -197,6 +201,7 @@ bp_wallets_db_insert(struct bp_db *db, const struct bp_key *key, const struct bp
 	bp_stmt_text(st, 12, w->address_cs);
 	bp_stmt_text(st, 13, w->owner_cs);
 	bp_stmt_int(st, 14, w->testnet);
+	bp_stmt_text(st, 15, bp_ep_version_name(w->version));
 	if (bp_stmt_step(st) == BP_DB_DONE)
 		rc = bp_db_changes(db) > 0;
 	bp_stmt_reset(st);
@@ -230,7 +235,8 @@ int
 bp_wallets_db_page(struct bp_db *db, int64_t account, int testnet, const char *chain,
     int64_t page, int64_t limit, int (*fn)(const struct bp_wallets_item *, void *), void *arg)
 {
-#define LIST_COLS "address_eip55, owner_eip55, chain, network, created_at, status, address"
+#define LIST_COLS "address_eip55, owner_eip55, chain, network, created_at, status, address," \
+	" entry_point_version"
 	static const char sql[] = "SELECT " LIST_COLS " FROM wallets"
 	    " WHERE account_id = ? AND testnet = ? ORDER BY id DESC LIMIT ? OFFSET ?";
 	static const char sql_chain[] = "SELECT " LIST_COLS " FROM wallets"
@@ -258,6 +264,9 @@ bp_wallets_db_page(struct bp_db *db, int64_t account, int testnet, const char *c
 		it.status = strcmp(bp_col_text(st, 5), "deployed") == 0 ? BP_WALLET_DEPLOYED :
 		    BP_WALLET_COUNTERFACTUAL;
 		it.address_lower = bp_col_text(st, 6);
+		if (bp_ep_version_parse(bp_col_text(st, 7), &it.version) == -1)
+			it.version = BP_EP_V06;
+		it.entry_point = "";
 		if (fn(&it, arg) != 0) {
 			bp_stmt_reset(st);
 			return 1;

@@ -47,6 +47,8 @@ struct bp_wallet {
 	int64_t			deployed_at;	/* -1: not known */
 	int64_t			nonce;		/* get only: -1 unknown */
 	int			testnet;	/* its network's kind when it was created */
+	enum bp_ep_version	version;	/* the EntryPoint it was made for */
+	char			entry_point_cs[BP_ADDR_STR_MAX];	/* that one, EIP-55; "" unknown */
 };
 
 /* One wallet of a list; strings valid during the callback only. */
@@ -58,6 +60,8 @@ struct bp_wallets_item {
 	enum bp_wallet_status	 status;
 	int64_t			 created_at;
 	const char		*address_lower;	/* the table's form */
+	enum bp_ep_version	 version;
+	const char		*entry_point;	/* EIP-55; "" when the config has none now */
 };
 
 /*
@@ -71,7 +75,8 @@ int	bp_wallets_db_find(struct bp_db *, int64_t account, const char *address,
 	    const char *chain, const char *network, int testnet, struct bp_wallet *w);
 
 /*
- * Inserts w (address, owner and factory, salt, chain, network and its kind, EIP-55 forms) for key with
+ * Inserts w (address, owner and factory, salt, chain, network and its kind, its EntryPoint
+ * version, EIP-55 forms) for key with
  * status, unless the account has it already; checked_block < 0 is NULL. Returns 1 inserted,
  * 0 there already, -1 on a database error.
  */

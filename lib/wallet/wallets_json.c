@@ -18,6 +18,15 @@ put_str(struct bp_buf *b, const char *name, const char *value)
 	    bp_buf_adds(b, "\"") == -1 ? -1 : 0;
 }
 
+/* Appends ,"entry_point":"0x..." (null when the config has none now),"entry_point_version". */
+static int
+put_entry_point(struct bp_buf *b, const char *ep, enum bp_ep_version v)
+{
+	return (ep[0] != '\0' ? put_str(b, "entry_point", ep) :
+	    bp_buf_adds(b, ",\"entry_point\":null")) == -1 ||
+	    put_str(b, "entry_point_version", bp_ep_version_name(v)) == -1 ? -1 : 0;
+}
+
 int
 bp_wallets_json(const struct bp_wallet *w, enum bp_wallets_view view, struct bp_buf *b)
 {
@@ -32,6 +41,7 @@ bp_wallets_json(const struct bp_wallet *w, enum bp_wallets_view view, struct bp_
 	fail = fail || put_str(b, "network", w->network) == -1;
 	fail = fail || put_str(b, "status", bp_wallets_status_name(w->status)) == -1;
 	fail = fail || put_str(b, "factory", w->factory_cs) == -1;
+	fail = fail || put_entry_point(b, w->entry_point_cs, w->version) == -1;
 	bp_simple_account_format_salt(w->salt, s, sizeof(s));
 	fail = fail || put_str(b, "salt", s) == -1;
 	if (view == BP_WALLETS_VIEW_GET)
@@ -69,6 +79,7 @@ list_item(const struct bp_wallets_item *it, void *arg)
 	    bp_buf_adds(b, "\"") == -1 || put_str(b, "owner", it->owner) == -1 ||
 	    put_str(b, "chain", it->chain) == -1 || put_str(b, "network", it->network) == -1 ||
 	    put_str(b, "status", bp_wallets_status_name(it->status)) == -1 ||
+	    put_entry_point(b, it->entry_point, it->version) == -1 ||
 	    bp_buf_json_time(b, "created_at", it->created_at) == -1 ||
 	    bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }

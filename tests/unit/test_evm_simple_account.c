@@ -121,6 +121,54 @@ test_address_inputs(void)
 	CU_ASSERT(memcmp(base, out, 20) == 0);
 }
 
+/*
+ * v0.7 and v0.8: getAddress(0x1111...1111, 42) of the canonical SimpleAccountFactory v0.7
+ * (0x91E6..8985) and v0.8 (0x13E9..5944) on the devchain, whose account implementations are
+ * the factories' first CREATE; each version's proxy code gives its own address, and v0.6's
+ * code would not.
+ */
+static void
+test_address_versions(void)
+{
+	static const struct {
+		enum bp_ep_version	 v;
+		const char		*factory, *impl, *want;
+	} rows[] = {
+		{ BP_EP_V07, "0x91e60e0613810449d098b0b5ec8b51a0fe8c8985",
+		    "0x68641de71cfea5a5d0d29712449ee254bb1400c2",
+		    "0x9f54298476fe3e49104fd3c0c8f30a5b52db6c92" },
+		{ BP_EP_V08, "0x13e9ed32155810fdbd067d4522c492d6f68e5944",
+		    "0x28426d752372d68d34340bd94390950dce3c9ec3",
+		    "0xe78305a1f05203cca1d0e8429e69c9cad73f1de2" },
+	};
+	uint8_t factory[20], impl[20], owner[20], salt[32] = { 0 }, out[20];
+	char got[BP_ADDR_STR_MAX];
+	enum bp_ep_version v;
+	size_t i;
+
+	memset(owner, 0x11, 20);
+	salt[31] = 42;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		addr(rows[i].factory, factory);
+		addr(rows[i].impl, impl);
+		bp_simple_account_address_v(rows[i].v, factory, impl, owner, salt, out);
+		bp_addr_format_lower(out, got, sizeof(got));
+		CU_ASSERT_STRING_EQUAL(got, rows[i].want);
+		bp_simple_account_address(factory, impl, owner, salt, out);
+		bp_addr_format_lower(out, got, sizeof(got));
+		CU_ASSERT_STRING_NOT_EQUAL(got, rows[i].want);
+	}
+	CU_ASSERT_EQUAL(bp_simple_account_proxy_code_v07_len, 1047);
+	CU_ASSERT_EQUAL(bp_simple_account_proxy_code_v08_len, 680);
+	CU_ASSERT(bp_ep_version_parse("0.7", &v) == 0 && v == BP_EP_V07);
+	CU_ASSERT(bp_ep_version_parse("0.8", &v) == 0 && v == BP_EP_V08);
+	CU_ASSERT(bp_ep_version_parse("0.6", &v) == 0 && v == BP_EP_V06);
+	CU_ASSERT_EQUAL(bp_ep_version_parse("0.9", &v), -1);
+	CU_ASSERT_EQUAL(bp_ep_version_parse("v0.7", &v), -1);
+	CU_ASSERT_EQUAL(bp_ep_version_parse("", &v), -1);
+	CU_ASSERT_STRING_EQUAL(bp_ep_version_name(BP_EP_V08), "0.8");
+}
+
 /* CREATE2 alone, EIP-1014's example 1 (deployer 0, salt 0, init code 0x00). */
 static void
 test_create2_eip1014(void)
@@ -303,6 +351,7 @@ BP_UNIT_SUITE(evm_simple_account, NULL, NULL,
 	{ "selectors and topics", test_constants },
 	{ "addresses from the devchain factory", test_address_vectors },
 	{ "address depends on every input", test_address_inputs },
+	{ "addresses of the v0.7 and v0.8 factories", test_address_versions },
 	{ "CREATE2 (EIP-1014 example)", test_create2_eip1014 },
 	{ "initCode, getNonce, getAddress, topics", test_calldata },
 	{ "salt rows", test_salt_rows },

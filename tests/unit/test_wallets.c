@@ -132,7 +132,7 @@ static int
 create(const struct bp_key *k, const char *owner, const char *chain, const char *network,
     const char *salt, struct bp_wallet *w, int *created, struct bp_error *err)
 {
-	struct bp_wallets_create_req req = { owner, chain, network, salt };
+	struct bp_wallets_create_req req = { owner, chain, network, salt, NULL };
 
 	memset(err, 0, sizeof(*err));
 	return bp_wallets_create(ws, db, k, &req, w, created, err);
