@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 #include "ws/ws_admit.h"
 #include "ws/ws_conn.h"
 #include "ws/ws_loop.h"
@@ -36,6 +37,7 @@ int
 main(void)
 {
 	struct bp_ws_conn *c;
+	struct bp_metrics *m = NULL;
 	int rc = 1;
 
 	bp_log_init("ws");
@@ -49,11 +51,16 @@ main(void)
 		bp_warn("setpriority: %s", strerror(errno));
 	if ((c = bp_ws_conn_new()) == NULL)
 		return 1;
-	if (bp_ws_conn_open(c) == 0 && bp_ws_admit_connection(c) == 0)
+	if (bp_ws_conn_open(c) == 0 && bp_ws_admit_connection(c) == 0) {
 		rc = 0;
-	else
+		/* Counted while admitted: a process killed outright stays counted (docs/metrics.md). */
+		if ((m = bp_metrics_open(c->cfg)) != NULL)
+			bp_metrics_add(m, "blockport_ws_connections", 1);
+	} else
 		c->closing = 1;	/* the refusal, if any, goes out */
 	bp_ws_loop_run(c);
+	bp_metrics_add(m, "blockport_ws_connections", -1);
+	bp_metrics_close(m);
 	bp_ws_conn_free(c);
 	return rc;
 }
