@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
+import WebSocket from 'ws';
 
-import { env, api, assertError, newKey, nextSecond } from './helpers.mjs';
+import { env, api, assertError, newKey, nextSecond, waitFor } from './helpers.mjs';
 
 async function scrape() {
   const res = await fetch(`${env.base}/metrics`);
@@ -68,6 +69,21 @@ test('a 429 counts on blockport_limit_refusals_total by the limit that refused i
   }
   assert.ok(refused > 0, 'no 429 in 5 bursts of 40');
   assert.equal(sample(await scrape(), series), before + refused);
+});
+
+test('blockport_ws_connections counts a WebSocket connection while it is open', async () => {
+  const gauge = async () => sample(await scrape(), 'blockport_ws_connections');
+  const before = await gauge();
+  const ws = new WebSocket(`${env.base.replace(/^http/, 'ws')}/v1/ws/ethereum/devnet?apiKey=${env.key}`);
+  ws.on('error', () => {});
+  await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('close', reject); });
+  try {
+    // Admitted after the upgrade, in the program websocketd started: polled, not assumed.
+    await waitFor(async () => await gauge() === before + 1, 'the connection counted', 10000);
+  } finally {
+    ws.close();
+  }
+  await waitFor(async () => await gauge() === before, 'the connection uncounted', 10000);
 });
 
 // A non-loopback IPv4 address of this machine, to connect from: the stack listens on 127.0.0.1,
