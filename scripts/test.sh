@@ -70,7 +70,7 @@ echo "== limits on Redis"
 rdir=$(mktemp -d)
 unit_out=$(mktemp)
 if url=$(bash scripts/redis.sh start "$rdir"); then
-	BLOCKPORT_TEST_REDIS=$url $build/unit_tests limits_redis head_mark_redis 2>&1 | tee "$unit_out"
+	BLOCKPORT_TEST_REDIS=$url $build/unit_tests limits_redis head_mark_redis ws_slot_redis 2>&1 | tee "$unit_out"
 	unit_rc=${PIPESTATUS[0]}
 	read -r u_run u_pass u_fail < <(awk '$1 == "tests" { print $3, $4, $5 }' "$unit_out")
 	passed=$((passed + ${u_pass:-0}))

@@ -44,6 +44,23 @@ price_notifications(struct bp_ws_conn *c)
 	}
 }
 
+/*
+ * The connection's slot under its key's cap: in Redis on several heads (every head's
+ * connections together), else, or while Redis does not answer, a file of this head's.
+ */
+static int
+keep_slot(struct bp_ws_conn *c)
+{
+	int rc;
+
+	if (c->slots == NULL)
+		c->slots = bp_ws_slots_redis(c->cfg);
+	if (c->slots != NULL &&
+	    (rc = bp_ws_slot_keep_redis(c->slots, &c->k, &c->slot_fd, &c->slot)) != -1)
+		return rc;
+	return bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot);
+}
+
 /* The 429 of a key with all its plan's ws_connections open: why (what), and the plan's cap. */
 static void
 refuse_slot(struct bp_ws_conn *c, const char *what)
@@ -88,7 +105,7 @@ bp_ws_admit_connection(struct bp_ws_conn *c)
 		    "is a mainnet: test keys work on testnets only; use a live key");
 		return -1;
 	}
-	switch (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot)) {
+	switch (keep_slot(c)) {
 	case -2:
 		refuse_slot(c, "too many open WebSocket connections for this key");
 		return -1;
@@ -109,7 +126,7 @@ static int
 take_key(struct bp_ws_conn *c, const struct bp_key *k)
 {
 	c->k = *k;
-	if (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot) != -2)
+	if (keep_slot(c) != -2)
 		return 0;
 	refuse_slot(c, "the key's plan changed: it allows fewer open WebSocket connections; "
 	    "closing this one");
@@ -146,6 +163,8 @@ bp_ws_admit_recheck(struct bp_ws_conn *c, int64_t now)
 	if (c->closing || now < c->recheck_at)
 		return;
 	c->recheck_at = now + BP_WS_ADMIT_RECHECK_US;
+	/* A slot in Redis is a lease: renewed well within it (a renewal lost is logged there). */
+	(void)bp_ws_slot_renew(c->slots);
 	/* One word of the mapped limits file: a thousand idle connections cost no SQLite. */
 	if ((gen = bp_limits_generation(c->lim)) == c->gen)
 		return;

@@ -23,6 +23,7 @@
 #include "ws_conn.h"
 #include "ws_helper.h"
 #include "ws_logs.h"
+#include "ws_slot.h"
 
 extern char **environ;
 
@@ -100,6 +101,7 @@ bp_ws_conn_free(struct bp_ws_conn *c)
 	}
 	if (c->slot_fd >= 0)
 		close(c->slot_fd);
+	bp_ws_slots_free(c->slots);
 	if (c->wake_fd >= 0)
 		close(c->wake_fd);
 	bp_admit_fini(&c->adm);
