@@ -32,7 +32,8 @@ test('promtool check metrics passes on the page of a stack that served requests'
   // promtool lints too (names, units, HELP): any problem is printed and exits non-zero.
   const out = execFileSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   assert.equal(out.trim(), '');
-  for (const family of ['blockport_http_requests_total', 'blockport_upstream_request_duration_seconds',
+  for (const family of ['blockport_http_requests_total',
+    'blockport_upstream_request_duration_seconds',
     'blockport_worker_last_run_timestamp_seconds', 'blockport_index_lag_blocks',
     'blockport_webhook_queue_depth', 'blockport_webhook_delivery_attempts_total',
     'blockport_bundler_mempool_user_operations', 'blockport_bundler_bundles_total',
@@ -74,7 +75,8 @@ test('a 429 counts on blockport_limit_refusals_total by the limit that refused i
 test('blockport_ws_connections counts a WebSocket connection while it is open', async () => {
   const gauge = async () => sample(await scrape(), 'blockport_ws_connections');
   const before = await gauge();
-  const ws = new WebSocket(`${env.base.replace(/^http/, 'ws')}/v1/ws/ethereum/devnet?apiKey=${env.key}`);
+  const wsBase = env.base.replace(/^http/, 'ws');
+  const ws = new WebSocket(`${wsBase}/v1/ws/ethereum/devnet?apiKey=${encodeURIComponent(env.key)}`);
   ws.on('error', () => {});
   await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('close', reject); });
   try {
