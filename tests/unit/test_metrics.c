@@ -8,8 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundler/bundler_pool.h"
 #include "core/buf.h"
+#include "core/db.h"
 #include "core/metrics.h"
+#include "core/util.h"
+#include "core/worker.h"
+#include "index/index_read.h"
+#include "unit_db.h"
+#include "webhook/webhook_queue.h"
 #include "unit.h"
 
 #define NTHREADS	8
@@ -163,4 +170,61 @@ BP_UNIT_SUITE(metrics, setup, teardown,
 	{ "adds of threads and mappings all counted; histogram exposition", test_shared_adds },
 	{ "families rendered whole; a path no route has is one series", test_render_families },
 	{ "loopback and metrics_allow only", test_allowed },
+)
+
+/*
+ * The sources of the database's families, on both engines (scripts/test.sh runs this suite on
+ * PostgreSQL too): their statements run, their figures come out, a table that cannot be read
+ * leaves its family out whole.
+ */
+static void
+test_sources(void)
+{
+	static const char rows[] =
+	    "INSERT INTO worker_runs (name, started_at, finished_at, ok, message) VALUES"
+	    " ('indexer', 1700000000, 1700000002, 1, 'ok'), ('deliver', 1700000005, NULL, 0, '');"
+	    "INSERT INTO index_cursors (chain, head, chain_head, confirmed, checked_at) VALUES"
+	    " ('ethereum.devnet', 90, 100, 88, 1700000001), ('base.x\"y', 5, -1, -1, 0)";
+	static const bp_metrics_source sources[] = {
+		bp_worker_metrics, bp_index_metrics, bp_webhook_queue_metrics,
+		bp_bundler_pool_metrics,
+	};
+	struct bp_unit_db u;
+	struct bp_buf out;
+	size_t i;
+
+	CU_ASSERT_FATAL(bp_unit_db_open(&u, "metrics") == 0);
+	CU_ASSERT_EQUAL_FATAL(bp_db_exec(u.db, rows), 0);
+	bp_buf_init(&out, 1 << 20);
+	for (i = 0; i < BP_NITEMS(sources); i++)
+		CU_ASSERT_EQUAL(sources[i](u.db, NULL, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data,
+	    "blockport_worker_last_run_timestamp_seconds{worker=\"indexer\"} 1700000002\n"));
+	/* Running: its start. Not finished: no verdict. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data,
+	    "blockport_worker_last_run_timestamp_seconds{worker=\"deliver\"} 1700000005\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "blockport_worker_last_run_ok{worker=\"indexer\"} 1\n"));
+	CU_ASSERT_PTR_NULL(strstr(out.data, "blockport_worker_last_run_ok{worker=\"deliver\"}"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data,
+	    "blockport_index_lag_blocks{network=\"ethereum.devnet\"} 10\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data,
+	    "blockport_index_head_block{network=\"base.x\\\"y\"} 5\n"));	/* escaped */
+	CU_ASSERT_PTR_NULL(strstr(out.data, "blockport_index_lag_blocks{network=\"base"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "blockport_webhook_queue_depth 0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data, "blockport_webhook_delivery_attempts_total 0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out.data,
+	    "# TYPE blockport_bundler_bundles_total counter\n"));
+	/* A table gone: that source fails, and nothing of its family is left in the page. */
+	bp_buf_reset(&out);
+	CU_ASSERT_EQUAL_FATAL(bp_unit_db_drop(&u, "worker_runs"), 0);
+	bp_unit_log_begin();
+	CU_ASSERT_EQUAL(bp_worker_metrics(u.db, NULL, &out), -1);
+	(void)bp_unit_log_end();
+	CU_ASSERT_EQUAL(out.len, 0);
+	bp_buf_free(&out);
+	bp_unit_db_close(&u);
+}
+
+BP_UNIT_SUITE(metrics_db, NULL, NULL,
+	{ "the database's families from their owners' tables", test_sources },
 )
