@@ -89,6 +89,19 @@ bp_metrics_open(const struct bp_config *cfg)
 	return bp_metrics_open_path(path);
 }
 
+int
+bp_metrics_init(const struct bp_config *cfg)
+{
+	struct bp_metrics *m;
+
+	if (cfg->limits_file[0] == '\0')
+		return 0;
+	if ((m = bp_metrics_open(cfg)) == NULL)
+		return -1;
+	bp_metrics_close(m);
+	return 0;
+}
+
 void
 bp_metrics_close(struct bp_metrics *m)
 {

@@ -30,6 +30,8 @@ struct bp_metrics *bp_metrics_open(const struct bp_config *cfg);
 /* The same for a file named path (the unit tests). */
 struct bp_metrics *bp_metrics_open_path(const char *path);
 void		 bp_metrics_close(struct bp_metrics *);
+/* Creates the file when missing (the admin CLI, so that it gets the limits file's owner). */
+int		 bp_metrics_init(const struct bp_config *cfg);
 
 /* Adds n (negative for a gauge going down) to the counter or gauge series. */
 void		 bp_metrics_add(struct bp_metrics *, const char *series, int64_t n);
