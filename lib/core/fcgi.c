@@ -234,6 +234,20 @@ read_body(struct bp_req *r, FCGX_Request *fr, int64_t len)
 	return 0;
 }
 
+/* Whether r's path is an operator route's (with another method). */
+static int
+operator_path(const struct bp_app *app, struct bp_req *r)
+{
+	size_t i;
+	int m;
+
+	for (i = 0; i < app->nroutes; i++)
+		if ((app->routes[i].flags & BP_ROUTE_OPERATOR) &&
+		    (bp_route_match(&app->routes[i], 1, r, &m) != NULL || m))
+			return 1;
+	return 0;
+}
+
 static void
 dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, FCGX_Request *fr)
 {
@@ -244,15 +258,19 @@ dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, F
 	perr = bp_req_parse(r, bp_req_env(r, "REQUEST_METHOD"), bp_req_env(r, "REQUEST_URI"));
 	if (perr == 0)
 		route = bp_route_match(app->routes, app->nroutes, r, &matched);
-	if (route != NULL && (route->flags & BP_ROUTE_OPERATOR)) {
+	if ((route != NULL && (route->flags & BP_ROUTE_OPERATOR)) ||
+	    (route == NULL && matched && operator_path(app, r))) {
 		/* The peer the web server saw: a forwarded header could say anything. */
-		if (bp_metrics_allowed(r->cfg->metrics_allow, r->remote_addr)) {
+		if (route != NULL && bp_metrics_allowed(r->cfg->metrics_allow, r->remote_addr)) {
 			r->route = route;
 			r->status = route->handler(r);
 			return;
 		}
-		route = NULL;
-		matched = 0;
+		/* To anyone else not even a 405 says the path exists. */
+		if (!bp_metrics_allowed(r->cfg->metrics_allow, r->remote_addr)) {
+			route = NULL;
+			matched = 0;
+		}
 	}
 	if (admit(a, r, route && (route->flags & BP_ROUTE_SELF_LIMIT) ? 0 : 1,
 	    route && !(route->flags & BP_ROUTE_SELF_LIMIT) ? route->cu : 0) != 0)

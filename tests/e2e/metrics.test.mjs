@@ -97,9 +97,9 @@ function localAddress() {
   return null;
 }
 
-function getFrom(address, path, headers) {
+function getFrom(address, path, headers, method = 'GET') {
   return new Promise((resolve, reject) => {
-    const req = request(`${env.base}${path}`, { localAddress: address, headers }, (res) => {
+    const req = request(`${env.base}${path}`, { localAddress: address, headers, method }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c) => { body += c; });
@@ -121,6 +121,9 @@ test('another address gets 401 without a key and 404 with one, X-Forwarded-For o
     const res = await getFrom(other, '/metrics', { ...spoof, 'X-API-Key': env.key });
     assertError(assert, res, 404, 'not_found');
     assert.doesNotMatch(res.text, /blockport_/);
+    // Nor does another method: a 405 would say the path exists.
+    assertError(assert, await getFrom(other, '/metrics', { 'X-API-Key': env.key }, 'POST'), 404,
+      'not_found');
     // The same client at loopback reads it: the address is what decides.
     assert.equal((await fetch(`${env.base}/metrics`)).status, 200);
   });
