@@ -37,7 +37,6 @@ int
 main(void)
 {
 	struct bp_ws_conn *c;
-	struct bp_metrics *m = NULL;
 	int rc = 1;
 
 	bp_log_init("ws");
@@ -54,13 +53,12 @@ main(void)
 	if (bp_ws_conn_open(c) == 0 && bp_ws_admit_connection(c) == 0) {
 		rc = 0;
 		/* Counted while admitted: a process killed outright stays counted (docs/metrics.md). */
-		if ((m = bp_metrics_open(c->cfg)) != NULL)
-			bp_metrics_add(m, "blockport_ws_connections", 1);
+		bp_metrics_add(c->metrics, "blockport_ws_connections", 1);
 	} else
 		c->closing = 1;	/* the refusal, if any, goes out */
 	bp_ws_loop_run(c);
-	bp_metrics_add(m, "blockport_ws_connections", -1);
-	bp_metrics_close(m);
+	if (rc == 0)
+		bp_metrics_add(c->metrics, "blockport_ws_connections", -1);
 	bp_ws_conn_free(c);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/http.h"
 #include "core/limits.h"
+#include "core/metrics.h"
 #include "core/util.h"
 #include "rpc/rpc_envelope.h"
 #include "rpc/rpc_methods.h"
@@ -18,9 +19,19 @@
 #include "ws_conn.h"
 #include "ws_slot.h"
 
+/* A 429 of the counters in the head's metrics, as the FastCGI pipeline counts its own. */
+static void
+count_refusal(struct bp_ws_conn *c, enum bp_limit_verdict v)
+{
+	bp_metrics_addf(c->metrics, 1, "blockport_limit_refusals_total{limit=\"%s\"}",
+	    bp_limit_name(v));
+}
+
 static void
 send_admission(struct bp_ws_conn *c, const char *id, size_t idlen, const struct bp_admission *ad)
 {
+	if (ad->status == 429)
+		count_refusal(c, ad->verdict);
 	bp_ws_conn_refuse(c, id, idlen, bp_ws_conn_rpc_code(ad->status), ad->status, ad->code,
 	    ad->message);
 }
@@ -67,6 +78,7 @@ refuse_slot(struct bp_ws_conn *c, const char *what)
 {
 	char m[BP_ADMIT_MSG];
 
+	bp_metrics_add(c->metrics, "blockport_limit_refusals_total{limit=\"ws_connections\"}", 1);
 	snprintf(m, sizeof(m), "%s (the %s plan allows %lld)", what, c->k.plan.name,
 	    (long long)c->k.plan.ws_connections);
 	bp_ws_conn_refuse(c, NULL, 0, BP_JSONRPC_LIMITED, 429, "rate_limited", m);
@@ -194,6 +206,7 @@ bp_ws_admit_call(struct bp_ws_conn *c, const char *method, size_t len, const cha
 	v = bp_admit_charge(c->lim, &c->k, 0, 1, m != NULL ? m->cu : 1, &st);
 	if (v == BP_LIMIT_OK)
 		return 0;
+	count_refusal(c, v);
 	snprintf(text, sizeof(text), "rate limited: %s exceeded; retry after %lld s",
 	    bp_limit_what(v), (long long)st.retry_after);
 	bp_ws_conn_error(c, id, idlen, BP_JSONRPC_LIMITED, text);

@@ -51,6 +51,7 @@ struct bp_ws_conn_sub {
 	struct bp_ws_logs	*logs;	/* BP_WS_CONN_LOGS */
 };
 
+struct bp_metrics;
 struct bp_ws_slots;
 
 /* One connection: everything this process holds. */
@@ -58,6 +59,7 @@ struct bp_ws_conn {
 	struct bp_config	*cfg;
 	struct bp_db		*db;
 	struct bp_limits	*lim;
+	struct bp_metrics	*metrics;	/* the head's counters; NULL: none */
 	struct bp_admit		 adm;
 	struct bp_ws_helper	 helper;	/* the proxy (ws/proxy), started when needed */
 	struct bp_req		*req;		/* the upgrade request */

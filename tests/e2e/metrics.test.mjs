@@ -88,6 +88,30 @@ test('blockport_ws_connections counts a WebSocket connection while it is open', 
   await waitFor(async () => await gauge() === before, 'the connection uncounted', 10000);
 });
 
+test('a WebSocket connection past its key\'s cap counts as a ws_connections refusal', async () => {
+  const series = 'blockport_limit_refusals_total{limit="ws_connections"}';
+  const key = newKey({ plan: 'ws' });	// 3 connections (scripts/stack.sh)
+  const before = sample(await scrape(), series);
+  const target = `${env.base.replace(/^http/, 'ws')}/v1/ws/ethereum/devnet?apiKey=${key}`;
+  const conns = [];
+  try {
+    for (let i = 0; i < 4; i++) {
+      const ws = new WebSocket(target);
+      ws.on('error', () => {});
+      conns.push(ws);
+      // The refusal is a message then a close; an admitted one answers a call.
+      const first = new Promise((resolve) => ws.once('message', (d) => resolve(JSON.parse(d))));
+      await new Promise((resolve, reject) => { ws.on('open', resolve); ws.on('close', reject); });
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId' }));
+      const m = await first;
+      assert.equal(m.error?.data?.status, i < 3 ? undefined : 429, JSON.stringify(m));
+    }
+  } finally {
+    for (const ws of conns) ws.close();
+  }
+  assert.equal(sample(await scrape(), series), before + 1);
+});
+
 // A non-loopback IPv4 address of this machine, to connect from: the stack listens on 127.0.0.1,
 // and Linux lets a socket bound to any local address reach it.
 function localAddress() {
