@@ -18,6 +18,7 @@
 #include "core/db.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/util.h"
 #include "core/worker.h"
 #include "index/index_read.h"
@@ -332,7 +333,8 @@ main(int argc, char *argv[])
 	if ((c.db = bp_db_open(c.cfg->database, strcmp(argv[ai], "migrate") == 0)) == NULL)
 		goto out;
 	if ((c.lim = bp_limits_open_config(c.cfg)) == NULL ||
-	    bp_upstream_health_init(c.cfg) == -1 || bp_head_mark_init(c.cfg) == -1)
+	    bp_upstream_health_init(c.cfg) == -1 || bp_head_mark_init(c.cfg) == -1 ||
+	    bp_metrics_init(c.cfg) == -1)
 		goto out;
 	if (strcmp(argv[ai], "migrate") == 0 && c.cfg->rpc_cache_file[0] != '\0') {
 		struct bp_db *cache = bp_db_open(c.cfg->rpc_cache_file, 1);	/* docs/rpc.md */

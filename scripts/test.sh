@@ -52,7 +52,7 @@ run_unit
 # (scripts/pg.sh), each suite in a schema of its own. Every suite that opens its database
 # through tests/unit/unit_db.c is here; auth and db open SQLite files of their own.
 echo "== unit tests on PostgreSQL"
-pg_suites="db_engine account bundler gas_policy index_feed index_read index_store
+pg_suites="db_engine account bundler gas_policy index_feed index_read index_store metrics_db
 nft_cache rpc_cache spam token wallets webhook worker ws_follow ws_pending"
 pg_dir=$(mktemp -d)
 if pg_url=$(bash scripts/pg.sh start "$pg_dir"); then
@@ -70,7 +70,7 @@ echo "== limits on Redis"
 rdir=$(mktemp -d)
 unit_out=$(mktemp)
 if url=$(bash scripts/redis.sh start "$rdir"); then
-	BLOCKPORT_TEST_REDIS=$url $build/unit_tests limits_redis 2>&1 | tee "$unit_out"
+	BLOCKPORT_TEST_REDIS=$url $build/unit_tests limits_redis head_mark_redis ws_slot_redis 2>&1 | tee "$unit_out"
 	unit_rc=${PIPESTATUS[0]}
 	read -r u_run u_pass u_fail < <(awk '$1 == "tests" { print $3, $4, $5 }' "$unit_out")
 	passed=$((passed + ${u_pass:-0}))

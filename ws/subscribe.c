@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 #include "ws/ws_admit.h"
 #include "ws/ws_conn.h"
 #include "ws/ws_loop.h"
@@ -49,11 +50,15 @@ main(void)
 		bp_warn("setpriority: %s", strerror(errno));
 	if ((c = bp_ws_conn_new()) == NULL)
 		return 1;
-	if (bp_ws_conn_open(c) == 0 && bp_ws_admit_connection(c) == 0)
+	if (bp_ws_conn_open(c) == 0 && bp_ws_admit_connection(c) == 0) {
 		rc = 0;
-	else
+		/* Counted while admitted: a process killed outright stays counted (docs/metrics.md). */
+		bp_metrics_add(c->metrics, "blockport_ws_connections", 1);
+	} else
 		c->closing = 1;	/* the refusal, if any, goes out */
 	bp_ws_loop_run(c);
+	if (rc == 0)
+		bp_metrics_add(c->metrics, "blockport_ws_connections", -1);
 	bp_ws_conn_free(c);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "evm/u256.h"
+#include "core/metrics.h"
 
 #define OP_COLS "chain, user_op_hash, entry_point, sender, nonce, max_fee, max_priority, gas," \
 	" staked, op_json, status, reason, bundle_id, tx_hash, block_number, block_hash," \
@@ -510,4 +511,18 @@ bp_bundler_pool_bundle_ops(struct bp_db *db, int64_t id, int (*fn)(const char *,
 	}
 	bp_stmt_reset(st);
 	return !stop && step == BP_DB_ERROR ? -1 : n;
+}
+
+int
+bp_bundler_pool_metrics(struct bp_db *db, const struct bp_config *cfg, struct bp_buf *out)
+{
+	(void)cfg;
+	if (bp_metrics_query(db, out, "blockport_bundler_mempool_user_operations", "gauge",
+	    "UserOperations accepted and not yet sent in a bundle, by network.", "network",
+	    "SELECT chain, COUNT(*) FROM bundler_user_ops WHERE status = 'pending'"
+	    " GROUP BY chain ORDER BY chain") == -1)
+		return -1;
+	return bp_metrics_query(db, out, "blockport_bundler_bundles_total", "counter",
+	    "Bundle transactions sent, by network.", "network",
+	    "SELECT chain, COUNT(*) FROM bundler_bundles GROUP BY chain ORDER BY chain");
 }

@@ -155,4 +155,9 @@ int		bp_bundler_pool_bundle_release(struct bp_db *, int64_t id, const char *stat
 int		bp_bundler_pool_bundle_ops(struct bp_db *, int64_t id,
 		    int (*fn)(const char *hash, void *), void *arg);
 
+struct bp_buf;
+struct bp_config;
+/* /metrics: UserOperations waiting in the mempool and bundles sent, by network. */
+int	bp_bundler_pool_metrics(struct bp_db *, const struct bp_config *, struct bp_buf *);
+
 #endif

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "db.h"
 #include "limits_redis.h"
+#include "metrics.h"
 #include "util.h"
 
 #define LINE_MAX_LEN	1024
@@ -60,6 +61,8 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "database", VT_PATH, 0, 0, CFG(database) },
 	{ SEC_SERVER, "limits_file", VT_PATH, 0, 0, CFG(limits_file) },
 	{ SEC_SERVER, "limits", VT_TEXT, 0, 0, CFG(limits_url) },
+	/* ---- Operator metrics (lib/core/metrics.c; docs/metrics.md) ---- */
+	{ SEC_SERVER, "metrics_allow", VT_TEXT, 0, 0, CFG(metrics_allow) },
 	{ SEC_SERVER, "max_body", VT_INT, 1024, 64 * MiB, CFG(max_body) },
 	{ SEC_SERVER, "max_response", VT_INT, 1024, 256 * MiB, CFG(max_response) },
 	{ SEC_SERVER, "max_batch", VT_INT, 1, 1000, CFG(max_batch) },
@@ -657,6 +660,10 @@ check(struct loader *l)
 	}
 	if (c->limits_url[0] != '\0' && bp_limits_redis_parse(c->limits_url, err, sizeof(err)) == -1) {
 		fail(l, "limits", "%s", err);
+		return -1;
+	}
+	if (bp_metrics_allow_check(c->metrics_allow, err, sizeof(err)) == -1) {
+		fail(l, "metrics_allow", "%s", err);
 		return -1;
 	}
 	if (check_webhooks(l) == -1)

@@ -134,6 +134,7 @@ struct bp_config {
 	char		database[4096];
 	char		limits_file[4096];	/* shared-memory counters */
 	char		limits_url[512];	/* redis:// for counters shared by heads; "" */
+	char		metrics_allow[512];	/* who may read /metrics besides loopback; "" */
 	int64_t		max_body;		/* request body cap, bytes */
 	int64_t		max_response;		/* upstream response cap, bytes */
 	int64_t		max_batch;		/* JSON-RPC batch items */

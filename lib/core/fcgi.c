@@ -16,6 +16,7 @@
 #include "fcgi.h"
 #include "limits.h"
 #include "log.h"
+#include "metrics.h"
 #include "util.h"
 
 /* Set by the signal handler (a lock-free atomic is safe there) and read by every thread. */
@@ -100,8 +101,10 @@ bp_route_match(const struct bp_route *routes, size_t n, struct bp_req *r, int *p
 static int
 error_admission(struct bp_req *r, const struct bp_admission *ad)
 {
-	if (ad->status == 429)
+	if (ad->status == 429) {
 		bp_reply_header(r, "Retry-After", "%lld", (long long)ad->limit.retry_after);
+		r->refused = ad->verdict;
+	}
 	return bp_error(r, ad->status, ad->code, "%s", ad->message);
 }
 
@@ -241,6 +244,20 @@ read_body(struct bp_req *r, FCGX_Request *fr, int64_t len)
 	return 0;
 }
 
+/* Whether r's path is an operator route's (with another method). */
+static int
+operator_path(const struct bp_app *app, struct bp_req *r)
+{
+	size_t i;
+	int m;
+
+	for (i = 0; i < app->nroutes; i++)
+		if ((app->routes[i].flags & BP_ROUTE_OPERATOR) &&
+		    (bp_route_match(&app->routes[i], 1, r, &m) != NULL || m))
+			return 1;
+	return 0;
+}
+
 static void
 dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, FCGX_Request *fr)
 {
@@ -251,6 +268,20 @@ dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, F
 	perr = bp_req_parse(r, bp_req_env(r, "REQUEST_METHOD"), bp_req_env(r, "REQUEST_URI"));
 	if (perr == 0)
 		route = bp_route_match(app->routes, app->nroutes, r, &matched);
+	if ((route != NULL && (route->flags & BP_ROUTE_OPERATOR)) ||
+	    (route == NULL && matched && operator_path(app, r))) {
+		/* The peer the web server saw: a forwarded header could say anything. */
+		if (route != NULL && bp_metrics_allowed(r->cfg->metrics_allow, r->remote_addr)) {
+			r->route = route;
+			r->status = route->handler(r);
+			return;
+		}
+		/* To anyone else not even a 405 says the path exists. */
+		if (!bp_metrics_allowed(r->cfg->metrics_allow, r->remote_addr)) {
+			route = NULL;
+			matched = 0;
+		}
+	}
 	if (admit(a, r, route && (route->flags & BP_ROUTE_SELF_LIMIT) ? 0 : 1,
 	    route && !(route->flags & BP_ROUTE_SELF_LIMIT) ? route->cu : 0) != 0)
 		return;
@@ -310,6 +341,7 @@ struct shared {
 	const struct bp_app_threads	*threads;	/* NULL: handlers run one at a time */
 	const struct bp_config		*cfg;
 	struct bp_limits		*lim;
+	struct bp_metrics		*metrics;	/* NULL: not counted */
 	pthread_mutex_t			 accept_lock;
 	sigset_t			 stopsigs;	/* taken only while in accept() */
 	unsigned			 pid;	/* programs are exec'd, never forked after start */
@@ -352,6 +384,7 @@ serve(void *arg)
 	r->cfg = sh->cfg;
 	r->db = w->db;
 	r->lim = w->lim;
+	r->metrics = sh->metrics;
 	if (FCGX_InitRequest(&fr, 0, 0) != 0)
 		goto out;
 	have_fr = 1;
@@ -380,6 +413,11 @@ serve(void *arg)
 		    __atomic_add_fetch(&sh->seq, 1, __ATOMIC_RELAXED));
 		bp_log_set_request(r->id);
 		dispatch(sh->app, &adm, r, &fr);
+		bp_metrics_request(r->metrics, sh->app->name, r->route ? r->route->pattern : NULL,
+		    r->method, r->status);
+		if (r->refused != BP_LIMIT_OK)
+			bp_metrics_addf(r->metrics, 1, "blockport_limit_refusals_total{limit=\"%s\"}",
+			    bp_limit_name(r->refused));
 		if (r->status >= 500)
 			bp_err("%s %s -> %d", r->method, bp_req_env(r, "REQUEST_URI"), r->status);
 		respond(r, &fr);
@@ -450,6 +488,7 @@ run(const struct bp_app *app, const struct bp_app_threads *threads)
 	sh.threads = threads;
 	sh.cfg = cfg;
 	sh.lim = lim;
+	sh.metrics = bp_metrics_open(cfg);
 	sh.pid = (unsigned)getpid();
 	if (threads != NULL)
 		n = thread_count();
@@ -501,6 +540,7 @@ out:
 	if (app_inited && app->fini != NULL)
 		app->fini();
 	free(ws);
+	bp_metrics_close(sh.metrics);
 	bp_limits_close(lim);
 	bp_db_close(db);
 	bp_config_free(cfg);

@@ -20,6 +20,11 @@
 
 enum bp_route_flags {
 	BP_ROUTE_SELF_LIMIT = 1 << 0,	/* the handler counts the day and compute units per item */
+	/*
+	 * For operators, not the API (GET /metrics): no key, nothing counted, only from loopback
+	 * and [server] metrics_allow; any other client gets what a path the API has not gets.
+	 */
+	BP_ROUTE_OPERATOR = 1 << 1,
 };
 
 /* A handler answers through bp_reply_* or bp_error and returns the status. */

@@ -27,6 +27,7 @@ bp_req_reset(struct bp_req *r)
 	const struct bp_config *cfg = r->cfg;
 	struct bp_db *db = r->db;
 	struct bp_limits *lim = r->lim;
+	struct bp_metrics *metrics = r->metrics;
 
 	bp_buf_reset(&h);
 	bp_buf_reset(&o);
@@ -43,6 +44,7 @@ bp_req_reset(struct bp_req *r)
 	r->cfg = cfg;
 	r->db = db;
 	r->lim = lim;
+	r->metrics = metrics;
 }
 
 void

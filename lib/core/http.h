@@ -25,6 +25,7 @@
 
 struct bp_config;
 struct bp_db;
+struct bp_metrics;
 struct bp_route;
 
 struct bp_kv {
@@ -56,6 +57,8 @@ struct bp_req {
 	struct bp_db	*db;
 	struct bp_limits *lim;
 	struct bp_limit_state limit;
+	struct bp_metrics *metrics;		/* the head's counters; NULL: none */
+	enum bp_limit_verdict refused;		/* the limit that answered 429; BP_LIMIT_OK */
 	void		*ctx;			/* the thread's program context (lib/core/fcgi.h) */
 
 	/* The response. */

@@ -74,6 +74,16 @@ bp_limit_what(enum bp_limit_verdict v)
 	return (unsigned)v < BP_LIMIT__MAX ? what[v] : "a limit";
 }
 
+const char *
+bp_limit_name(enum bp_limit_verdict v)
+{
+	static const char *const name[BP_LIMIT__MAX] = {
+		"", "rps", "rpd", "cups", "full", "down"
+	};
+
+	return (unsigned)v < BP_LIMIT__MAX ? name[v] : "other";
+}
+
 struct bp_limits *
 bp_limits_open(const char *path)
 {

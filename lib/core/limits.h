@@ -49,6 +49,8 @@ struct bp_limit_state {
 
 /* What a verdict refused, for messages ("requests per second"); "" for BP_LIMIT_OK. */
 const char	 *bp_limit_what(enum bp_limit_verdict);
+/* Its short name, a metrics label: rps, rpd, cups, full, down. */
+const char	 *bp_limit_name(enum bp_limit_verdict);
 
 /*
  * Maps (creating if needed) the counters file. Returns a handle owned by the caller

@@ -139,6 +139,7 @@ struct bp_limits_redis {
 	uint64_t	 gen;		/* the generation last seen */
 	int64_t		 gen_at;	/* bp_mono_us() when */
 	int		 warned;	/* the current outage was logged */
+	const char	*fallback;	/* what happens meanwhile, for the warning */
 };
 
 /* Parses url into r (may be NULL to only check it). */
@@ -233,9 +234,9 @@ static void
 fail(struct bp_limits_redis *r, const char *what)
 {
 	if (!r->warned)
-		bp_warn("limits: Redis %s:%d: %s; keys are counted on this head only, requests "
-		    "without a valid key refused, until it answers (logged once an outage)",
-		    r->host, r->port, what);
+		bp_warn("limits: Redis %s:%d: %s; %s, until it answers (logged once an outage)",
+		    r->host, r->port, what, r->fallback != NULL ? r->fallback : "keys are counted "
+		    "on this head only, requests without a valid key refused");
 	r->warned = 1;
 	if (r->c != NULL)
 		redisFree(r->c);
@@ -429,4 +430,41 @@ bp_limits_redis_bump(struct bp_limits_redis *r)
 	}
 	freeReplyObject(rep);
 	return 0;
+}
+
+void
+bp_limits_redis_fallback(struct bp_limits_redis *r, const char *what)
+{
+	r->fallback = what;
+}
+
+int
+bp_limits_redis_eval(struct bp_limits_redis *r, const char *lua, int nkeys, int argc,
+    const char **argv, int64_t *out, size_t nout)
+{
+	const char *av[16];
+	size_t lens[16], i, n;
+	char nk[16];
+	redisReply *rep;
+
+	if (argc < 0 || argc > 13 || connected(r) == -1)
+		return -1;
+	snprintf(nk, sizeof(nk), "%d", nkeys);
+	av[0] = "EVAL", av[1] = lua, av[2] = nk;
+	for (i = 0; i < (size_t)argc; i++)
+		av[3 + i] = argv[i];
+	for (i = 0; i < (size_t)argc + 3; i++)
+		lens[i] = strlen(av[i]);
+	if ((rep = command(r, argc + 3, av, lens)) == NULL)
+		return -1;
+	if (rep->type != REDIS_REPLY_ARRAY) {
+		freeReplyObject(rep);
+		fail(r, "a script answered no array");
+		return -1;
+	}
+	n = rep->elements;
+	for (i = 0; i < n && i < nout; i++)
+		out[i] = rep->element[i]->type == REDIS_REPLY_INTEGER ? rep->element[i]->integer : 0;
+	freeReplyObject(rep);
+	return (int)n;
 }

@@ -40,4 +40,17 @@ uint64_t	 bp_limits_redis_generation(struct bp_limits_redis *);
 /* Bumps it; -1 when Redis did not answer. */
 int		 bp_limits_redis_bump(struct bp_limits_redis *);
 
+/*
+ * For the other state several heads share through the same Redis (lib/rpc/head_mark.c, the
+ * WebSocket slots): runs script (EVAL) with nkeys of the argc strings of argv as its KEYS and the
+ * rest as ARGV, under the same connection and failure rules as the counters (100 ms connect,
+ * 250 ms command, a second's pause after a failure, logged once an outage). The script answers
+ * an array of integers: at most nout go to out. Returns how many the array had, or -1 when Redis
+ * did not answer (the caller falls back to its file).
+ */
+int		 bp_limits_redis_eval(struct bp_limits_redis *, const char *script, int nkeys,
+		    int argc, const char **argv, int64_t *out, size_t nout);
+/* What a failure means for this handle's user, for the outage's one warning. */
+void		 bp_limits_redis_fallback(struct bp_limits_redis *, const char *what);
+
 #endif

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "util.h"
 #include "worker.h"
+#include "metrics.h"
 
 #define EXIT_BUSY		75	/* EX_TEMPFAIL of sysexits.h */
 #define DEFAULT_WAIT_S		30
@@ -449,4 +450,18 @@ bp_worker_each_run(struct bp_db *db, int (*fn)(const struct bp_worker_run *, voi
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	return bp_stmt_each(st, run_row, &e);
+}
+
+int
+bp_worker_metrics(struct bp_db *db, const struct bp_config *cfg, struct bp_buf *out)
+{
+	(void)cfg;
+	if (bp_metrics_query(db, out, "blockport_worker_last_run_timestamp_seconds", "gauge",
+	    "Unix time of each worker's last pass: its end, or its start while it runs.",
+	    "worker", "SELECT name, COALESCE(finished_at, started_at) FROM worker_runs"
+	    " ORDER BY name") == -1)
+		return -1;
+	return bp_metrics_query(db, out, "blockport_worker_last_run_ok", "gauge",
+	    "1 when the worker's last finished pass succeeded, else 0.", "worker",
+	    "SELECT name, ok FROM worker_runs WHERE finished_at IS NOT NULL ORDER BY name");
 }

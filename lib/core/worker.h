@@ -92,4 +92,8 @@ struct bp_worker_run {
 int	bp_worker_each_run(struct bp_db *, int (*fn)(const struct bp_worker_run *, void *),
 	    void *arg);
 
+struct bp_buf;
+/* /metrics: each worker's last pass (a bp_metrics_source, lib/core/metrics.h). */
+int	bp_worker_metrics(struct bp_db *, const struct bp_config *, struct bp_buf *);
+
 #endif

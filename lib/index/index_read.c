@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "index_read.h"
+#include "core/metrics.h"
 
 /* ---- the indexer's tables ---- */
 
@@ -632,3 +633,32 @@ bp_index_heads_recent(struct bp_db *db, const char *chain, int64_t limit,
 }
 
 /* ---- End of the heads' readers. */
+
+int
+bp_index_metrics(struct bp_db *db, const struct bp_config *cfg, struct bp_buf *out)
+{
+	static const struct {
+		const char	*name, *help, *sql;
+	} fam[] = {
+		{ "blockport_index_head_block", "The last block indexed, by network.",
+		    "SELECT chain, head FROM index_cursors ORDER BY chain" },
+		{ "blockport_index_node_head_block",
+		    "The node's head at the indexer's last pass, by network.",
+		    "SELECT chain, chain_head FROM index_cursors WHERE chain_head >= 0 ORDER BY chain" },
+		{ "blockport_index_lag_blocks",
+		    "Blocks the index is behind the node's head (at the last pass), by network.",
+		    "SELECT chain, chain_head - head FROM index_cursors WHERE chain_head >= 0"
+		    " ORDER BY chain" },
+		{ "blockport_index_last_pass_timestamp_seconds",
+		    "Unix time of the indexer's last pass over each network.",
+		    "SELECT chain, checked_at FROM index_cursors ORDER BY chain" },
+	};
+	size_t i;
+
+	(void)cfg;
+	for (i = 0; i < BP_NITEMS(fam); i++)
+		if (bp_metrics_query(db, out, fam[i].name, "gauge", fam[i].help, "network",
+		    fam[i].sql) == -1)
+			return -1;
+	return 0;
+}

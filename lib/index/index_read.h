@@ -250,4 +250,12 @@ int		bp_index_heads_recent(struct bp_db *, const char *chain, int64_t limit,
 
 /* ---- End of the heads' readers. */
 
+struct bp_buf;
+struct bp_config;
+/*
+ * /metrics: each indexed network's head, the node's head as the indexer last saw it, the lag
+ * between them in blocks, and the time of the last pass (a bp_metrics_source).
+ */
+int		bp_index_metrics(struct bp_db *, const struct bp_config *, struct bp_buf *);
+
 #endif

@@ -6,11 +6,16 @@
 #include <curl/curl.h>
 
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/util.h"
 #include "health.h"
 #include "upstream.h"
 
 #define MAX_ENTRIES	(BP_MAX_NETWORKS * BP_MAX_UPSTREAMS)
+
+struct bp_upstream;
+static void	count_attempt(struct bp_upstream *, const struct bp_network *,
+		    enum bp_upstream_status, int64_t);
 
 /* One upstream URL: its keep-alive handle and its health. Networks sharing a URL share it. */
 struct entry {
@@ -23,6 +28,7 @@ struct entry {
 struct bp_upstream {
 	const struct bp_config	*cfg;
 	struct bp_health	*health;	/* shared by every process; NULL: entries' own */
+	struct bp_metrics	*metrics;	/* the head's latency and errors; NULL: none */
 	struct curl_slist	*headers;
 	struct entry		*entries;
 	size_t			 nentries;
@@ -102,6 +108,7 @@ bp_upstream_new(const struct bp_config *cfg)
 	 */
 	if (cfg->limits_file[0] != '\0' && health_path(cfg, path, sizeof(path)) == 0)
 		u->health = bp_health_open(path);
+	u->metrics = bp_metrics_open(cfg);
 	ret = u;
 	u = NULL;
 out:
@@ -121,6 +128,7 @@ bp_upstream_free(struct bp_upstream *u)
 			curl_easy_cleanup(u->entries[i].h);
 	free(u->entries);
 	bp_health_close(u->health);
+	bp_metrics_close(u->metrics);
 	curl_slist_free_all(u->headers);
 	free(u);
 }
@@ -385,6 +393,7 @@ bp_upstream_post(struct bp_upstream *u, const struct bp_network *net, const char
 			/* A node that accepts but does not answer is left early when another may. */
 			st = attempt(u, e, body, len, pass == 0 && later_healthy(u, net, i, now) ?
 			    u->cfg->upstream_first_byte_ms : 0, out, info);
+			count_attempt(u, net, st, bp_mono_us() - now);
 			if (st == BP_UPSTREAM_OK) {
 				e->down_until = 0;
 				if (u->health != NULL)
@@ -411,6 +420,23 @@ bp_upstream_post(struct bp_upstream *u, const struct bp_network *net, const char
 	}
 	bp_buf_reset(out);
 	return BP_UPSTREAM_FAILED;
+}
+
+/* One attempt in the head's metrics: its time, and an error when it gave no definite answer. */
+static void
+count_attempt(struct bp_upstream *u, const struct bp_network *net, enum bp_upstream_status st,
+    int64_t us)
+{
+	char series[160];
+
+	if (u->metrics == NULL)
+		return;
+	snprintf(series, sizeof(series), "blockport_upstream_request_duration_seconds{"
+	    "network=\"%s.%s\"}", net->chain, net->network);
+	bp_metrics_observe(u->metrics, series, us);
+	if (st != BP_UPSTREAM_OK)
+		bp_metrics_addf(u->metrics, 1, "blockport_upstream_errors_total{network=\"%s.%s\"}",
+		    net->chain, net->network);
 }
 
 /* The per-thread upstream of a program that serves several requests at once (lib/core/fcgi.h). */

@@ -29,6 +29,7 @@
 #include "core/hex.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/util.h"
 #include "head_mark.h"
 #include "net/upstream.h"
@@ -362,6 +363,8 @@ lookup(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *
 		v->hit_len = p->hits.len - v->hit_off;
 		p->nhits++;
 	}
+	bp_metrics_addf(r->metrics, 1, "blockport_rpc_cache_requests_total{network=\"%s.%s\","
+	    "result=\"%s\"}", net->chain, net->network, v->hit ? "hit" : "miss");
 	return v->hit;
 }
 

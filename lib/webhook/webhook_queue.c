@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "index/index_read.h"
 #include "webhook_queue.h"
+#include "core/metrics.h"
 
 #define DAY	86400
 #define ACCOUNTS_MAX	256	/* accounts whose day counts one claim keeps */
@@ -801,4 +802,17 @@ bp_webhook_owner_email(struct bp_db *db, const char *id, char *out, size_t cap)
 	if ((rc = bp_account_get(db, account_id, &a)) != 1)
 		return rc;
 	return bp_strlcpy(out, a.email, cap) == -1 ? -1 : 1;
+}
+
+int
+bp_webhook_queue_metrics(struct bp_db *db, const struct bp_config *cfg, struct bp_buf *out)
+{
+	(void)cfg;
+	if (bp_metrics_query(db, out, "blockport_webhook_queue_depth", "gauge",
+	    "Webhook events recorded and not delivered yet.", NULL,
+	    "SELECT COALESCE(SUM(pending), 0) FROM webhook_backlog") == -1)
+		return -1;
+	return bp_metrics_query(db, out, "blockport_webhook_delivery_attempts_total", "counter",
+	    "Webhook delivery attempts made, successful or not.", NULL,
+	    "SELECT COALESCE(MAX(id), 0) FROM webhook_attempts");
 }

@@ -142,4 +142,11 @@ int	bp_webhook_queue_attempts(struct bp_db *, const char *webhook_id, int64_t li
 /* The e-mail of the account that owns webhook id into out; 1, 0 none, -1 error. */
 int	bp_webhook_owner_email(struct bp_db *, const char *id, char *out, size_t cap);
 
+struct bp_buf;
+/*
+ * /metrics: events waiting for delivery, and delivery attempts made (the id of the last one:
+ * attempts are numbered in order and only old ones are pruned). A bp_metrics_source.
+ */
+int	bp_webhook_queue_metrics(struct bp_db *, const struct bp_config *, struct bp_buf *);
+
 #endif

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/http.h"
 #include "core/limits.h"
+#include "core/metrics.h"
 #include "core/util.h"
 #include "rpc/rpc_envelope.h"
 #include "rpc/rpc_methods.h"
@@ -18,9 +19,19 @@
 #include "ws_conn.h"
 #include "ws_slot.h"
 
+/* A 429 of the counters in the head's metrics, as the FastCGI pipeline counts its own. */
+static void
+count_refusal(struct bp_ws_conn *c, enum bp_limit_verdict v)
+{
+	bp_metrics_addf(c->metrics, 1, "blockport_limit_refusals_total{limit=\"%s\"}",
+	    bp_limit_name(v));
+}
+
 static void
 send_admission(struct bp_ws_conn *c, const char *id, size_t idlen, const struct bp_admission *ad)
 {
+	if (ad->status == 429)
+		count_refusal(c, ad->verdict);
 	bp_ws_conn_refuse(c, id, idlen, bp_ws_conn_rpc_code(ad->status), ad->status, ad->code,
 	    ad->message);
 }
@@ -44,12 +55,30 @@ price_notifications(struct bp_ws_conn *c)
 	}
 }
 
+/*
+ * The connection's slot under its key's cap: in Redis on several heads (every head's
+ * connections together), else, or while Redis does not answer, a file of this head's.
+ */
+static int
+keep_slot(struct bp_ws_conn *c)
+{
+	int rc;
+
+	if (c->slots == NULL)
+		c->slots = bp_ws_slots_redis(c->cfg);
+	if (c->slots != NULL &&
+	    (rc = bp_ws_slot_keep_redis(c->slots, &c->k, &c->slot_fd, &c->slot)) != -1)
+		return rc;
+	return bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot);
+}
+
 /* The 429 of a key with all its plan's ws_connections open: why (what), and the plan's cap. */
 static void
 refuse_slot(struct bp_ws_conn *c, const char *what)
 {
 	char m[BP_ADMIT_MSG];
 
+	bp_metrics_add(c->metrics, "blockport_limit_refusals_total{limit=\"ws_connections\"}", 1);
 	snprintf(m, sizeof(m), "%s (the %s plan allows %lld)", what, c->k.plan.name,
 	    (long long)c->k.plan.ws_connections);
 	bp_ws_conn_refuse(c, NULL, 0, BP_JSONRPC_LIMITED, 429, "rate_limited", m);
@@ -88,7 +117,7 @@ bp_ws_admit_connection(struct bp_ws_conn *c)
 		    "is a mainnet: test keys work on testnets only; use a live key");
 		return -1;
 	}
-	switch (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot)) {
+	switch (keep_slot(c)) {
 	case -2:
 		refuse_slot(c, "too many open WebSocket connections for this key");
 		return -1;
@@ -109,7 +138,7 @@ static int
 take_key(struct bp_ws_conn *c, const struct bp_key *k)
 {
 	c->k = *k;
-	if (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot) != -2)
+	if (keep_slot(c) != -2)
 		return 0;
 	refuse_slot(c, "the key's plan changed: it allows fewer open WebSocket connections; "
 	    "closing this one");
@@ -146,6 +175,8 @@ bp_ws_admit_recheck(struct bp_ws_conn *c, int64_t now)
 	if (c->closing || now < c->recheck_at)
 		return;
 	c->recheck_at = now + BP_WS_ADMIT_RECHECK_US;
+	/* A slot in Redis is a lease: renewed well within it (a renewal lost is logged there). */
+	(void)bp_ws_slot_renew(c->slots);
 	/* One word of the mapped limits file: a thousand idle connections cost no SQLite. */
 	if ((gen = bp_limits_generation(c->lim)) == c->gen)
 		return;
@@ -175,6 +206,7 @@ bp_ws_admit_call(struct bp_ws_conn *c, const char *method, size_t len, const cha
 	v = bp_admit_charge(c->lim, &c->k, 0, 1, m != NULL ? m->cu : 1, &st);
 	if (v == BP_LIMIT_OK)
 		return 0;
+	count_refusal(c, v);
 	snprintf(text, sizeof(text), "rate limited: %s exceeded; retry after %lld s",
 	    bp_limit_what(v), (long long)st.retry_after);
 	bp_ws_conn_error(c, id, idlen, BP_JSONRPC_LIMITED, text);

@@ -17,12 +17,14 @@
 #include "core/http.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/util.h"
 #include "index/index_feed.h"
 #include "rpc/rpc_envelope.h"
 #include "ws_conn.h"
 #include "ws_helper.h"
 #include "ws_logs.h"
+#include "ws_slot.h"
 
 extern char **environ;
 
@@ -54,6 +56,7 @@ bp_ws_conn_open(struct bp_ws_conn *c)
 		return -1;
 	}
 	bp_buf_init(&c->in, (size_t)c->cfg->max_body);
+	c->metrics = bp_metrics_open(c->cfg);	/* none: nothing counted, nothing refused */
 	c->db_used = bp_mono_us();
 	if ((c->db = bp_db_open(c->cfg->database, 0)) == NULL ||
 	    (c->lim = bp_limits_open_config(c->cfg)) == NULL ||
@@ -100,10 +103,12 @@ bp_ws_conn_free(struct bp_ws_conn *c)
 	}
 	if (c->slot_fd >= 0)
 		close(c->slot_fd);
+	bp_ws_slots_free(c->slots);
 	if (c->wake_fd >= 0)
 		close(c->wake_fd);
 	bp_admit_fini(&c->adm);
 	bp_limits_close(c->lim);
+	bp_metrics_close(c->metrics);
 	bp_db_close(c->db);
 	bp_config_free(c->cfg);
 	free(c->key);

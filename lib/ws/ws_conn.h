@@ -51,11 +51,15 @@ struct bp_ws_conn_sub {
 	struct bp_ws_logs	*logs;	/* BP_WS_CONN_LOGS */
 };
 
+struct bp_metrics;
+struct bp_ws_slots;
+
 /* One connection: everything this process holds. */
 struct bp_ws_conn {
 	struct bp_config	*cfg;
 	struct bp_db		*db;
 	struct bp_limits	*lim;
+	struct bp_metrics	*metrics;	/* the head's counters; NULL: none */
 	struct bp_admit		 adm;
 	struct bp_ws_helper	 helper;	/* the proxy (ws/proxy), started when needed */
 	struct bp_req		*req;		/* the upgrade request */
@@ -66,6 +70,7 @@ struct bp_ws_conn {
 	struct bp_key		 k;		/* the admitted key */
 	int			 slot_fd;	/* the flock held for the connection cap; -1 */
 	int64_t			 slot;		/* its number (DATABASE.ws/KEYID.N) */
+	struct bp_ws_slots	*slots;		/* limits = redis://: the slot in Redis; NULL */
 	uint64_t		 gen;		/* the key generation c->k was looked up at */
 	int64_t			 recheck_at;	/* monotonic us: the next look at the generation */
 	struct bp_ws_conn_sub	 subs[BP_WS_CONN_SUBS];

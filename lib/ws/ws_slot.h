@@ -26,4 +26,32 @@ int	bp_ws_slot_take(const char *database, const struct bp_key *k, int64_t *n);
  */
 int	bp_ws_slot_keep(const char *database, const struct bp_key *k, int *fd, int64_t *n);
 
+/*
+ * On several heads (limits = redis://, docs/limits.md) the cap holds across them: slot N of key
+ * K is bp:ws:K:N in Redis, SET NX with this connection's token and a lease of
+ * BP_WS_SLOT_LEASE_MS, renewed at each of the connection's rechecks and deleted when it ends. A
+ * process killed outright holds its slot until the lease runs out. While Redis does not answer
+ * (the counters' connection and failure rules) a connection takes a file slot above: the cap
+ * then holds per head, as the counters do.
+ */
+#define BP_WS_SLOT_LEASE_MS	30000
+#define BP_WS_SLOT_REDIS	(-4)	/* the *fd of a slot held in Redis */
+
+struct bp_config;
+struct bp_ws_slots;
+
+/* The Redis slots of one connection when cfg's limits is a redis:// URL; NULL otherwise. */
+struct bp_ws_slots *bp_ws_slots_redis(const struct bp_config *cfg);
+/* Frees h, deleting the slot it holds. NULL is a no-op. */
+void	bp_ws_slots_free(struct bp_ws_slots *h);
+/*
+ * bp_ws_slot_keep in Redis: a slot held there has *fd BP_WS_SLOT_REDIS. The same answers, and
+ * -1 when Redis did not answer (the caller takes a file slot instead); a file slot already held
+ * below the cap is kept.
+ */
+int	bp_ws_slot_keep_redis(struct bp_ws_slots *h, const struct bp_key *k, int *fd,
+	    int64_t *n);
+/* Renews the lease of the slot h holds; 0, -1 when Redis did not answer or it was lost. */
+int	bp_ws_slot_renew(struct bp_ws_slots *h);
+
 #endif

@@ -502,7 +502,31 @@ test_database_url(void)
 	bp_config_free(c);
 }
 
+/* [server] metrics_allow: a list of addresses and CIDR blocks, refused at load when not. */
+static void
+test_metrics_allow(void)
+{
+	struct bp_config *c;
+	char err[512];
+
+	c = load("[server]\ndatabase = x.db\nmetrics_allow = 192.0.2.0/24, fd00::/8 10.1.2.3\n",
+	    err, sizeof(err));
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_STRING_EQUAL(c->metrics_allow, "192.0.2.0/24, fd00::/8 10.1.2.3");
+	bp_config_free(c);
+	c = load("[server]\ndatabase = x.db\nmetrics_allow = 192.0.2.0/33\n", err, sizeof(err));
+	CU_ASSERT(c == NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "metrics_allow"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "192.0.2.0/33"));
+	bp_config_free(c);
+	c = load("[server]\ndatabase = x.db\nmetrics_allow = prometheus.local\n", err,
+	    sizeof(err));
+	CU_ASSERT(c == NULL);
+	bp_config_free(c);
+}
+
 BP_UNIT_SUITE(config, setup, teardown,
+	{ "metrics_allow: addresses and CIDR blocks", test_metrics_allow },
 	{ "a good file", test_good_file },
 	{ "default plans, redefined and new plans", test_default_plans },
 	{ "errors name file:line: key", test_errors },
