@@ -1,0 +1,179 @@
+// The cluster's own cases (scripts/cluster.sh, docs/scale.md): two heads on one PostgreSQL and
+// one Redis behind HAProxy. BLOCKPORT_URL is HAProxy, HEAD_URLS the heads, HEAD_PGIDS each
+// head's process groups (heads separated by commas). Order matters: Redis is stopped and
+// started again, then a head is killed for good, last.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { env, api, admin, newKey, newKeyWithId, assertError, sleep, waitFor } from '../e2e/helpers.mjs';
+
+const heads = (process.env.HEAD_URLS ?? '').split(/\s+/).filter(Boolean);
+const pgids = (process.env.HEAD_PGIDS ?? '').split(',').map((h) => h.trim().split(/\s+/).map(Number));
+const top = new URL('../..', import.meta.url).pathname;
+if (heads.length < 2) throw new Error('HEAD_URLS is not set: run these against scripts/cluster.sh');
+
+// One request straight to a head (not through HAProxy): { status, headers, json }.
+async function direct(head, path, key) {
+  const res = await fetch(head + path, { headers: key ? { 'X-API-Key': key } : {} });
+  const text = await res.text();
+  let json;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: res.status, headers: res.headers, json };
+}
+
+// n keyed GETs of a path no program serves (404 once admitted), sent to the heads in turn,
+// 10 at a time; returns the admitted and refused counts of each head and the seconds it took.
+async function spread(key, n) {
+  const admitted = heads.map(() => 0), refused = heads.map(() => 0), other = [];
+  const t0 = Date.now();
+  for (let i = 0; i < n; i += 10) {
+    const batch = Array.from({ length: Math.min(10, n - i) }, (_, j) => {
+      const h = (i + j) % heads.length;
+      return direct(heads[h], '/v1/cluster-spread', key).then((r) => ({ h, r }));
+    });
+    for (const { h, r } of await Promise.all(batch)) {
+      if (r.status === 404) admitted[h]++;
+      else if (r.status === 429) refused[h]++;
+      else other.push(r.status);
+    }
+  }
+  return { admitted, refused, other, seconds: (Date.now() - t0) / 1000 };
+}
+
+test('HAProxy spreads requests over both heads, round robin', async () => {
+  const seen = new Set();
+  for (let i = 0; i < 6; i++) {
+    const r = await api('/v1/cluster-spread');
+    assert.equal(r.status, 404);
+    seen.add(r.headers.get('x-blockport-head'));
+  }
+  assert.deepEqual([...seen].sort(), ['head1', 'head2']);
+});
+
+test("a Free key's 10 rps (burst 30) holds across both heads together", async () => {
+  const key = newKey();	// free: rps 10, burst 3 (docs/limits.md)
+  const s = await spread(key, 100);
+  assert.deepEqual(s.other, []);
+  const total = s.admitted.reduce((a, b) => a + b, 0);
+  // One shared bucket: 30 at once plus 10 a second; a bucket per head would admit 60 and more.
+  assert.ok(total >= 30, `admitted ${total}`);
+  assert.ok(total <= 30 + Math.ceil(10 * s.seconds) + 2,
+    `admitted ${total} in ${s.seconds} s (per head: ${s.admitted})`);
+  for (let h = 0; h < heads.length; h++) {
+    assert.ok(s.admitted[h] > 0, `head${h + 1} admitted some (${s.admitted})`);
+    assert.ok(s.refused[h] > 0, `head${h + 1} refused once the shared bucket was empty (${s.refused})`);
+  }
+  const r = await direct(heads[1], '/v1/cluster-spread', key);
+  assert.equal(r.headers.get('x-ratelimit-limit'), '30');
+});
+
+test('a key revoked on one head is refused by the other within 2 s', async () => {
+  const { key, id } = newKeyWithId({ plan: 'enterprise' });
+  // The second head has the key in its cache (key_cache_seconds = 2 in the test config).
+  assert.equal((await direct(heads[1], '/v1/cluster-revoke', key)).status, 404);
+  assert.equal((await direct(heads[0], '/v1/cluster-revoke', key)).status, 404);
+  admin('key', 'revoke', id);	// the CLI on the first head's config
+  const t0 = Date.now();
+  const r = await waitFor(async () => {
+    const x = await direct(heads[1], '/v1/cluster-revoke', key);
+    return x.status === 401 ? x : null;
+  }, 'the other head to refuse the revoked key', 2000);
+  const ms = Date.now() - t0;
+  assert.equal(r.json.error.code, 'unauthorized');
+  // The shared generation (Redis), not the cache's expiry, ends it: well under the cache's 2 s.
+  assert.ok(ms < 1500, `refused after ${ms} ms`);
+  assert.equal((await direct(heads[0], '/v1/cluster-revoke', key)).status, 401);
+});
+
+function redis(cmd) {
+  execFileSync('bash', [`${top}scripts/redis.sh`, ...cmd], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+test('Redis stopped: keys counted per head, anonymous clients 429; back when Redis is', async () => {
+  const dir = process.env.REDIS_DIR, url = new URL(process.env.REDIS_URL);
+  const key = newKey();	// free
+  redis(['stop', dir]);
+  try {
+    // The API stays up for keys, through HAProxy too (its keyed health checks still pass).
+    const ok = await api('/v1/cluster-redis', { key: env.key });
+    assert.equal(ok.status, 404);
+    // Without a valid key: refused, whatever head (fail closed).
+    for (const h of heads) {
+      const r = await direct(h, '/v1/cluster-redis');
+      assertError(assert, { ...r, text: JSON.stringify(r.json) }, 429, 'rate_limited');
+      assert.match(r.json.error.message, /shared counters are unavailable/);
+    }
+    // Each head counts the key in its own file: each gives it its own bucket of 30.
+    const s = await spread(key, 80);
+    assert.deepEqual(s.other, []);
+    for (let h = 0; h < heads.length; h++)
+      assert.ok(s.admitted[h] >= 30, `head${h + 1} admitted ${s.admitted[h]} on its own count`);
+  } finally {
+    redis(['start', dir, url.port]);
+  }
+  // Redis back: the heads try it again after a second; anonymous clients get their 401 again.
+  await waitFor(async () => (await direct(heads[0], '/v1/cluster-redis')).status === 401 &&
+    (await direct(heads[1], '/v1/cluster-redis')).status === 401, 'Redis to be used again', 5000);
+});
+
+// Load through HAProxy: `loops` clients each sending the next request as soon as the last is
+// answered, alternating a GET and a JSON-RPC POST. Counts what failed and what is in flight.
+function load(key, loops) {
+  const st = { inflight: 0, ok: 0, failed: [], stop: false, byHead: {} };
+  const one = async (i) => {
+    st.inflight++;
+    try {
+      const res = i % 2
+        ? await fetch(`${env.base}/v1/cluster-load`, { headers: { 'X-API-Key': key } })
+        : await fetch(`${env.base}/v1/rpc/ethereum/devnet`, {
+          method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      await res.arrayBuffer();
+      const want = i % 2 ? 404 : 200;
+      if (res.status === want) {
+        st.ok++;
+        const h = res.headers.get('x-blockport-head');
+        st.byHead[h] = (st.byHead[h] ?? 0) + 1;
+      } else {
+        st.failed.push(res.status);
+      }
+    } catch (e) {
+      st.failed.push(e.cause?.code ?? e.message);
+    } finally {
+      st.inflight--;
+    }
+  };
+  st.done = Promise.all(Array.from({ length: loops }, async (_, l) => {
+    for (let i = l; !st.stop; i++) await one(i);
+  }));
+  return st;
+}
+
+function killHead(h) {
+  for (const g of pgids[h]) {
+    try { process.kill(-g, 'SIGKILL'); } catch (e) { if (e.code !== 'ESRCH') throw e; }
+  }
+}
+
+test('kill -9 of a whole head under load: the other keeps answering, failures at most those in flight',
+  async () => {
+    const key = newKey({ plan: 'enterprise' });
+    const st = load(key, 8);
+    await sleep(1500);
+    assert.equal(st.failed.length, 0, `before the kill: ${st.failed}`);
+    assert.ok(Object.keys(st.byHead).length === 2, `both heads served: ${JSON.stringify(st.byHead)}`);
+    const inflight = st.inflight;
+    killHead(0);
+    const okAtKill = st.ok;
+    await sleep(3000);
+    st.stop = true;
+    await st.done;
+    console.log(`# kill -9 under load: ${inflight} in flight at the kill, ${st.failed.length} failed` +
+      ` (${st.failed}), ${st.ok - okAtKill} answered after it`);
+    assert.ok(st.failed.length <= inflight, `failed ${st.failed.length} > in flight ${inflight}: ${st.failed}`);
+    assert.ok(st.ok - okAtKill > 50, `the other head kept answering (${st.ok - okAtKill})`);
+    // Only the other head answers now.
+    const r = await api('/v1/cluster-load', { key });
+    assert.equal(r.status, 404);
+    assert.equal(r.headers.get('x-blockport-head'), 'head2');
+  });
