@@ -21,6 +21,25 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 heads=2
 
+# The statuses HAProxy answers itself (a request it refuses, no head to send it to) get the
+# uniform error body of the web servers' own refusals (scripts/error-pages.sh).
+errors="400:Bad_Request 405:Method_Not_Allowed 408:Request_Timeout 413:Payload_Too_Large
+500:Internal_Server_Error 501:Not_Implemented 502:Bad_Gateway 503:Service_Unavailable
+504:Gateway_Timeout"
+
+error_files() {	# DIR: DIR/errors/NNN.http, whole HTTP answers as HAProxy's errorfile wants
+	local e status reason body
+	mkdir -p "$1/errors"
+	for e in $errors; do
+		status=${e%%:*}
+		reason=${e#*:}
+		body=$(cat "$top/lighttpd/errors/status-$status.html")
+		printf 'HTTP/1.1 %s %s\r\nContent-Type: application/json\r\nContent-Length: %s\r\n'\
+'Cache-Control: no-cache\r\nConnection: close\r\n\r\n%s\n' "$status" "${reason//_/ }" \
+			"$((${#body} + 1))" "$body" > "$1/errors/$status.http"
+	done
+}
+
 haproxy_config() {	# DIR PORT HEALTH_KEY HEAD_PORT...: the load balancer's config
 	local dir=$1 port=$2 key=$3 i=0 p
 	shift 3
@@ -53,6 +72,11 @@ frontend blockport
 backend heads
 	balance roundrobin
 	http-request disable-l7-retry unless METH_GET
+EOT
+	for e in $errors; do
+		echo "	errorfile ${e%%:*} $dir/errors/${e%%:*}.http"
+	done
+	cat <<EOT
 	# Which head answered, for the tests and for an operator's curl -i.
 	http-response set-header X-Blockport-Head %s
 	# A keyed request to a path no program serves: 404 proves lighttpd, a FastCGI program, the
@@ -125,6 +149,7 @@ cmd_start() {
 			--extra-config "$dir/head$i.ini" "${wopt[@]}"
 		hports+=("$(sed -n 's|^BASE_URL=http://127.0.0.1:||p' "$dir/head$i/env")")
 	done
+	error_files "$dir"
 	haproxy_config "$dir" "$port" "$key" "${hports[@]}" > "$dir/haproxy.cfg"
 	haproxy -c -q -f "$dir/haproxy.cfg" || haproxy -c -f "$dir/haproxy.cfg" >&2
 	BLOCKPORT_STACK=$dir setsid haproxy -db -f "$dir/haproxy.cfg" >> "$dir/haproxy.log" 2>&1 9>&- &

@@ -5,12 +5,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import https from 'node:https';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JsonRpcProvider, Wallet } from 'ethers';
+import { createSmartAccountClient } from 'permissionless';
+import { toSimpleSmartAccount } from 'permissionless/accounts';
+import { createPublicClient, getAddress, http, parseAbiItem, parseEther, parseGwei, toHex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { account as devAccount } from '../../devchain/dev.mjs';
 import { env, api, admin, newKey, newKeyWithId, assertError, sleep, waitFor } from '../e2e/helpers.mjs';
 
 const heads = (process.env.HEAD_URLS ?? '').split(/\s+/).filter(Boolean);
 const pgids = (process.env.HEAD_PGIDS ?? '').split(',').map((h) => h.trim().split(/\s+/).map(Number));
 const top = new URL('../..', import.meta.url).pathname;
 if (heads.length < 2) throw new Error('HEAD_URLS is not set: run these against scripts/cluster.sh');
+// The worker failover cases need the workers on every head, under leases (CLUSTER_WORKERS=all).
+const noWorkers = process.env.CLUSTER_WORKERS === 'all' ? false
+  : 'the cluster runs no workers (CLUSTER_WORKERS=none: the workers do not run on PostgreSQL yet)';
 
 // One request straight to a head (not through HAProxy): { status, headers, json }.
 async function direct(head, path, key) {
@@ -155,16 +169,95 @@ function killHead(h) {
   }
 }
 
+// ---- what the workers do across the kill (set up before it, checked after) ----
+
+const psql = (sql) => execFileSync('psql', [process.env.PG_URL, '-Atc', sql], { encoding: 'utf8' }).trim();
+const chainRpc = async (method, params = []) => {
+  const res = await fetch(env.chain, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  return (await res.json()).result;
+};
+
+// A webhook receiver over HTTPS: a self-signed certificate that is also the stack's ca_file.
+const got = new Set();
+let receiver;
+function startReceiver() {
+  const dir = mkdtempSync(join(tmpdir(), 'bp-cluster-wh-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
+    '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '2', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-addext', 'basicConstraints=critical,CA:TRUE'],
+  { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ca = `${env.dir}/webhook-ca.pem`;	// both heads' config names the first head's
+  writeFileSync(`${ca}.tmp`, readFileSync(join(dir, 'c.pem')));
+  renameSync(`${ca}.tmp`, ca);
+  receiver = https.createServer({ key: readFileSync(join(dir, 'k.pem')), cert: readFileSync(join(dir, 'c.pem')) },
+    (req, res) => {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        try { got.add(JSON.parse(Buffer.concat(chunks).toString()).id); } catch { /* counted as lost */ }
+        res.writeHead(200).end('ok');
+      });
+    });
+  return new Promise((r) => receiver.listen(0, '127.0.0.1', () => r(receiver.address().port)));
+}
+
+const provider = new JsonRpcProvider(env.chain, 31337, { staticNetwork: true, batchMaxCount: 1 });
+const sender = Wallet.createRandom().connect(provider);
+const watched = Wallet.createRandom().address;
+async function transfers(n) {
+  for (let i = 0; i < n; i++) await (await sender.sendTransaction({ to: watched, value: 1000n + BigInt(i) })).wait();
+}
+
+// UserOperations of fresh self-funded SimpleAccounts, sent through HAProxy with permissionless.
+const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
+const ENTRY_POINT = getAddress(dc.entry_point);
+const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
+const pub = createPublicClient({ chain, transport: http(env.chain) });
+async function sendOp(key) {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const account = await toSimpleSmartAccount({ client: pub, owner,
+    entryPoint: { address: ENTRY_POINT, version: '0.6' }, factoryAddress: getAddress(dc.account_factory) });
+  await chainRpc('anvil_setBalance', [account.address, toHex(parseEther('1'))]);
+  const client = createSmartAccountClient({ account, chain, client: pub,
+    bundlerTransport: http(`${env.base}/v1/bundler/ethereum/devnet`, { fetchOptions: { headers: { 'X-API-Key': key } } }),
+    userOperation: { estimateFeesPerGas: async () => {
+      const b = await pub.getBlock();
+      return { maxFeePerGas: b.baseFeePerGas * 2n + parseGwei('1'), maxPriorityFeePerGas: parseGwei('1') };
+    } } });
+  return { client, hash: await client.sendUserOperation({ calls: [{ to: owner.address, value: 0n }] }) };
+}
+
+const across = { ops: [] };	// what the kill test set up for the worker cases
+
 test('kill -9 of a whole head under load: the other keeps answering, failures at most those in flight',
   async () => {
     const key = newKey({ plan: 'enterprise' });
+    if (!noWorkers) {
+      const port = await startReceiver();
+      const w = await api('/v1/webhooks', { method: 'POST', key,
+        body: { url: `https://127.0.0.1:${port}/hook`, chain: 'ethereum', event_type: 'address_activity',
+          config: { addresses: [watched] } } });
+      assert.equal(w.status, 201, w.text);
+      across.webhook = w.json.id;
+      await chainRpc('anvil_setBalance', [sender.address, toHex(parseEther('10'))]);
+      across.firstBlock = Number(await chainRpc('eth_blockNumber'));
+      await transfers(3);
+      for (let i = 0; i < 3; i++) across.ops.push(await sendOp(key));
+    }
     const st = load(key, 8);
     await sleep(1500);
     assert.equal(st.failed.length, 0, `before the kill: ${st.failed}`);
     assert.ok(Object.keys(st.byHead).length === 2, `both heads served: ${JSON.stringify(st.byHead)}`);
     const inflight = st.inflight;
-    killHead(0);
+    killHead(0);	// the first head: started first, it holds the workers' leases
+    across.killedAt = Date.now();
     const okAtKill = st.ok;
+    if (!noWorkers) {
+      across.chainAtKill = Number(await chainRpc('eth_blockNumber'));
+      await transfers(3);
+      for (let i = 0; i < 3; i++) across.ops.push(await sendOp(key));
+    }
     await sleep(3000);
     st.stop = true;
     await st.done;
@@ -177,3 +270,44 @@ test('kill -9 of a whole head under load: the other keeps answering, failures at
     assert.equal(r.status, 404);
     assert.equal(r.headers.get('x-blockport-head'), 'head2');
   });
+
+test("the killed head's indexer resumes on the other within 10 s, the index contiguous", { skip: noWorkers },
+  async () => {
+    await chainRpc('anvil_mine', ['0x1']);
+    const want = Number(await chainRpc('eth_blockNumber'));
+    const max = () => Number(psql("SELECT max(number) FROM index_blocks WHERE chain LIKE '%devnet%'") || 0);
+    await waitFor(() => max() >= want, `block ${want} indexed`, Math.max(1000, across.killedAt + 10000 - Date.now()));
+    for (const row of psql('SELECT chain, min(number), max(number), count(*) FROM index_blocks GROUP BY chain').split('\n')) {
+      const [c, lo, hi, n] = row.split('|');
+      assert.equal(Number(n), Number(hi) - Number(lo) + 1, `${c}: ${n} blocks from ${lo} to ${hi}, a gap`);
+    }
+  });
+
+test('no webhook event is lost across the kill: every evt_ id recorded arrives', { skip: noWorkers }, async () => {
+  const ids = () => psql(`SELECT id FROM webhook_events WHERE webhook_id = '${across.webhook}'`).split('\n').filter(Boolean);
+  // Six transfers to the watched address, three before the kill and three after: six events.
+  await waitFor(() => ids().length >= 6, 'six events recorded', 20000);
+  await waitFor(() => ids().every((id) => got.has(id)), 'every recorded event delivered', 30000);
+  assert.equal(ids().length, 6);
+  for (const id of ids()) assert.match(id, /^evt_[0-9a-f]{24}$/);
+  receiver.close();
+});
+
+test('no UserOperation is bundled twice across the kill: each lands once', { skip: noWorkers }, async () => {
+  const event = parseAbiItem('event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, ' +
+    'address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)');
+  for (const { client, hash } of across.ops) {
+    const r = await client.waitForUserOperationReceipt({ hash, timeout: 30000 });
+    assert.equal(r.success, true);
+    const logs = await pub.getLogs({ address: ENTRY_POINT, event, args: { userOpHash: hash }, fromBlock: 0n });
+    assert.equal(logs.length, 1, `${hash} landed ${logs.length} times`);
+  }
+  // And no bundle failed on the chain (a second submitter's copy would revert on the nonce).
+  const bundler = getAddress(devAccount(7).address);
+  const last = await pub.getBlockNumber();
+  for (let n = BigInt(across.firstBlock); n <= last; n++) {
+    const b = await pub.getBlock({ blockNumber: n, includeTransactions: true });
+    for (const tx of b.transactions.filter((t) => getAddress(t.from) === bundler))
+      assert.equal((await pub.getTransactionReceipt({ hash: tx.hash })).status, 'success', `bundle ${tx.hash}`);
+  }
+});

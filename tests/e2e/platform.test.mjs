@@ -236,7 +236,10 @@ test('an unlimited plan never sends X-RateLimit-Remaining: 0', async () => {
   }
 });
 
-test('a failed key lookup is a 500 that still carries the rate headers', async () => {
+// On the cluster (scripts/cluster.sh) the keys are in PostgreSQL, whose prepared statements
+// follow a renamed table: there is no file to break there.
+test('a failed key lookup is a 500 that still carries the rate headers', { skip: process.env.PG_URL
+  ? 'the cluster: the key table is in PostgreSQL, not a SQLite file this test can rename it in' : false }, async () => {
   // The key table out of the way for a moment: the lookup of a key no process has cached fails.
   const db = `${env.dir}/blockport.db`;
   const sql = (q) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, q]);
