@@ -64,6 +64,11 @@ defaults
 	retries 3
 	option redispatch 1
 	retry-on conn-failure empty-response
+EOT
+	for e in $errors; do
+		echo "	errorfile ${e%%:*} $dir/errors/${e%%:*}.http"
+	done
+	cat <<EOT
 
 frontend blockport
 	bind 127.0.0.1:$port
@@ -72,11 +77,6 @@ frontend blockport
 backend heads
 	balance roundrobin
 	http-request disable-l7-retry unless METH_GET
-EOT
-	for e in $errors; do
-		echo "	errorfile ${e%%:*} $dir/errors/${e%%:*}.http"
-	done
-	cat <<EOT
 	# Which head answered, for the tests and for an operator's curl -i.
 	http-response set-header X-Blockport-Head %s
 	# A keyed request to a path no program serves: 404 proves lighttpd, a FastCGI program, the

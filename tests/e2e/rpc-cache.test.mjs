@@ -248,7 +248,10 @@ before(async () => {
 });
 after(() => server?.close());
 
-test('eth_blockNumber does not go back when the fallback lags', async () => {
+// The head mark is a file of each head's (lib/rpc/head_mark.c): behind a balancer, a head that
+// has not seen the primary's head yet answers its own (docs/scale.md).
+test('eth_blockNumber does not go back when the fallback lags', { skip: process.env.HEAD_URLS
+  ? 'the cluster: the head mark is each head\'s own, not shared (docs/scale.md)' : false }, async () => {
   const first = await rpc(call(1, 'eth_blockNumber', []), 'lagging');
   assert.equal(first.json.result, hex(100));
   lag.primaryUp = false;
