@@ -6,14 +6,16 @@
 #
 #   cluster.sh run [--port P] [--dir DIR] [--build DIR] [--extra-config FILE]  foreground (make
 #                cluster), Ctrl-C stops everything
-#   cluster.sh start DIR [--port P] [--test] [--build DIR] [--extra-config FILE]
+#   cluster.sh start DIR [--port P] [--chain-port P] [--test] [--build DIR] [--extra-config FILE]
 #   cluster.sh stop DIR
 #
 # start writes DIR/env: the first head's env (API_KEY, CHAIN_URL, the test stubs ...) with
 # BASE_URL, BLOCKPORT_URL and WS_URL on HAProxy, HEAD_URLS (space-separated), HEAD_PGIDS (each
 # head's process groups: lighttpd with its programs, websocketd with its connections, each
 # worker; heads separated by commas), HEAD_DIRS, PG_URL, REDIS_URL, REDIS_DIR, CLUSTER_WORKERS.
-# CLUSTER_WORKERS=none in the environment starts no workers (all: on every head, the default).
+# CLUSTER_WORKERS=all starts the workers on every head; none (the default until the workers run
+# on PostgreSQL: their flocks, heads feed and wake-ups are files derived from the database path)
+# starts none.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -108,11 +110,12 @@ head_pgids() {	# HEAD_DIR: the process groups of one head, space-separated
 
 cmd_start() {
 	local dir=$1; shift
-	local port="" test=() build="$top/build" extra="" pg redis key i hdir hport
+	local port="" test=() build="$top/build" extra="" pg redis key i hdir hport chain=()
 	local urls="" pgids="" dirs="" wopt=() hports=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
+		--chain-port) chain=(--chain-port "$2"); shift 2 ;;
 		--test) test=(--test); shift ;;
 		--build) build=$2; shift 2 ;;
 		--extra-config) extra=$2; shift 2 ;;
@@ -120,7 +123,7 @@ cmd_start() {
 		esac
 	done
 	[ -n "$port" ] || port=$(free_port)
-	[ "${CLUSTER_WORKERS:=all}" = all ] || wopt=(--no-workers)
+	[ "${CLUSTER_WORKERS:=none}" = all ] || wopt=(--no-workers)
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	# Each request thread holds a PostgreSQL connection: 8 programs x 2 processes x 8 threads
@@ -136,7 +139,7 @@ cmd_start() {
 		  [ "$i" -gt 1 ] || [ -z "$extra" ] || { echo; cat "$extra"; echo; }
 		} > "$dir/head$i.ini"
 	done
-	bash "$top/scripts/stack.sh" start "$dir/head1" "${test[@]}" --build "$build" \
+	bash "$top/scripts/stack.sh" start "$dir/head1" "${test[@]}" "${chain[@]}" --build "$build" \
 		--extra-config "$dir/head1.ini" "${wopt[@]}"
 	# The load balancer's health checks' key: an account on the unlimited plan.
 	BLOCKPORT_CONFIG=$dir/head1/blockport.ini "$build/blockport" account create \
@@ -207,10 +210,14 @@ cmd_run() {
 		*) echo "cluster: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
-	if port_listened "$port"; then
-		echo "blockport: port $port is in use: make cluster PORT=... picks another" >&2
-		exit 1
-	fi
+	# The devchain where make run puts it: PORT + 465.
+	local cport=$((port + 465 <= 65535 ? port + 465 : port - 465)) p
+	for p in "$port" "$cport"; do
+		if port_listened "$p"; then
+			echo "blockport: port $p is in use: make cluster PORT=... picks another" >&2
+			exit 1
+		fi
+	done
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	exec 9>> "$dir/run.lock"
@@ -223,7 +230,7 @@ cmd_run() {
 	trap "trap '' INT TERM; echo; echo stopping; cmd_stop $qdir; exit 0" INT TERM
 	trap "cmd_stop $qdir" EXIT
 	DEVCHAIN_ARGS=${DEVCHAIN_ARGS:---block-time 2} cmd_start "$dir" --port "$port" \
-		--build "$build" "${extra[@]}"
+		--chain-port "$cport" --build "$build" "${extra[@]}"
 	# shellcheck disable=SC1091
 	. "$dir/env"
 	cat <<EOT
@@ -237,6 +244,7 @@ Blockport is running as a cluster ($(echo "$HEAD_URLS" | wc -w) heads behind HAP
   counters  $REDIS_URL
   config    $BLOCKPORT_CONFIG     (BLOCKPORT_CONFIG for the blockport CLI)${extra[1]:+
   extra     ${extra[1]}     (EXTRA_CONFIG, appended to the config)}
+  workers   $([ "$CLUSTER_WORKERS" = all ] && echo "on every head" || echo "none (CLUSTER_WORKERS=all starts them)")
   logs      $dir/head*/*.log $dir/haproxy.log
   state     new at each start (PostgreSQL and Redis are throwaway servers)
 

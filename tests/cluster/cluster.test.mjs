@@ -231,7 +231,7 @@ async function sendOp(key) {
 const across = { ops: [] };	// what the kill test set up for the worker cases
 
 test('kill -9 of a whole head under load: the other keeps answering, failures at most those in flight',
-  async () => {
+  async (t) => {
     const key = newKey({ plan: 'enterprise' });
     if (!noWorkers) {
       const port = await startReceiver();
@@ -261,7 +261,7 @@ test('kill -9 of a whole head under load: the other keeps answering, failures at
     await sleep(3000);
     st.stop = true;
     await st.done;
-    console.log(`# kill -9 under load: ${inflight} in flight at the kill, ${st.failed.length} failed` +
+    t.diagnostic(`kill -9 under load: ${inflight} in flight at the kill, ${st.failed.length} failed` +
       ` (${st.failed}), ${st.ok - okAtKill} answered after it`);
     assert.ok(st.failed.length <= inflight, `failed ${st.failed.length} > in flight ${inflight}: ${st.failed}`);
     assert.ok(st.ok - okAtKill > 50, `the other head kept answering (${st.ok - okAtKill})`);
