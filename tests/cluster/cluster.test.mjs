@@ -171,7 +171,10 @@ function killHead(h) {
 
 // ---- what the workers do across the kill (set up before it, checked after) ----
 
-const psql = (sql) => execFileSync('psql', [process.env.PG_URL, '-Atc', sql], { encoding: 'utf8' }).trim();
+// The database's rows, read for what no API answers (block numbers, every evt_ id recorded):
+// PostgreSQL on the cluster, the SQLite file of a single stack.
+const psql = (sql) => execFileSync(...(process.env.PG_URL ? ['psql', [process.env.PG_URL, '-Atc', sql]]
+  : ['sqlite3', [`${env.dir}/blockport.db`, sql]]), { encoding: 'utf8' }).trim();
 const chainRpc = async (method, params = []) => {
   const res = await fetch(env.chain, { method: 'POST', headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
@@ -202,7 +205,7 @@ function startReceiver() {
   return new Promise((r) => receiver.listen(0, '127.0.0.1', () => r(receiver.address().port)));
 }
 
-const provider = new JsonRpcProvider(env.chain, 31337, { staticNetwork: true, batchMaxCount: 1 });
+const provider = new JsonRpcProvider(env.chain, 31337, { staticNetwork: true, cacheTimeout: -1, batchMaxCount: 1 });
 const sender = Wallet.createRandom().connect(provider);
 const watched = Wallet.createRandom().address;
 async function transfers(n) {
