@@ -29,6 +29,16 @@
 struct bp_config;
 struct bp_db;
 
+/*
+ * The lease (docs/scale.md, "One worker per job"): a row of worker_leases per job that one
+ * worker of all heads holds; others wait as standbys, trying every BP_WORKER_STANDBY_MS. A
+ * holder renews it before a pass when it is BP_WORKER_LEASE_RENEW_MS old and in each of its
+ * write transactions; a holder that died loses it BP_WORKER_LEASE_TTL_MS after its last renewal.
+ */
+#define BP_WORKER_LEASE_TTL_MS		6000
+#define BP_WORKER_LEASE_RENEW_MS	1000
+#define BP_WORKER_STANDBY_MS		1000
+
 /* What a pass function returns. */
 enum bp_worker_result {
 	BP_WORKER_FAILED = -1,	/* the pass failed; message says why */
