@@ -669,3 +669,37 @@ bp_worker_each_run(struct bp_db *db, int (*fn)(const struct bp_worker_run *, voi
 		return -1;
 	return bp_stmt_each(st, run_row, &e);
 }
+
+/* The caller's callback of bp_worker_each_lease, for lease_row. */
+struct each_lease {
+	int	(*fn)(const struct bp_worker_lease *, void *);
+	void	*arg;
+};
+
+static int
+lease_row(struct bp_stmt *st, void *arg)
+{
+	const struct each_lease *e = arg;
+	struct bp_worker_lease l;
+
+	l.job = bp_col_text(st, 0);
+	l.network = bp_col_text(st, 1);
+	l.holder = bp_col_text(st, 2);
+	l.epoch = bp_col_int(st, 3);
+	l.expires_at = bp_col_int(st, 4);
+	return e->fn(&l, e->arg);
+}
+
+int
+bp_worker_each_lease(struct bp_db *db, int (*fn)(const struct bp_worker_lease *, void *),
+    void *arg)
+{
+	static const char sql[] = "SELECT job, network, holder, epoch, expires_at"
+	    " FROM worker_leases ORDER BY job, network";
+	struct each_lease e = { fn, arg };
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	return bp_stmt_each(st, lease_row, &e);
+}

@@ -102,4 +102,20 @@ struct bp_worker_run {
 int	bp_worker_each_run(struct bp_db *, int (*fn)(const struct bp_worker_run *, void *),
 	    void *arg);
 
+/* A job's lease (a row of worker_leases); strings valid during the call only. */
+struct bp_worker_lease {
+	const char	*job;
+	const char	*network;	/* "*": every network the job serves */
+	const char	*holder;	/* host:pid:random */
+	int64_t		 epoch;
+	int64_t		 expires_at;	/* Unix ms; 0 after a clean release */
+};
+
+/*
+ * Calls fn for each job's lease, in job order (`blockport status`); fn returns 0 to go on.
+ * Returns the number of calls, or -1 on a database error.
+ */
+int	bp_worker_each_lease(struct bp_db *,
+	    int (*fn)(const struct bp_worker_lease *, void *), void *arg);
+
 #endif
