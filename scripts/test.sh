@@ -53,7 +53,7 @@ run_unit
 # through tests/unit/unit_db.c is here; auth and db open SQLite files of their own.
 echo "== unit tests on PostgreSQL"
 pg_suites="db_engine account bundler gas_policy index_feed index_read index_store
-nft_cache rpc_cache spam token wallets webhook worker ws_follow ws_pending"
+nft_cache rpc_cache spam token wallets webhook worker worker_lease ws_follow ws_pending"
 pg_dir=$(mktemp -d)
 if pg_url=$(bash scripts/pg.sh start "$pg_dir"); then
 	# shellcheck disable=SC2086

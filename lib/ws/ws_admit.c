@@ -44,6 +44,17 @@ price_notifications(struct bp_ws_conn *c)
 	}
 }
 
+/* The slots' place: a head's own files (bp_config_state_path), PREFIX.ws/. */
+static int
+slot_keep(struct bp_ws_conn *c)
+{
+	char prefix[4200];
+
+	if (bp_config_state_path(c->cfg, "", prefix, sizeof(prefix)) == -1)
+		return -1;
+	return bp_ws_slot_keep(prefix, &c->k, &c->slot_fd, &c->slot);
+}
+
 /* The 429 of a key with all its plan's ws_connections open: why (what), and the plan's cap. */
 static void
 refuse_slot(struct bp_ws_conn *c, const char *what)
@@ -88,7 +99,7 @@ bp_ws_admit_connection(struct bp_ws_conn *c)
 		    "is a mainnet: test keys work on testnets only; use a live key");
 		return -1;
 	}
-	switch (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot)) {
+	switch (slot_keep(c)) {
 	case -2:
 		refuse_slot(c, "too many open WebSocket connections for this key");
 		return -1;
@@ -109,7 +120,7 @@ static int
 take_key(struct bp_ws_conn *c, const struct bp_key *k)
 {
 	c->k = *k;
-	if (bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot) != -2)
+	if (slot_keep(c) != -2)
 		return 0;
 	refuse_slot(c, "the key's plan changed: it allows fewer open WebSocket connections; "
 	    "closing this one");

@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/db.h"
+#include "core/db_wake.h"
 #include "core/http.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -34,7 +35,6 @@ bp_ws_conn_new(void)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->slot_fd = -1;
-	c->wake_fd = -1;
 	bp_buf_init(&c->out, BP_WS_CONN_OUT_CAP);
 	bp_buf_init(&c->msg, BP_RESP_CAP);
 	bp_buf_init(&c->feedbuf, BP_INDEX_FEED_MAX + 1);
@@ -81,7 +81,9 @@ bp_ws_conn_open(struct bp_ws_conn *c)
 		return -1;
 	}
 	snprintf(c->chain, sizeof(c->chain), "%s.%s", c->net->chain, c->net->network);
-	if (bp_index_feed_path(c->cfg->database, c->chain, c->feed, sizeof(c->feed)) == -1)
+	/* No feed on PostgreSQL: the indexer may run on another head (cron/indexer.c). */
+	if (bp_db_is_url(c->cfg->database) ||
+	    bp_index_feed_path(c->cfg, c->chain, c->feed, sizeof(c->feed)) == -1)
 		c->feed[0] = '\0';
 	/* Spread over 2 s, so the connections' SQLite checks do not all come at once. */
 	c->next_check = bp_mono_us() + BP_WS_CONN_CHECK_US + (int64_t)(getpid() % 2000) * 1000;
@@ -100,8 +102,7 @@ bp_ws_conn_free(struct bp_ws_conn *c)
 	}
 	if (c->slot_fd >= 0)
 		close(c->slot_fd);
-	if (c->wake_fd >= 0)
-		close(c->wake_fd);
+	bp_db_wake_close(c->wake);
 	bp_admit_fini(&c->adm);
 	bp_limits_close(c->lim);
 	bp_db_close(c->db);
