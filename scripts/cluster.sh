@@ -13,9 +13,8 @@
 # BASE_URL, BLOCKPORT_URL and WS_URL on HAProxy, HEAD_URLS (space-separated), HEAD_PGIDS (each
 # head's process groups: lighttpd with its programs, websocketd with its connections, each
 # worker; heads separated by commas), HEAD_DIRS, PG_URL, REDIS_URL, REDIS_DIR, CLUSTER_WORKERS.
-# CLUSTER_WORKERS=all starts the workers on every head; none (the default until the workers run
-# on PostgreSQL: their flocks, heads feed and wake-ups are files derived from the database path)
-# starts none.
+# The workers run on every head, one per job across the cluster under its lease (docs/scale.md);
+# CLUSTER_WORKERS=none starts none.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -123,7 +122,7 @@ cmd_start() {
 		esac
 	done
 	[ -n "$port" ] || port=$(free_port)
-	[ "${CLUSTER_WORKERS:=none}" = all ] || wopt=(--no-workers)
+	[ "${CLUSTER_WORKERS:=all}" = all ] || wopt=(--no-workers)
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	# Each request thread holds a PostgreSQL connection: 8 programs x 2 processes x 8 threads
