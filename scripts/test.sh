@@ -195,8 +195,8 @@ done
 # the database nor the counters nor the balancer change, already run behind lighttpd and Apache:
 # concurrency (the FastCGI thread pool), rpc-smuggling (the JSON-RPC envelope against a Go node
 # stub) and frozen (a frozen upstream: the upstream health file is each head's own). The files
-# that need the workers (and ws/subscribe) on PostgreSQL run once the cluster starts them
-# (CLUSTER_WORKERS=all in its env).
+# that need the workers run when the cluster starts them (CLUSTER_WORKERS=all, its default);
+# the cases that assume one head are skipped with the reason (helpers.mjs's onCluster).
 cluster_skip="concurrency rpc-smuggling frozen"
 cluster_workers="bundler indexer nfts tokens webhooks-delivery ws"
 if [ "${E2E_CLUSTER:-1}" != 0 ]; then	# E2E_CLUSTER=0 leaves it out
@@ -218,7 +218,7 @@ if [ "${E2E_CLUSTER:-1}" != 0 ]; then	# E2E_CLUSTER=0 leaves it out
 			n=${n%.test.mjs}
 			[[ " $cluster_skip " != *" $n "* ]] || continue
 			if [ "$CLUSTER_WORKERS" != all ] && [[ " $cluster_workers " == *" $n "* ]]; then
-				echo "skipped on the cluster: $t (the cluster runs no workers yet)"
+				echo "skipped on the cluster: $t (CLUSTER_WORKERS=$CLUSTER_WORKERS: no workers)"
 				continue
 			fi
 			files+=("$t")
