@@ -355,6 +355,19 @@ lease_held_here(const struct bp_config *cfg, const char *name, const struct leas
 	return strcmp(buf, l->other) == 0;
 }
 
+/* Whether no long-running copy of this head holds its run lock. */
+static int
+run_lock_free(const struct bp_config *cfg, const char *name)
+{
+	int fd, free_;
+
+	if ((fd = lock_open(cfg, name, "run.lock")) == -1)
+		return 0;
+	free_ = flock(fd, LOCK_SH | LOCK_NB) == 0;
+	close(fd);
+	return free_;
+}
+
 /* The lease before a pass: 1 go on, 0 another worker holds it, -1 database error. */
 static int
 lease_check(struct bp_worker_ctx *w, struct lease *l, int once)
@@ -363,6 +376,12 @@ lease_check(struct bp_worker_ctx *w, struct lease *l, int once)
 
 	if (l->renewed != 0 && wall_ms() - l->renewed < BP_WORKER_LEASE_RENEW_MS)
 		return 1;
+	/*
+	 * SQLite, --once: with the pass lock held and no long-running copy, no live worker of
+	 * this box can hold the lease: one a kill -9 left is taken at once.
+	 */
+	if (once && !bp_db_is_url(w->cfg->database))
+		l->force = run_lock_free(w->cfg, w->name);
 	if ((r = lease_take(w->db, l)) != 0)
 		return r;
 	return once && lease_held_here(w->cfg, w->name, l) ? 1 : 0;

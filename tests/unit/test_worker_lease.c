@@ -299,9 +299,48 @@ test_two_heads_failover(void)
 	CU_ASSERT_EQUAL(r.expires_at, 0);
 }
 
+/*
+ * SQLite: a --once killed while it held the lease does not hold up the next --once of the box
+ * (no long-running copy, the pass lock held: the holder is dead), as with the flocks alone.
+ */
+static void
+test_sqlite_crash_restart(void)
+{
+	struct lease_row r, r2;
+	char cfg[600];
+	int64_t n, deadline, t;
+	pid_t pid;
+
+	if (bp_db_is_url(u.path)) {
+		CU_PASS("on PostgreSQL the next worker waits for the lease to expire");
+		return;
+	}
+	head_config(0, cfg, sizeof(cfg));
+	fence_mode = 1;
+	n = probe_rows();
+	pid = spawn(cfg, "--once", NULL);
+	deadline = bp_mono_us() + 10000000;
+	while (probe_rows() < n + 2 && bp_mono_us() < deadline)
+		nap_ms(20);
+	get_lease(&r);
+	CU_ASSERT_FATAL(r.expires_at > 0);
+	kill(pid, SIGKILL);
+	wait_exit(pid);
+	unlink(busy_path);
+	fence_mode = 0;
+	t = bp_mono_us();
+	CU_ASSERT_EQUAL(wait_exit(spawn(cfg, "--once", NULL)), 0);
+	t = bp_mono_us() - t;
+	CU_ASSERT(t < BP_WORKER_LEASE_TTL_MS * INT64_C(1000) / 2);
+	get_lease(&r2);
+	CU_ASSERT_EQUAL(r2.epoch, r.epoch + 1);
+}
+
 BP_UNIT_SUITE(worker_lease, setup, teardown,
     { "a --once takes the lease, works, releases it; the next takes it with epoch + 1",
 	test_once_takes_and_releases },
     { "a holder that lost its lease writes nothing more (the fence)", test_fence },
     { "two heads' workers never both work; kill -9 of the holder: taken over in 10 s",
-	test_two_heads_failover })
+	test_two_heads_failover },
+    { "SQLite: a --once killed holding the lease does not hold up the next",
+	test_sqlite_crash_restart })
