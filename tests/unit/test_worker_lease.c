@@ -196,6 +196,24 @@ wait_exit(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A --once of head 0 that writes until it is fenced, once it has written rows more rows. */
+static pid_t
+spawn_writer(char *cfg, int rows)
+{
+	int64_t n, deadline;
+	pid_t pid;
+
+	head_config(0, cfg, 600);
+	fence_mode = 1;
+	n = probe_rows();
+	pid = spawn(cfg, "--once", NULL);
+	deadline = bp_mono_us() + 10000000;
+	while (probe_rows() < n + rows && bp_mono_us() < deadline)
+		nap_ms(20);
+	CU_ASSERT_FATAL(probe_rows() >= n + rows);
+	return pid;
+}
+
 static void
 test_once_takes_and_releases(void)
 {
@@ -224,18 +242,11 @@ test_fence(void)
 {
 	struct lease_row r;
 	char cfg[600], sql[400];
-	int64_t n, deadline;
+	int64_t n;
 	pid_t pid;
 	int rc;
 
-	head_config(0, cfg, sizeof(cfg));
-	fence_mode = 1;
-	n = probe_rows();
-	pid = spawn(cfg, "--once", NULL);
-	deadline = bp_mono_us() + 10000000;
-	while (probe_rows() < n + 3 && bp_mono_us() < deadline)
-		nap_ms(20);
-	CU_ASSERT_FATAL(probe_rows() >= n + 3);
+	pid = spawn_writer(cfg, 3);
 	/* Another head takes the lease over (as after a pause past the TTL). */
 	get_lease(&r);
 	snprintf(sql, sizeof(sql), "UPDATE worker_leases SET holder = 'other:1:0', epoch ="
@@ -308,20 +319,14 @@ test_sqlite_crash_restart(void)
 {
 	struct lease_row r, r2;
 	char cfg[600];
-	int64_t n, deadline, t;
+	int64_t t;
 	pid_t pid;
 
 	if (bp_db_is_url(u.path)) {
 		CU_PASS("on PostgreSQL the next worker waits for the lease to expire");
 		return;
 	}
-	head_config(0, cfg, sizeof(cfg));
-	fence_mode = 1;
-	n = probe_rows();
-	pid = spawn(cfg, "--once", NULL);
-	deadline = bp_mono_us() + 10000000;
-	while (probe_rows() < n + 2 && bp_mono_us() < deadline)
-		nap_ms(20);
+	pid = spawn_writer(cfg, 2);
 	get_lease(&r);
 	CU_ASSERT_FATAL(r.expires_at > 0);
 	kill(pid, SIGKILL);
