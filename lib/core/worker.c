@@ -44,8 +44,7 @@ struct lease {
 	char		 holder[160];	/* host:pid:random */
 	int64_t		 epoch;		/* the fencing number while held */
 	int64_t		 renewed;	/* wall ms of the last renewal; 0: not held */
-	int		 force;		/* SQLite with the run lock: a holder left is dead */
-	int		 runfd;		/* this head's run lock, which names its holder; -1 */
+	int		 force;		/* SQLite, no other copy of the box runs: a holder is dead */
 	char		 other[160];	/* the holder last seen, when not us */
 };
 
@@ -397,7 +396,6 @@ lease_init(struct lease *l, const char *job, int force)
 	memset(l, 0, sizeof(*l));
 	l->job = job;
 	l->force = force;
-	l->runfd = -1;
 	if (gethostname(host, sizeof(host)) == -1)
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
