@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "db_wake.h"
 #include "log.h"
 #include "util.h"
 #include "worker.h"
@@ -506,6 +507,7 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 	int lockfd = -1, runfd = -1, rc = 1, r, failed = 0, once_failed = 0;
 	struct recorded rec;
 	struct lease l;
+	struct bp_db_wake *wk = NULL;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.quiet = o->mode != MODE_ONCE;
@@ -562,6 +564,12 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 	/* The run lock names this copy, for a --once of this head (lease_held_here). */
 	if (ftruncate(runfd, 0) == -1 || pwrite(runfd, l.holder, strlen(l.holder), 0) == -1)
 		bp_warn("cannot name this copy in its run lock: %s", strerror(errno));
+	/* Without a listener the idle wait is the interval alone. */
+	if (def->wake != NULL && (wk = bp_db_wake_open(w->cfg->database)) != NULL &&
+	    bp_db_wake_listen(wk, def->wake) == -1) {
+		bp_db_wake_close(wk);
+		wk = NULL;
+	}
 	end = o->mode == MODE_FOR ? start + o->seconds * 1000000 : INT64_MAX;
 	while (!stop_flag && bp_mono_us() < end) {
 		int64_t wait_ms;
@@ -595,10 +603,14 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		}
 		if (end != INT64_MAX && wait_ms > (end - bp_mono_us()) / 1000)
 			wait_ms = (end - bp_mono_us()) / 1000;
-		sleep_ms(wait_ms);
+		if (wk != NULL && backoff == 0 && wait_ms > 0)
+			(void)bp_db_wake_wait(wk, (int)wait_ms);
+		else
+			sleep_ms(wait_ms);
 	}
 	rc = failed ? 1 : 0;
 out:
+	bp_db_wake_close(wk);
 	lease_release(w->db, &l);
 	if (runfd != -1)
 		close(runfd);
