@@ -363,7 +363,7 @@ indexer_fini(struct bp_worker_ctx *w)
 }
 
 static const struct bp_worker_def indexer = {
-	"indexer", indexer_init, indexer_pass, indexer_fini,
+	"indexer", indexer_init, indexer_pass, indexer_fini, NULL,
 };
 
 int

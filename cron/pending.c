@@ -155,7 +155,7 @@ pending_fini(struct bp_worker_ctx *w)
 }
 
 static const struct bp_worker_def pending = {
-	"pending", pending_init, pending_pass, pending_fini,
+	"pending", pending_init, pending_pass, pending_fini, NULL,
 };
 
 int	main(int, char *[]);

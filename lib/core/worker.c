@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "db_wake.h"
 #include "log.h"
 #include "util.h"
 #include "worker.h"
@@ -44,8 +45,7 @@ struct lease {
 	char		 holder[160];	/* host:pid:random */
 	int64_t		 epoch;		/* the fencing number while held */
 	int64_t		 renewed;	/* wall ms of the last renewal; 0: not held */
-	int		 force;		/* SQLite with the run lock: a holder left is dead */
-	int		 runfd;		/* this head's run lock, which names its holder; -1 */
+	int		 force;		/* SQLite, no other copy of the box runs: a holder is dead */
 	char		 other[160];	/* the holder last seen, when not us */
 };
 
@@ -355,6 +355,19 @@ lease_held_here(const struct bp_config *cfg, const char *name, const struct leas
 	return strcmp(buf, l->other) == 0;
 }
 
+/* Whether no long-running copy of this head holds its run lock. */
+static int
+run_lock_free(const struct bp_config *cfg, const char *name)
+{
+	int fd, free_;
+
+	if ((fd = lock_open(cfg, name, "run.lock")) == -1)
+		return 0;
+	free_ = flock(fd, LOCK_SH | LOCK_NB) == 0;
+	close(fd);
+	return free_;
+}
+
 /* The lease before a pass: 1 go on, 0 another worker holds it, -1 database error. */
 static int
 lease_check(struct bp_worker_ctx *w, struct lease *l, int once)
@@ -363,6 +376,12 @@ lease_check(struct bp_worker_ctx *w, struct lease *l, int once)
 
 	if (l->renewed != 0 && wall_ms() - l->renewed < BP_WORKER_LEASE_RENEW_MS)
 		return 1;
+	/*
+	 * SQLite, --once: with the pass lock held and no long-running copy, no live worker of
+	 * this box can hold the lease: one a kill -9 left is taken at once.
+	 */
+	if (once && !bp_db_is_url(w->cfg->database))
+		l->force = run_lock_free(w->cfg, w->name);
 	if ((r = lease_take(w->db, l)) != 0)
 		return r;
 	return once && lease_held_here(w->cfg, w->name, l) ? 1 : 0;
@@ -378,7 +397,6 @@ lease_init(struct lease *l, const char *job, int force)
 	memset(l, 0, sizeof(*l));
 	l->job = job;
 	l->force = force;
-	l->runfd = -1;
 	if (gethostname(host, sizeof(host)) == -1)
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
@@ -489,6 +507,7 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 	int lockfd = -1, runfd = -1, rc = 1, r, failed = 0, once_failed = 0;
 	struct recorded rec;
 	struct lease l;
+	struct bp_db_wake *wk = NULL;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.quiet = o->mode != MODE_ONCE;
@@ -545,6 +564,12 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 	/* The run lock names this copy, for a --once of this head (lease_held_here). */
 	if (ftruncate(runfd, 0) == -1 || pwrite(runfd, l.holder, strlen(l.holder), 0) == -1)
 		bp_warn("cannot name this copy in its run lock: %s", strerror(errno));
+	/* Without a listener the idle wait is the interval alone. */
+	if (def->wake != NULL && (wk = bp_db_wake_open(w->cfg->database)) != NULL &&
+	    bp_db_wake_listen(wk, def->wake) == -1) {
+		bp_db_wake_close(wk);
+		wk = NULL;
+	}
 	end = o->mode == MODE_FOR ? start + o->seconds * 1000000 : INT64_MAX;
 	while (!stop_flag && bp_mono_us() < end) {
 		int64_t wait_ms;
@@ -578,10 +603,14 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		}
 		if (end != INT64_MAX && wait_ms > (end - bp_mono_us()) / 1000)
 			wait_ms = (end - bp_mono_us()) / 1000;
-		sleep_ms(wait_ms);
+		if (wk != NULL && backoff == 0 && wait_ms > 0)
+			(void)bp_db_wake_wait(wk, (int)wait_ms);
+		else
+			sleep_ms(wait_ms);
 	}
 	rc = failed ? 1 : 0;
 out:
+	bp_db_wake_close(wk);
 	lease_release(w->db, &l);
 	if (runfd != -1)
 		close(runfd);

@@ -73,6 +73,11 @@ struct bp_worker_def {
 	int		(*pass)(struct bp_worker_ctx *, char *msg, size_t msglen);
 	/* Optional: frees ctx->state. */
 	void		(*fini)(struct bp_worker_ctx *);
+	/*
+	 * Optional: a wake-up channel (BP_DB_WAKE_*, db.h) that ends an idle wait of --for and
+	 * --loop early, from any head (cron/deliver: a new block may make events final).
+	 */
+	const char	*wake;
 };
 
 /* Whether SIGTERM or SIGINT arrived: long passes may check it to stop early at a safe point. */

@@ -131,7 +131,8 @@ bp_ws_conn_db(struct bp_ws_conn *c)
 }
 
 /*
- * Logs and pending subscriptions read SQLite at every block; the others keep no handle open.
+ * Logs and pending subscriptions read SQLite at every block, and so do heads without a feed
+ * (PostgreSQL: the index's tables); the others keep no handle open.
  * Every open handle holds a lock on the database's shared memory for its life, and every
  * SQLite lock call on the machine walks all of them: a thousand idle connections made each
  * request of the FastCGI programs slower.
@@ -141,7 +142,8 @@ bp_ws_conn_release_db(struct bp_ws_conn *c, int64_t now)
 {
 	size_t i;
 
-	if (c->db == NULL || c->pending || now - c->db_used < BP_WS_CONN_DB_KEEP_US)
+	if (c->db == NULL || c->pending || (c->following && c->feed[0] == '\0') ||
+	    now - c->db_used < BP_WS_CONN_DB_KEEP_US)
 		return;
 	for (i = 0; i < c->nsubs; i++)
 		if (c->subs[i].kind == BP_WS_CONN_LOGS)

@@ -198,6 +198,8 @@ test('holdings and owners equal the chain after mints, transfers and burns', { s
   assert.ok(cur.head >= bad.blockNumber && cur.confirmed === cur.head, JSON.stringify(cur));
   const status = execFileSync(`${env.build}/blockport`, ['status'], { env: { ...process.env, BLOCKPORT_CONFIG: env.config }, encoding: 'utf8' });
   assert.match(status, new RegExp(`indexed: +${CHAIN.replace('.', '\\.')} +head \\d+ .*last pass \\d{4}-`));
+  // The indexer's lease across heads: held by the stack's --loop copy (host:pid:random).
+  assert.match(status, /lease: +indexer +\* held by \S+:\d+:[0-9a-f]{8}, epoch \d+, expires in \d+\.\d{3} s/);
 });
 
 test('a reorg removes the orphaned transfers and restores ownership', { skip: onCluster('reads the SQLite file of one head') }, async () => {

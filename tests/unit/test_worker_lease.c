@@ -70,7 +70,11 @@ probe_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	return fence_mode ? BP_WORKER_FAILED : BP_WORKER_IDLE;
 }
 
-static const struct bp_worker_def probe = { "probe", NULL, probe_pass, NULL };
+static const struct bp_worker_def probe = { "probe", NULL, probe_pass, NULL, NULL };
+/* The same, woken by the heads channel (as cron/deliver is). */
+static const struct bp_worker_def woken = { "probe", NULL, probe_pass, NULL, BP_DB_WAKE_HEADS };
+static const struct bp_worker_def *spawn_def = &probe;
+static const char *spawn_interval = "20";
 
 static int
 setup(void)
@@ -136,13 +140,13 @@ spawn(const char *config, const char *a1, const char *a2)
 	if (a2 != NULL)
 		argv[argc++] = (char *)a2;
 	argv[argc++] = (char *)"--interval";
-	argv[argc++] = (char *)"20";
+	argv[argc++] = (char *)spawn_interval;
 	argv[argc++] = (char *)"--wait";
 	argv[argc++] = (char *)"2";
 	argv[argc++] = (char *)"-c";
 	argv[argc++] = (char *)config;
 	argv[argc] = NULL;
-	_exit(bp_worker_main(&probe, argc, argv));
+	_exit(bp_worker_main(spawn_def, argc, argv));
 }
 
 struct lease_row {
@@ -196,6 +200,24 @@ wait_exit(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A --once of head 0 that writes until it is fenced, once it has written rows more rows. */
+static pid_t
+spawn_writer(char *cfg, int rows)
+{
+	int64_t n, deadline;
+	pid_t pid;
+
+	head_config(0, cfg, 600);
+	fence_mode = 1;
+	n = probe_rows();
+	pid = spawn(cfg, "--once", NULL);
+	deadline = bp_mono_us() + 10000000;
+	while (probe_rows() < n + rows && bp_mono_us() < deadline)
+		nap_ms(20);
+	CU_ASSERT_FATAL(probe_rows() >= n + rows);
+	return pid;
+}
+
 static void
 test_once_takes_and_releases(void)
 {
@@ -224,18 +246,11 @@ test_fence(void)
 {
 	struct lease_row r;
 	char cfg[600], sql[400];
-	int64_t n, deadline;
+	int64_t n;
 	pid_t pid;
 	int rc;
 
-	head_config(0, cfg, sizeof(cfg));
-	fence_mode = 1;
-	n = probe_rows();
-	pid = spawn(cfg, "--once", NULL);
-	deadline = bp_mono_us() + 10000000;
-	while (probe_rows() < n + 3 && bp_mono_us() < deadline)
-		nap_ms(20);
-	CU_ASSERT_FATAL(probe_rows() >= n + 3);
+	pid = spawn_writer(cfg, 3);
 	/* Another head takes the lease over (as after a pause past the TTL). */
 	get_lease(&r);
 	snprintf(sql, sizeof(sql), "UPDATE worker_leases SET holder = 'other:1:0', epoch ="
@@ -299,9 +314,74 @@ test_two_heads_failover(void)
 	CU_ASSERT_EQUAL(r.expires_at, 0);
 }
 
+/*
+ * SQLite: a --once killed while it held the lease does not hold up the next --once of the box
+ * (no long-running copy, the pass lock held: the holder is dead), as with the flocks alone.
+ */
+static void
+test_sqlite_crash_restart(void)
+{
+	struct lease_row r, r2;
+	char cfg[600];
+	int64_t t;
+	pid_t pid;
+
+	if (bp_db_is_url(u.path)) {
+		CU_PASS("on PostgreSQL the next worker waits for the lease to expire");
+		return;
+	}
+	pid = spawn_writer(cfg, 2);
+	get_lease(&r);
+	CU_ASSERT_FATAL(r.expires_at > 0);
+	kill(pid, SIGKILL);
+	wait_exit(pid);
+	unlink(busy_path);
+	fence_mode = 0;
+	t = bp_mono_us();
+	CU_ASSERT_EQUAL(wait_exit(spawn(cfg, "--once", NULL)), 0);
+	t = bp_mono_us() - t;
+	CU_ASSERT(t < BP_WORKER_LEASE_TTL_MS * INT64_C(1000) / 2);
+	get_lease(&r2);
+	CU_ASSERT_EQUAL(r2.epoch, r.epoch + 1);
+}
+
+/* A worker with a wake channel runs its next pass at a notify, not after its interval. */
+static void
+test_woken(void)
+{
+	char cfg[600];
+	int64_t n, t;
+	pid_t pid;
+
+	head_config(0, cfg, sizeof(cfg));
+	fence_mode = 0;
+	spawn_def = &woken;
+	spawn_interval = "60000";
+	n = probe_rows();
+	pid = spawn(cfg, "--for", "30");
+	spawn_def = &probe;
+	spawn_interval = "20";
+	t = bp_mono_us();
+	while (probe_rows() < n + 1 && bp_mono_us() - t < 10000000)
+		nap_ms(20);
+	CU_ASSERT_FATAL(probe_rows() == n + 1);
+	nap_ms(300);	/* into its idle wait */
+	CU_ASSERT_EQUAL(bp_db_notify(u.db, BP_DB_WAKE_HEADS), 0);
+	t = bp_mono_us();
+	while (probe_rows() < n + 2 && bp_mono_us() - t < 10000000)
+		nap_ms(20);
+	CU_ASSERT_EQUAL(probe_rows(), n + 2);
+	CU_ASSERT(bp_mono_us() - t < 5000000);
+	kill(pid, SIGTERM);
+	CU_ASSERT_EQUAL(wait_exit(pid), 0);
+}
+
 BP_UNIT_SUITE(worker_lease, setup, teardown,
     { "a --once takes the lease, works, releases it; the next takes it with epoch + 1",
 	test_once_takes_and_releases },
     { "a holder that lost its lease writes nothing more (the fence)", test_fence },
     { "two heads' workers never both work; kill -9 of the holder: taken over in 10 s",
-	test_two_heads_failover })
+	test_two_heads_failover },
+    { "SQLite: a --once killed holding the lease does not hold up the next",
+	test_sqlite_crash_restart },
+    { "a worker with a wake channel runs its next pass at a notify", test_woken })
