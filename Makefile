@@ -59,7 +59,7 @@ HDRS      := $(wildcard lib/*/*.h tests/unit/*.h)
 
 # Object files are never deleted as intermediates: not after a build, not on Ctrl-C.
 .SECONDARY:
-.PHONY: all deps run test unit e2e bench bench-bin fuzz valgrind lint install clean devchain
+.PHONY: all deps run cluster test unit e2e bench bench-bin fuzz valgrind lint install clean devchain
 all: $(BUILD)/blockport $(FCGI_BIN) $(CRON_BIN) $(WS_BIN) $(BUILD)/unit_tests $(TOOLS_BIN)
 
 $(BUILD)/%.o: %.c $(HDRS)
@@ -119,6 +119,13 @@ run: deps
 	@$(MAKE) -s --no-print-directory all
 	@bash scripts/stack.sh run --port $(PORT) --server $(SERVER) --build $(abspath $(BUILD)) \
 	  $(if $(CHAIN_PORT),--chain-port $(CHAIN_PORT)) $(if $(filter 1 yes true,$(FRESH)),--fresh) \
+	  $(if $(EXTRA_CONFIG),--extra-config $(abspath $(EXTRA_CONFIG)))
+
+# Two heads on PostgreSQL and Redis behind HAProxy on PORT (scripts/cluster.sh, docs/scale.md).
+cluster: deps
+	@echo "building into $(BUILD)/ (make all)"
+	@$(MAKE) -s --no-print-directory all
+	@bash scripts/cluster.sh run --port $(PORT) --build $(abspath $(BUILD)) \
 	  $(if $(EXTRA_CONFIG),--extra-config $(abspath $(EXTRA_CONFIG)))
 
 bench: deps all bench-bin

@@ -252,6 +252,26 @@ print_run(const struct bp_worker_run *r, void *arg)
 	return 0;
 }
 
+/* A job's lease: who works it across the heads, its fencing epoch, and until when. */
+static int
+print_lease(const struct bp_worker_lease *l, void *arg)
+{
+	struct timespec now;
+	int64_t left;
+
+	(void)arg;
+	clock_gettime(CLOCK_REALTIME, &now);
+	left = l->expires_at - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+	if (left > 0)
+		printf("lease:    %-12s %s held by %s, epoch %lld, expires in %lld.%03lld s\n",
+		    l->job, l->network, l->holder, (long long)l->epoch, (long long)(left / 1000),
+		    (long long)(left % 1000));
+	else
+		printf("lease:    %-12s %s free (last %s, epoch %lld)\n", l->job, l->network,
+		    l->holder, (long long)l->epoch);
+	return 0;
+}
+
 static int
 cmd_status(struct ctx *c)
 {
@@ -291,7 +311,9 @@ cmd_status(struct ctx *c)
 		    " last pass %s\n", key, (long long)h.head, (long long)h.chain_head,
 		    (long long)h.confirmed, (long long)h.reorgs, h.reorgs == 1 ? "" : "s", ts);
 	}
-	return bp_worker_each_run(c->db, print_run, NULL) == -1 ? 1 : 0;
+	if (bp_worker_each_run(c->db, print_run, NULL) == -1)
+		return 1;
+	return bp_worker_each_lease(c->db, print_lease, NULL) == -1 ? 1 : 0;
 }
 
 int

@@ -84,7 +84,8 @@ bundle_fini(struct bp_worker_ctx *w)
 	w->state = NULL;
 }
 
-static const struct bp_worker_def bundle = { "bundle", bundle_init, bundle_pass, bundle_fini };
+static const struct bp_worker_def bundle = { "bundle", bundle_init, bundle_pass, bundle_fini,
+    NULL };
 
 int	main(int, char *[]);
 

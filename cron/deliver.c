@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core/config.h"
+#include "core/db.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "core/worker.h"
@@ -214,7 +215,7 @@ deliver_fini(struct bp_worker_ctx *w)
 }
 
 static const struct bp_worker_def deliver = {
-	"deliver", deliver_init, deliver_pass, deliver_fini,
+	"deliver", deliver_init, deliver_pass, deliver_fini, BP_DB_WAKE_HEADS,
 };
 
 int

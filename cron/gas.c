@@ -54,7 +54,7 @@ gas_fini(struct bp_worker_ctx *w)
 	w->state = NULL;
 }
 
-static const struct bp_worker_def gas = { "gas", gas_init, gas_pass, gas_fini };
+static const struct bp_worker_def gas = { "gas", gas_init, gas_pass, gas_fini, NULL };
 
 int	main(int, char *[]);
 

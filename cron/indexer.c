@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "core/config.h"
+#include "core/db.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "core/wake.h"
 #include "core/worker.h"
 #include "evm/address.h"
 #include "evm/blocks.h"
@@ -64,7 +64,6 @@ struct state {
 	size_t		 nsupply;
 	struct chain	 chains[BP_MAX_NETWORKS];
 	size_t		 nchains;
-	char		 wake[4200];	/* DATABASE.heads, touched after a pass that stored blocks */
 };
 
 /*
@@ -277,7 +276,8 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		if (n.blocks > 0) {
 			stored = 1;
 			/* Committed: the WebSocket connections read the new heads from the feed. */
-			if (bp_index_feed_write(w->db, c->st.key, c->feed) == -1)
+			if (c->feed[0] != '\0' &&
+			    bp_index_feed_write(w->db, c->st.key, c->feed) == -1)
 				bp_warn("%s: the heads feed %s was not written", c->st.key, c->feed);
 			bp_log(BP_LOG_DEBUG, "%s: %lld blocks, %lld txs, %lld logs, %lld transfers,"
 			    " %lld 4337 events, %lld malformed", c->st.key, (long long)n.blocks,
@@ -290,9 +290,9 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	}
 	if (s->nchains == 0)
 		snprintf(msg, msglen, "no evm networks to index");
-	/* The WebSocket connections wait for new blocks on this file (wake.h). */
-	if (stored && bp_wake_touch(s->wake) == -1)
-		bp_warn("%s: %s", s->wake, strerror(errno));
+	/* The WebSocket connections, on every head, wait for new blocks on this (db.h). */
+	if (stored && bp_db_notify(w->db, BP_DB_WAKE_HEADS) == -1)
+		bp_warn("cannot notify the new heads");
 	if (any_failed && !any_ok)
 		return BP_WORKER_FAILED;
 	w->failed = any_failed;
@@ -308,8 +308,7 @@ indexer_init(struct bp_worker_ctx *w)
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -1;
 	w->state = s;
-	if ((s->up = bp_upstream_new(w->cfg)) == NULL ||
-	    bp_wake_path(w->cfg->database, BP_WAKE_HEADS, s->wake, sizeof(s->wake)) == -1)
+	if ((s->up = bp_upstream_new(w->cfg)) == NULL)
 		return -1;
 	bp_webhook_match_hook(w->cfg, &s->webhooks);
 	s->hook.block = on_block;
@@ -323,7 +322,12 @@ indexer_init(struct bp_worker_ctx *w)
 			continue;
 		c = &s->chains[s->nchains++];
 		snprintf(c->st.key, sizeof(c->st.key), "%s.%s", net->chain, net->network);
-		if (bp_index_feed_path(w->cfg->database, c->st.key, c->feed, sizeof(c->feed)) == -1)
+		/*
+		 * The feed is a head's file: on PostgreSQL the connections of the other heads could
+		 * not read it, so they all follow the index's tables (docs/scale.md).
+		 */
+		if (!bp_db_is_url(w->cfg->database) &&
+		    bp_index_feed_path(w->cfg, c->st.key, c->feed, sizeof(c->feed)) == -1)
 			return -1;
 		c->st.start_block = net->start_block;
 		c->st.confirmations = net->confirmations;
@@ -359,7 +363,7 @@ indexer_fini(struct bp_worker_ctx *w)
 }
 
 static const struct bp_worker_def indexer = {
-	"indexer", indexer_init, indexer_pass, indexer_fini,
+	"indexer", indexer_init, indexer_pass, indexer_fini, NULL,
 };
 
 int

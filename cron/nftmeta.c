@@ -56,7 +56,7 @@ nftmeta_fini(struct bp_worker_ctx *w)
 }
 
 static const struct bp_worker_def nftmeta = { "nftmeta", nftmeta_init, nftmeta_pass,
-	nftmeta_fini };
+	nftmeta_fini, NULL };
 
 int	main(int, char *[]);
 

@@ -16,9 +16,9 @@
 #include <cjson/cJSON.h>
 
 #include "core/config.h"
+#include "core/db.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "core/wake.h"
 #include "core/worker.h"
 #include "net/upstream.h"
 #include "rpc/rpc_client.h"
@@ -36,7 +36,6 @@ struct state {
 	struct bp_upstream	*up;
 	struct net		 nets[BP_MAX_NETWORKS];
 	size_t			 n;
-	char			 wake[4200];
 };
 
 static int
@@ -47,8 +46,6 @@ pending_init(struct bp_worker_ctx *w)
 	size_t i;
 
 	if ((w->state = s) == NULL || (s->up = bp_upstream_new(w->cfg)) == NULL)
-		return -1;
-	if (bp_wake_path(w->cfg->database, BP_WAKE_PENDING, s->wake, sizeof(s->wake)) == -1)
 		return -1;
 	/* The networks the indexer follows: the ones whose heads the connections get. */
 	for (i = 0; i < w->cfg->nnets; i++) {
@@ -136,8 +133,8 @@ pending_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		total += r;
 		ok++;
 	}
-	if (total > 0 && bp_wake_touch(s->wake) == -1)
-		bp_warn("%s: %s", s->wake, strerror(errno));
+	if (total > 0 && bp_db_notify(w->db, BP_DB_WAKE_PENDING) == -1)
+		bp_warn("cannot notify the pending transactions");
 	snprintf(msg, msglen, "%d pending transactions from %zu networks, %zu failed", total, ok,
 	    failed);
 	if (failed > 0)
@@ -158,7 +155,7 @@ pending_fini(struct bp_worker_ctx *w)
 }
 
 static const struct bp_worker_def pending = {
-	"pending", pending_init, pending_pass, pending_fini,
+	"pending", pending_init, pending_pass, pending_fini, NULL,
 };
 
 int	main(int, char *[]);

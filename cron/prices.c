@@ -111,7 +111,8 @@ prices_fini(struct bp_worker_ctx *w)
 	w->state = NULL;
 }
 
-static const struct bp_worker_def prices = { "prices", prices_init, prices_pass, prices_fini };
+static const struct bp_worker_def prices = { "prices", prices_init, prices_pass, prices_fini,
+    NULL };
 
 int	main(int, char *[]);
 

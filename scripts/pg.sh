@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL 15 for tests (docs/scale.md): its own cluster in DIR/pg, listening on
 # a free loopback port and nowhere else (no Unix socket), trusted from loopback only.
+# PG_MAX_CONNECTIONS (200) raises its connection limit (scripts/cluster.sh: two heads).
 #
 #   pg.sh start DIR    initdb, start, create database blockport; prints its URL (also DIR/pg.url)
 #   pg.sh stop DIR     stops it and removes DIR/pg
@@ -46,7 +47,7 @@ unix_socket_directories = ''
 fsync = off
 synchronous_commit = off
 full_page_writes = off
-max_connections = 200
+max_connections = ${PG_MAX_CONNECTIONS:-200}
 CONF
 	as_pg "$bin/pg_ctl" -D "$data/db" -l "$data/server.log" -w -t 30 start > /dev/null ||
 		{ cat "$data/server.log" >&2; exit 1; }

@@ -2,7 +2,7 @@
 # A throwaway redis-server for tests and benchmarks: on a free loopback port, no persistence
 # (no RDB, no AOF), its files in DIR. start prints its URL (also in DIR/redis.url); stop ends it.
 #
-#   redis.sh start DIR
+#   redis.sh start DIR [PORT]   (PORT: the one it had, to start it again under the same URL)
 #   redis.sh stop DIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/lib.sh"
 
 usage() { echo "usage: redis.sh start|stop DIR" >&2; exit 2; }
-[ $# = 2 ] || usage
+[ $# = 2 ] || { [ $# = 3 ] && [ "$1" = start ]; } || usage
 dir=$2
 
 case $1 in
@@ -21,7 +21,7 @@ start)
 	}
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
-	port=$(free_port)
+	port=${3:-$(free_port)}
 	redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
 		--dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" \
 		--daemonize yes --protected-mode yes

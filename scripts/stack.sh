@@ -6,7 +6,7 @@
 #   stack.sh run [--port P] [--chain-port P] [--server lighttpd|apache] [--fresh]
 #                [--dir DIR] [--build DIR] [--extra-config FILE]  foreground, Ctrl-C stops
 #   stack.sh start DIR [--port P] [--chain-port P] [--server S] [--test] [--keep] [--build DIR]
-#                [--extra-config FILE]
+#                [--extra-config FILE] [--join DIR1] [--no-workers]
 #   stack.sh stop DIR
 #
 # --extra-config (make run EXTRA_CONFIG=FILE) appends FILE's lines to the config written here;
@@ -16,6 +16,9 @@
 # (--fresh starts over), holds a lock on DIR so a second run there refuses at once, and puts
 # the devchain on PORT + 465 (8545 for 8080) unless --chain-port. Every process of a stack runs
 # in its own session, so a Ctrl-C reaches only run, which stops the web server first.
+# --join DIR1 starts one more web head of the stack in DIR1 (scripts/cluster.sh): DIR1's config
+# (its database must be shared: PostgreSQL), key and devchain, nothing started or migrated
+# twice. --no-workers starts no cron workers.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -379,7 +382,8 @@ start_workers() {	# DIR BUILD: the cron workers in loop mode, each recorded in D
 
 cmd_start() {
 	local dir=$1; shift
-	local port="" cport="" server=lighttpd test=0 keep=0 build="$top/build" extra=""
+	local port="" cport="" server=lighttpd test=0 keep=0 build="$top/build" extra="" join=""
+	local workers=1
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--port) port=$2; shift 2 ;;
@@ -389,12 +393,18 @@ cmd_start() {
 		--keep) keep=1; shift ;;
 		--build) build=$2; shift 2 ;;
 		--extra-config) extra=$2; shift 2 ;;
+		--join) join=$(cd "$2" && pwd); shift 2 ;;
+		--no-workers) workers=0; shift ;;
 		*) echo "stack: unknown option $1" >&2; exit 2 ;;
 		esac
 	done
 	if [ -n "$extra" ] && { [ ! -f "$extra" ] || [ ! -r "$extra" ]; }; then
 		echo "stack: EXTRA_CONFIG $extra is not a readable file" >&2
 		exit 2
+	fi
+	if [ -n "$join" ]; then
+		join_start "$dir" "$join" "$port" "$server" "$build" "$extra" "$workers"
+		return
 	fi
 	[ -n "$port" ] || port=$(free_port)
 	[ -n "$cport" ] || cport=$(free_port)
@@ -471,7 +481,7 @@ cmd_start() {
 	*) echo "stack: unknown server $server" >&2; exit 2 ;;
 	esac
 	wait_http "http://127.0.0.1:$port/v1/" 100
-	start_workers "$dir" "$build"
+	[ "$workers" = 0 ] || start_workers "$dir" "$build"
 	cat > "$dir/env" <<EOT
 BASE_URL=http://127.0.0.1:$port
 CHAIN_URL=http://127.0.0.1:$cport
@@ -489,6 +499,43 @@ EOT
 	[ -z "$lport" ] || echo "LAG_PORT=$lport" >> "$dir/env"
 	[ -z "${NFT_PORT:-}" ] || echo "NFT_PORT=$NFT_PORT" >> "$dir/env"
 	[ -z "$mport" ] || echo "SMTP_PORT=$mport" >> "$dir/env"
+}
+
+join_start() {	# DIR DIR1 PORT SERVER BUILD EXTRA WORKERS: one more web head of DIR1's stack
+	local dir=$1 first=$2 port=$3 server=$4 build=$5 extra=$6 workers=$7 wport
+	[ -n "$port" ] || port=$(free_port)
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	export BLOCKPORT_STACK=$dir
+	rm -f "$dir"/*.sock*
+	# DIR1's config and key as they are (the shared database has the key); EXTRA last, so
+	# what is this head's own (its limits_file) wins.
+	cp "$first/blockport.ini" "$dir/blockport.ini"
+	if [ -n "$extra" ]; then
+		{ echo; echo "# This head's own (scripts/stack.sh --join, $extra)."
+		  cat "$extra"; echo; } >> "$dir/blockport.ini"
+	fi
+	(umask 077; cp "$first/dev.key" "$dir/dev.key")
+	export BLOCKPORT_CONFIG=$dir/blockport.ini
+	wport=$(free_port)
+	while [ "$wport" = "$port" ]; do wport=$(free_port); done
+	start_websocketd "$dir" "$wport" "$build"
+	case $server in
+	lighttpd) start_lighttpd "$dir" "$port" "$build" ;;
+	apache) start_apache "$dir" "$port" "$build" ;;
+	*) echo "stack: unknown server $server" >&2; exit 2 ;;
+	esac
+	wait_http "http://127.0.0.1:$port/v1/" 100
+	[ "$workers" = 0 ] || start_workers "$dir" "$build"
+	# DIR1's env (the devchain, the stubs, the key), with this head's own lines.
+	{ grep -Ev '^(BASE_URL|STACK_DIR|BLOCKPORT_CONFIG|WS_URL|WEB_SERVER)=' "$first/env"
+	  echo "BASE_URL=http://127.0.0.1:$port"
+	  echo "STACK_DIR=$dir"
+	  echo "BLOCKPORT_CONFIG=$dir/blockport.ini"
+	  echo "WEB_SERVER=$server"
+	  [ -z "${BLOCKPORT_WS_PORT:-}" ] || echo "WS_URL=ws://127.0.0.1:$port"
+	} > "$dir/env.new"
+	mv "$dir/env.new" "$dir/env"
 }
 
 stack_pids() {	# DIR: the stack's processes still alive, by the environment they were given

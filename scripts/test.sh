@@ -53,7 +53,7 @@ run_unit
 # through tests/unit/unit_db.c is here; auth and db open SQLite files of their own.
 echo "== unit tests on PostgreSQL"
 pg_suites="db_engine account bundler gas_policy index_feed index_read index_store metrics_db
-nft_cache rpc_cache spam token wallets webhook worker ws_follow ws_pending"
+nft_cache rpc_cache spam token wallets webhook worker worker_lease ws_follow ws_pending"
 pg_dir=$(mktemp -d)
 if pg_url=$(bash scripts/pg.sh start "$pg_dir"); then
 	# shellcheck disable=SC2086
@@ -187,6 +187,76 @@ for server in $servers; do
 		rm -rf "$dir"
 	fi
 done
+
+# The e2e suite on a cluster (scripts/cluster.sh, docs/scale.md): two lighttpd heads on one
+# PostgreSQL and one Redis behind HAProxy, the ASan build, every request through HAProxy; then
+# the cluster's own cases (tests/cluster: the shared limits, a revoked key, Redis stopped, kill -9
+# of a head). A subset of tests/e2e: not run again here are the files that test what neither
+# the database nor the counters nor the balancer change, already run behind lighttpd and Apache:
+# concurrency (the FastCGI thread pool), rpc-smuggling (the JSON-RPC envelope against a Go node
+# stub) and frozen (a frozen upstream: the upstream health file is each head's own). The files
+# that need the workers run when the cluster starts them (CLUSTER_WORKERS=all, its default);
+# the cases that assume one head are skipped with the reason (helpers.mjs's onCluster).
+cluster_skip="concurrency rpc-smuggling frozen"
+cluster_workers="bundler indexer nfts tokens webhooks-delivery ws"
+if [ "${E2E_CLUSTER:-1}" != 0 ]; then	# E2E_CLUSTER=0 leaves it out
+	echo "== e2e on the cluster"
+	dir=$(mktemp -d /tmp/blockport-cluster.XXXXXX)
+	mkdir -p "$dir/san"
+	chmod 777 "$dir/san"
+	export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$dir/san/asan"
+	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$dir/san/ubsan"
+	ln -sfn ../../devchain/node_modules tests/cluster/node_modules
+	if bash scripts/cluster.sh start "$dir" --test --build "$top/$build"; then
+		set -a
+		# shellcheck disable=SC1091
+		. "$dir/env"
+		set +a
+		files=()
+		for t in tests/e2e/*.test.mjs; do
+			n=${t##*/}
+			n=${n%.test.mjs}
+			[[ " $cluster_skip " != *" $n "* ]] || continue
+			if [ "$CLUSTER_WORKERS" != all ] && [[ " $cluster_workers " == *" $n "* ]]; then
+				echo "skipped on the cluster: $t (CLUSTER_WORKERS=$CLUSTER_WORKERS: no workers)"
+				continue
+			fi
+			files+=("$t")
+		done
+		# Two runs: the runner would order the files, and tests/cluster kills a head, last.
+		f=0
+		for group in e2e cluster; do
+			out=$(mktemp)
+			if [ $group = e2e ]; then set -- "${files[@]}"; else set -- tests/cluster/*.test.mjs; fi
+			node --test --test-reporter=tap --test-concurrency=1 "$@" 2>&1 | tee "$out" |
+				grep -E '^(not ok|ok)|^# (pass|fail|cancelled|kill)|^ +(not ok|ok)|error:|expected|actual' |
+				head -400
+			p=$(awk '/^# pass/ { print $3 }' "$out")
+			g=$(awk '/^# (fail|cancelled)/ { n += $3; seen = 1 } END { if (seen) print n }' "$out")
+			[ -n "$p" ] || { p=0; g=1; echo "the $group runner did not finish"; tail -20 "$out"; }
+			passed=$((passed + p))
+			failed=$((failed + g))
+			f=$((f + g))
+			rm -f "$out"
+		done
+	else
+		echo "the cluster did not start; logs:"
+		tail -n 20 "$dir"/*.log "$dir"/head*/*.log 2>/dev/null
+		f=1
+		failed=$((failed + 1))
+	fi
+	bash scripts/cluster.sh stop "$dir"
+	if ls "$dir"/san/* >/dev/null 2>&1; then
+		echo "sanitizer reports on the cluster:"
+		cat "$dir"/san/* | head -80
+		failed=$((failed + 1))
+	fi
+	if [ "$f" != 0 ]; then
+		echo "logs of the failed run are in $dir"
+	else
+		rm -rf "$dir"
+	fi
+fi
 
 echo "${passed} passed, ${failed} failed"
 [ "$failed" = 0 ]

@@ -63,6 +63,7 @@ static const struct rule rules[] = {
 	{ SEC_SERVER, "limits", VT_TEXT, 0, 0, CFG(limits_url) },
 	/* ---- Operator metrics (lib/core/metrics.c; docs/metrics.md) ---- */
 	{ SEC_SERVER, "metrics_allow", VT_TEXT, 0, 0, CFG(metrics_allow) },
+	{ SEC_SERVER, "state_dir", VT_PATH, 0, 0, CFG(state_dir) },
 	{ SEC_SERVER, "max_body", VT_INT, 1024, 64 * MiB, CFG(max_body) },
 	{ SEC_SERVER, "max_response", VT_INT, 1024, 256 * MiB, CFG(max_response) },
 	{ SEC_SERVER, "max_batch", VT_INT, 1, 1000, CFG(max_batch) },
@@ -658,6 +659,11 @@ check(struct loader *l)
 		fail(l, "limits_file", "path too long%s", "");
 		return -1;
 	}
+	/* A URL has no "next to": a head's own files go beside its counters (docs/scale.md). */
+	if (c->state_dir[0] == '\0' && bp_db_is_url(c->database) &&
+	    snprintf(c->state_dir, sizeof(c->state_dir), "%.*s",
+	    (int)(strrchr(c->limits_file, '/') - c->limits_file), c->limits_file) < 0)
+		return -1;
 	if (c->limits_url[0] != '\0' && bp_limits_redis_parse(c->limits_url, err, sizeof(err)) == -1) {
 		fail(l, "limits", "%s", err);
 		return -1;
@@ -780,6 +786,15 @@ bp_config_plan(const struct bp_config *c, const char *name)
 		if (strcmp(c->plans[i].name, name) == 0)
 			return &c->plans[i];
 	return NULL;
+}
+
+int
+bp_config_state_path(const struct bp_config *c, const char *suffix, char *out, size_t cap)
+{
+	int n = c->state_dir[0] == '\0' ? snprintf(out, cap, "%s%s", c->database, suffix) :
+	    snprintf(out, cap, "%s/blockport%s", c->state_dir, suffix);
+
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
 const struct bp_network *

@@ -135,6 +135,8 @@ struct bp_config {
 	char		limits_file[4096];	/* shared-memory counters */
 	char		limits_url[512];	/* redis:// for counters shared by heads; "" */
 	char		metrics_allow[512];	/* who may read /metrics besides loopback; "" */
+	/* A head's own files (locks, WebSocket slots, heads feeds); "": beside the database */
+	char		state_dir[4096];
 	int64_t		max_body;		/* request body cap, bytes */
 	int64_t		max_response;		/* upstream response cap, bytes */
 	int64_t		max_batch;		/* JSON-RPC batch items */
@@ -181,6 +183,15 @@ struct bp_config {
  */
 struct bp_config *bp_config_load(const char *path, char *err, size_t errlen);
 void		  bp_config_free(struct bp_config *);
+
+/*
+ * The path of a head's own file, suffix (".indexer.lock") appended to its prefix: the database's
+ * path when state_dir is not set (SQLite: the files sit beside it, as they always did),
+ * STATE_DIR/blockport otherwise (with a URL, state_dir defaults to the limits file's directory).
+ * 0, or -1 when it does not fit cap.
+ */
+int		  bp_config_state_path(const struct bp_config *, const char *suffix, char *out,
+		    size_t cap);
 
 /* The plan called name, or NULL. */
 const struct bp_plan *bp_config_plan(const struct bp_config *, const char *name);

@@ -123,10 +123,20 @@ bp_db_exec(struct bp_db *db, const char *sql)
 	return db->drv->exec(db, sql);
 }
 
+/* A write transaction just begun: the fence checked inside it, or rolled back. 0 or -1. */
+static int
+fenced(struct bp_db *db)
+{
+	if (db->fence == NULL || db->fence(db, db->fence_arg) == 0)
+		return 0;
+	db->drv->rollback(db);
+	return -1;
+}
+
 int
 bp_db_begin(struct bp_db *db)
 {
-	return db->drv->begin(db);
+	return db->drv->begin(db) == -1 ? -1 : fenced(db);
 }
 
 int
@@ -138,7 +148,7 @@ bp_db_begin_read(struct bp_db *db)
 int
 bp_db_try_begin(struct bp_db *db, int64_t max_wait_us)
 {
-	return db->drv->try_begin(db, max_wait_us);
+	return db->drv->try_begin(db, max_wait_us) == -1 ? -1 : fenced(db);
 }
 
 int
@@ -169,6 +179,19 @@ int
 bp_db_changes(struct bp_db *db)
 {
 	return db->drv->changes(db);
+}
+
+void
+bp_db_set_fence(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg)
+{
+	db->fence = fn;
+	db->fence_arg = arg;
+}
+
+int
+bp_db_notify(struct bp_db *db, const char *channel)
+{
+	return db->drv->notify(db, channel);
 }
 
 int

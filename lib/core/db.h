@@ -62,6 +62,24 @@ int64_t		 bp_db_last_id(struct bp_db *);
 int64_t		 bp_db_data_version(struct bp_db *);
 int		 bp_db_changes(struct bp_db *);
 
+/*
+ * Wake-ups (docs/scale.md): a writer that committed what others wait for (BP_DB_WAKE_HEADS: the
+ * indexer stored blocks) notifies the channel; listeners (db_wake.h) wake. On SQLite the
+ * channel is the file DATABASE.CHANNEL (wake.h), on PostgreSQL a NOTIFY bp_CHANNEL, heard on
+ * every head. Inside a transaction PostgreSQL delivers it at the commit. 0, or -1.
+ */
+#define BP_DB_WAKE_HEADS	"heads"
+#define BP_DB_WAKE_PENDING	"pending"
+int		 bp_db_notify(struct bp_db *, const char *channel);
+
+/*
+ * A fence (the worker's lease, worker.c): fn runs inside every write transaction that
+ * bp_db_begin or bp_db_try_begin opens on this handle, first; when it returns -1 the
+ * transaction is rolled back and the begin fails, so a worker that lost its lease writes
+ * nothing more. fn may run statements, never begin. NULL removes it.
+ */
+void		 bp_db_set_fence(struct bp_db *, int (*fn)(struct bp_db *, void *), void *arg);
+
 /* Bindings, 1-based as in SQLite; 0 or -1. A NULL text binds SQL NULL. */
 int		 bp_stmt_int(struct bp_stmt *, int idx, int64_t);
 int		 bp_stmt_text(struct bp_stmt *, int idx, const char *);

@@ -14,6 +14,8 @@ struct bp_db_driver;
 /* The first member of each driver's handle and statement, so db.c reaches the table. */
 struct bp_db {
 	const struct bp_db_driver *drv;
+	int		(*fence)(struct bp_db *, void *);	/* bp_db_set_fence; NULL */
+	void		*fence_arg;
 };
 
 struct bp_stmt {
@@ -39,6 +41,7 @@ struct bp_db_driver {
 	int64_t		 (*last_id)(struct bp_db *);
 	int64_t		 (*data_version)(struct bp_db *);
 	int		 (*changes)(struct bp_db *);
+	int		 (*notify)(struct bp_db *, const char *channel);
 	int		 (*bind_int)(struct bp_stmt *, int, int64_t);
 	int		 (*bind_text)(struct bp_stmt *, int, const char *);
 	int		 (*bind_blob)(struct bp_stmt *, int, const void *, size_t);

@@ -810,6 +810,20 @@ pg_data_version(struct bp_db *bdb)
 	return v;
 }
 
+/* NOTIFY bp_CHANNEL: delivered at the commit of the transaction open, or at once. */
+static int
+pg_notify(struct bp_db *bdb, const char *channel)
+{
+	char sql[96];
+	PGresult *r;
+
+	if (snprintf(sql, sizeof(sql), "NOTIFY bp_%s", channel) >= (int)sizeof(sql) ||
+	    (r = simple(PG(bdb), sql, 1)) == NULL)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
 const struct bp_db_driver bp_db_pg = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -826,6 +840,7 @@ const struct bp_db_driver bp_db_pg = {
 	.last_id = pg_last_id,
 	.data_version = pg_data_version,
 	.changes = pg_changes,
+	.notify = pg_notify,
 	.bind_int = pg_bind_int,
 	.bind_text = pg_bind_text,
 	.bind_blob = pg_bind_blob,

@@ -18,6 +18,7 @@
 #include "db_driver.h"
 #include "log.h"
 #include "util.h"
+#include "wake.h"
 
 #define STMT_CACHE	96
 #define BUSY_MAX_US	INT64_C(5000000)	/* give up on a lock after 5 s */
@@ -422,6 +423,19 @@ sq_data_version(struct bp_db *db)
 	return v;
 }
 
+/* Touches DATABASE.CHANNEL, which the listeners watch with inotify (wake.h). */
+static int
+sq_notify(struct bp_db *bdb, const char *channel)
+{
+	char path[4200];
+	const char *file = sqlite3_db_filename(SQ(bdb)->h, "main");
+
+	if (file == NULL || snprintf(path, sizeof(path), "%s.%s", file, channel) >=
+	    (int)sizeof(path))
+		return -1;
+	return bp_wake_touch(path);
+}
+
 const struct bp_db_driver bp_db_sqlite = {
 	.name = "sqlite",
 	.open = sq_open,
@@ -438,6 +452,7 @@ const struct bp_db_driver bp_db_sqlite = {
 	.last_id = sq_last_id,
 	.data_version = sq_data_version,
 	.changes = sq_changes,
+	.notify = sq_notify,
 	.bind_int = sq_bind_int,
 	.bind_text = sq_bind_text,
 	.bind_blob = sq_bind_blob,

@@ -9,14 +9,6 @@
 #include "wake.h"
 
 int
-bp_wake_path(const char *database, const char *suffix, char *out, size_t cap)
-{
-	int n = snprintf(out, cap, "%s%s", database, suffix);
-
-	return n < 0 || (size_t)n >= cap ? -1 : 0;
-}
-
-int
 bp_wake_touch(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0664);
@@ -48,13 +40,4 @@ bp_wake_watch(int *fd, const char *path)
 		return -1;
 	}
 	return 0;
-}
-
-void
-bp_wake_drain(int fd)
-{
-	char buf[4096];
-
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 }

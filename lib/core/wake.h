@@ -1,5 +1,6 @@
 /*
- * Wake files (docs/websocket.md, "One follower for all connections"): a writer that has
+ * Wake files, SQLite's wake-ups (bp_db_notify, db_wake.h; docs/websocket.md, "One follower for
+ * all connections"): a writer that has
  * committed something readers wait for (the indexer a new block, the pending follower new
  * transaction hashes) opens and closes a file named for it; each reader watches that file with
  * inotify (IN_CLOSE_WRITE), so only those commits wake the readers, not every commit of the
@@ -10,12 +11,6 @@
 
 #include <stddef.h>
 
-#define BP_WAKE_HEADS	".heads"	/* DATABASE.heads: the indexer stored a block */
-#define BP_WAKE_PENDING	".pending"	/* DATABASE.pending: new pending transactions */
-
-/* The wake file of database with suffix (BP_WAKE_*) into out. 0, or -1 when it does not fit. */
-int	bp_wake_path(const char *database, const char *suffix, char *out, size_t cap);
-
 /* Wakes the watchers of path (creating it, mode 0664, if needed). 0, or -1 (errno set). */
 int	bp_wake_touch(const char *path);
 
@@ -25,8 +20,5 @@ int	bp_wake_touch(const char *path);
  * or still valid for earlier watches).
  */
 int	bp_wake_watch(int *fd, const char *path);
-
-/* Reads the pending events of fd away. */
-void	bp_wake_drain(int fd);
 
 #endif

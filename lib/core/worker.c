@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "db_wake.h"
 #include "log.h"
 #include "util.h"
 #include "worker.h"
@@ -37,6 +38,17 @@
 #define LOCK_POLL_MS		20
 #define MSG_MAX			512
 #define RECORD_EVERY_S		10	/* a looping worker's same outcome, recorded again */
+#define LEASE_NETWORK		"*"	/* every network the program serves */
+
+/* The lease of this job across the heads (docs/scale.md, "One worker per job"). */
+struct lease {
+	const char	*job;
+	char		 holder[160];	/* host:pid:random */
+	int64_t		 epoch;		/* the fencing number while held */
+	int64_t		 renewed;	/* wall ms of the last renewal; 0: not held */
+	int		 force;		/* SQLite, no other copy of the box runs: a holder is dead */
+	char		 other[160];	/* the holder last seen, when not us */
+};
 
 enum mode {
 	MODE_NONE,	/* 0 */
@@ -56,6 +68,15 @@ struct opts {
 };
 
 static volatile sig_atomic_t stop_flag;
+
+static int64_t
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* What a --for or --loop run last wrote to worker_runs (run_pass). */
 struct recorded {
@@ -153,15 +174,18 @@ parse_opts(const char *name, int argc, char *argv[], struct opts *o)
 	return 0;
 }
 
-/* Opens (creating) DATABASE.NAME.SUFFIX; the descriptor or -1 after logging why. */
+/*
+ * Opens (creating) PREFIX.NAME.SUFFIX, a head's own file (bp_config_state_path: beside a SQLite
+ * database); the descriptor or -1 after logging why.
+ */
 static int
 lock_open(const struct bp_config *cfg, const char *name, const char *suffix)
 {
-	char path[4200];
+	char path[4200], sfx[160];
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s.%s.%s", cfg->database, name, suffix) >=
-	    (int)sizeof(path)) {
+	if (snprintf(sfx, sizeof(sfx), ".%s.%s", name, suffix) >= (int)sizeof(sfx) ||
+	    bp_config_state_path(cfg, sfx, path, sizeof(path)) == -1) {
 		bp_err("%s: lock file path too long", __func__);
 		return -1;
 	}
@@ -202,6 +226,186 @@ lock_take(int fd, int64_t deadline)
 			return 1;
 		sleep_ms(LOCK_POLL_MS);
 	}
+}
+
+/*
+ * The fence of every write transaction of a holder (bp_db_set_fence): still the holder with
+ * its epoch, checked and renewed by an UPDATE inside the transaction. On PostgreSQL the UPDATE
+ * locks the row, so a takeover's upsert waits for this commit and then finds the lease renewed;
+ * on SQLite the transaction holds the only write lock. 0, or -1: the lease was lost.
+ */
+static int
+lease_fence(struct bp_db *db, void *arg)
+{
+	static const char sql[] = "UPDATE worker_leases SET expires_at = ? WHERE job = ? AND"
+	    " network = '" LEASE_NETWORK "' AND holder = ? AND epoch = ?";
+	struct lease *l = arg;
+	struct bp_stmt *st = bp_db_stmt(db, sql);
+	int64_t now = wall_ms();
+
+	if (st == NULL)
+		return -1;
+	bp_stmt_int(st, 1, now + BP_WORKER_LEASE_TTL_MS);
+	bp_stmt_text(st, 2, l->job);
+	bp_stmt_text(st, 3, l->holder);
+	bp_stmt_int(st, 4, l->epoch);
+	if (bp_stmt_run(st) == -1)
+		return -1;
+	if (bp_db_changes(db) != 1) {
+		bp_warn("lost the lease (epoch %lld) to another worker: writing nothing more",
+		    (long long)l->epoch);
+		l->renewed = 0;
+		return -1;
+	}
+	l->renewed = now;
+	return 0;
+}
+
+/*
+ * Takes or renews the lease in one conditional upsert: free, expired, ours, or (force) left
+ * by a dead copy of this head. A takeover raises the epoch. 1 held (fence set), 0 held by
+ * another (l->other says who), -1 on a database error.
+ */
+static int
+lease_take(struct bp_db *db, struct lease *l)
+{
+	static const char sql[] = "INSERT INTO worker_leases (job, network, holder, epoch,"
+	    " expires_at) VALUES (?1, '" LEASE_NETWORK "', ?2, 1, ?3) ON CONFLICT (job, network)"
+	    " DO UPDATE SET epoch = CASE WHEN worker_leases.holder = excluded.holder THEN"
+	    " worker_leases.epoch ELSE worker_leases.epoch + 1 END, holder = excluded.holder,"
+	    " expires_at = excluded.expires_at WHERE worker_leases.holder = excluded.holder OR"
+	    " worker_leases.expires_at < ?4 OR ?5 = 1 RETURNING epoch";
+	static const char sql_who[] = "SELECT holder FROM worker_leases WHERE job = ? AND"
+	    " network = '" LEASE_NETWORK "'";
+	struct bp_stmt *st = bp_db_stmt(db, sql);
+	int64_t now = wall_ms(), epoch = 0;
+	enum bp_db_step r;
+
+	if (st == NULL)
+		return -1;
+	bp_stmt_text(st, 1, l->job);
+	bp_stmt_text(st, 2, l->holder);
+	bp_stmt_int(st, 3, now + BP_WORKER_LEASE_TTL_MS);
+	bp_stmt_int(st, 4, now);
+	bp_stmt_int(st, 5, l->force);
+	if ((r = bp_stmt_step(st)) == BP_DB_ROW)
+		epoch = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	if (r == BP_DB_ERROR)
+		return -1;
+	if (epoch > 0) {
+		if (l->renewed == 0)
+			bp_info("took the lease, epoch %lld", (long long)epoch);
+		l->epoch = epoch;
+		l->renewed = now;
+		l->other[0] = '\0';
+		bp_db_set_fence(db, lease_fence, l);
+		return 1;
+	}
+	if (l->renewed != 0)
+		bp_warn("lost the lease (epoch %lld)", (long long)l->epoch);
+	l->renewed = 0;
+	bp_db_set_fence(db, NULL, NULL);
+	if ((st = bp_db_stmt(db, sql_who)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, l->job);
+	if (bp_stmt_step(st) == BP_DB_ROW &&
+	    strcmp(l->other, bp_col_text(st, 0)) != 0) {
+		bp_strlcpy(l->other, bp_col_text(st, 0), sizeof(l->other));
+		bp_info("standby: %s holds the lease", l->other);
+	}
+	bp_stmt_reset(st);
+	return 0;
+}
+
+/* Gives the lease up (a clean exit): the next worker takes it at once, with a new epoch. */
+static void
+lease_release(struct bp_db *db, struct lease *l)
+{
+	static const char sql[] = "UPDATE worker_leases SET expires_at = 0 WHERE job = ? AND"
+	    " network = '" LEASE_NETWORK "' AND holder = ?";
+	struct bp_stmt *st;
+
+	bp_db_set_fence(db, NULL, NULL);
+	if (l->renewed == 0 || (st = bp_db_stmt(db, sql)) == NULL)
+		return;
+	bp_stmt_text(st, 1, l->job);
+	bp_stmt_text(st, 2, l->holder);
+	(void)bp_stmt_run(st);
+	l->renewed = 0;
+}
+
+/*
+ * Whether a --once copy may work without the lease: its holder is this head's long-running
+ * copy (its run lock file names it), which waits for the pass lock that --once holds.
+ */
+static int
+lease_held_here(const struct bp_config *cfg, const char *name, const struct lease *l)
+{
+	char buf[sizeof(l->other)];
+	ssize_t n;
+	int fd;
+
+	if (l->other[0] == '\0' || (fd = lock_open(cfg, name, "run.lock")) == -1)
+		return 0;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strcmp(buf, l->other) == 0;
+}
+
+/* Whether no long-running copy of this head holds its run lock. */
+static int
+run_lock_free(const struct bp_config *cfg, const char *name)
+{
+	int fd, free_;
+
+	if ((fd = lock_open(cfg, name, "run.lock")) == -1)
+		return 0;
+	free_ = flock(fd, LOCK_SH | LOCK_NB) == 0;
+	close(fd);
+	return free_;
+}
+
+/* The lease before a pass: 1 go on, 0 another worker holds it, -1 database error. */
+static int
+lease_check(struct bp_worker_ctx *w, struct lease *l, int once)
+{
+	int r;
+
+	if (l->renewed != 0 && wall_ms() - l->renewed < BP_WORKER_LEASE_RENEW_MS)
+		return 1;
+	/*
+	 * SQLite, --once: with the pass lock held and no long-running copy, no live worker of
+	 * this box can hold the lease: one a kill -9 left is taken at once.
+	 */
+	if (once && !bp_db_is_url(w->cfg->database))
+		l->force = run_lock_free(w->cfg, w->name);
+	if ((r = lease_take(w->db, l)) != 0)
+		return r;
+	return once && lease_held_here(w->cfg, w->name, l) ? 1 : 0;
+}
+
+/* This worker's name in the lease: host:pid:random. 0 or -1. */
+static int
+lease_init(struct lease *l, const char *job, int force)
+{
+	char host[64];
+	unsigned char rnd[4];
+
+	memset(l, 0, sizeof(*l));
+	l->job = job;
+	l->force = force;
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	if (bp_random(rnd, sizeof(rnd)) == -1)
+		return -1;
+	snprintf(l->holder, sizeof(l->holder), "%s:%ld:%02x%02x%02x%02x", host, (long)getpid(),
+	    rnd[0], rnd[1], rnd[2], rnd[3]);
+	return 0;
 }
 
 static void
@@ -253,12 +457,13 @@ record_due(const struct recorded *rec, int ok, const char *msg)
 }
 
 /*
- * One pass under the pass lock. Returns the pass's result, or 2 when the lock was not had by
- * lock_deadline (busy, or a signal came while waiting).
+ * One pass under the pass lock and the lease. Returns the pass's result, 2 when the lock was
+ * not had by lock_deadline (busy, or a signal came while waiting), 3 when another worker holds
+ * the lease (standby).
  */
 static int
 run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
-    int64_t lock_deadline, struct recorded *rec)
+    int64_t lock_deadline, struct recorded *rec, struct lease *l, int once)
 {
 	char msg[MSG_MAX];
 	const char *said;
@@ -267,6 +472,10 @@ run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
 
 	if ((r = lock_take(lockfd, lock_deadline)) != 0)
 		return r == 1 ? 2 : BP_WORKER_FAILED;
+	if ((r = lease_check(w, l, once)) != 1) {
+		flock(lockfd, LOCK_UN);
+		return r == 0 ? 3 : BP_WORKER_FAILED;
+	}
 	if (!rec->quiet)
 		record_start(w);
 	msg[0] = '\0';
@@ -298,22 +507,40 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 	int64_t start = bp_mono_us(), end, backoff = 0;
 	int lockfd = -1, runfd = -1, rc = 1, r, failed = 0, once_failed = 0;
 	struct recorded rec;
+	struct lease l;
+	struct bp_db_wake *wk = NULL;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.quiet = o->mode != MODE_ONCE;
-
-	if ((lockfd = lock_open(w->cfg, def->name, "lock")) == -1)
+	/* On SQLite one box runs it all: whoever holds the run lock may take a lease left over. */
+	if (lease_init(&l, def->name, o->mode != MODE_ONCE && !bp_db_is_url(w->cfg->database)) ==
+	    -1 || (lockfd = lock_open(w->cfg, def->name, "lock")) == -1)
 		goto out;
 	if (o->mode == MODE_ONCE) {
+		end = start + o->wait_s * 1000000;
 		for (;;) {
-			r = run_pass(def, w, lockfd, bp_mono_us() + o->wait_s * 1000000, &rec);
+			r = run_pass(def, w, lockfd, bp_mono_us() + o->wait_s * 1000000, &rec, &l,
+			    1);
+			if (r == 3 && !stop_flag && bp_mono_us() < end) {
+				sleep_ms(BP_WORKER_STANDBY_MS);
+				continue;
+			}
+			if (r == 3) {
+				if (stop_flag) {
+					rc = 0;
+					goto out;
+				}
+				fprintf(stderr, "%s: busy: %s holds the lease\n", def->name, l.other);
+				rc = EXIT_BUSY;
+				goto out;
+			}
 			if (r == 2) {
 				if (stop_flag) {
 					rc = 0;
 					goto out;
 				}
-				fprintf(stderr, "%s: busy: another copy holds %s.%s.lock\n",
-				    def->name, w->cfg->database, def->name);
+				fprintf(stderr, "%s: busy: another copy holds its pass lock\n",
+				    def->name);
 				rc = EXIT_BUSY;
 				goto out;
 			}
@@ -330,19 +557,35 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		goto out;
 	if ((r = lock_take(runfd, 0)) != 0) {
 		if (r == 1) {
-			bp_info("busy: another copy runs (%s.%s.run.lock); exiting",
-			    w->cfg->database, def->name);
+			bp_info("busy: another copy runs (its run.lock); exiting");
 			rc = 0;
 		}
 		goto out;
+	}
+	/* The run lock names this copy, for a --once of this head (lease_held_here). */
+	if (ftruncate(runfd, 0) == -1 || pwrite(runfd, l.holder, strlen(l.holder), 0) == -1)
+		bp_warn("cannot name this copy in its run lock: %s", strerror(errno));
+	/* Without a listener the idle wait is the interval alone. */
+	if (def->wake != NULL && (wk = bp_db_wake_open(w->cfg->database)) != NULL &&
+	    bp_db_wake_listen(wk, def->wake) == -1) {
+		bp_db_wake_close(wk);
+		wk = NULL;
 	}
 	end = o->mode == MODE_FOR ? start + o->seconds * 1000000 : INT64_MAX;
 	while (!stop_flag && bp_mono_us() < end) {
 		int64_t wait_ms;
 
-		r = run_pass(def, w, lockfd, end, &rec);
+		r = run_pass(def, w, lockfd, end, &rec, &l, 0);
 		if (r == 2)
 			continue;	/* the deadline or a signal: the loop condition decides */
+		if (r == 3) {
+			/* Standby: another head works; try again every second of the run. */
+			wait_ms = BP_WORKER_STANDBY_MS;
+			if (end != INT64_MAX && wait_ms > (end - bp_mono_us()) / 1000)
+				wait_ms = (end - bp_mono_us()) / 1000;
+			sleep_ms(wait_ms);
+			continue;
+		}
 		failed = w->failed;
 		if (r == BP_WORKER_MORE) {
 			backoff = 0;
@@ -361,10 +604,15 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		}
 		if (end != INT64_MAX && wait_ms > (end - bp_mono_us()) / 1000)
 			wait_ms = (end - bp_mono_us()) / 1000;
-		sleep_ms(wait_ms);
+		if (wk != NULL && backoff == 0 && wait_ms > 0)
+			(void)bp_db_wake_wait(wk, (int)wait_ms);
+		else
+			sleep_ms(wait_ms);
 	}
 	rc = failed ? 1 : 0;
 out:
+	bp_db_wake_close(wk);
+	lease_release(w->db, &l);
 	if (runfd != -1)
 		close(runfd);
 	if (lockfd != -1)
@@ -464,4 +712,38 @@ bp_worker_metrics(struct bp_db *db, const struct bp_config *cfg, struct bp_buf *
 	return bp_metrics_query(db, out, "blockport_worker_last_run_ok", "gauge",
 	    "1 when the worker's last finished pass succeeded, else 0.", "worker",
 	    "SELECT name, ok FROM worker_runs WHERE finished_at IS NOT NULL ORDER BY name");
+}
+
+/* The caller's callback of bp_worker_each_lease, for lease_row. */
+struct each_lease {
+	int	(*fn)(const struct bp_worker_lease *, void *);
+	void	*arg;
+};
+
+static int
+lease_row(struct bp_stmt *st, void *arg)
+{
+	const struct each_lease *e = arg;
+	struct bp_worker_lease l;
+
+	l.job = bp_col_text(st, 0);
+	l.network = bp_col_text(st, 1);
+	l.holder = bp_col_text(st, 2);
+	l.epoch = bp_col_int(st, 3);
+	l.expires_at = bp_col_int(st, 4);
+	return e->fn(&l, e->arg);
+}
+
+int
+bp_worker_each_lease(struct bp_db *db, int (*fn)(const struct bp_worker_lease *, void *),
+    void *arg)
+{
+	static const char sql[] = "SELECT job, network, holder, epoch, expires_at"
+	    " FROM worker_leases ORDER BY job, network";
+	struct each_lease e = { fn, arg };
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	return bp_stmt_each(st, lease_row, &e);
 }

@@ -29,6 +29,16 @@
 struct bp_config;
 struct bp_db;
 
+/*
+ * The lease (docs/scale.md, "One worker per job"): a row of worker_leases per job that one
+ * worker of all heads holds; others wait as standbys, trying every BP_WORKER_STANDBY_MS. A
+ * holder renews it before a pass when it is BP_WORKER_LEASE_RENEW_MS old and in each of its
+ * write transactions; a holder that died loses it BP_WORKER_LEASE_TTL_MS after its last renewal.
+ */
+#define BP_WORKER_LEASE_TTL_MS		6000
+#define BP_WORKER_LEASE_RENEW_MS	1000
+#define BP_WORKER_STANDBY_MS		1000
+
 /* What a pass function returns. */
 enum bp_worker_result {
 	BP_WORKER_FAILED = -1,	/* the pass failed; message says why */
@@ -63,6 +73,11 @@ struct bp_worker_def {
 	int		(*pass)(struct bp_worker_ctx *, char *msg, size_t msglen);
 	/* Optional: frees ctx->state. */
 	void		(*fini)(struct bp_worker_ctx *);
+	/*
+	 * Optional: a wake-up channel (BP_DB_WAKE_*, db.h) that ends an idle wait of --for and
+	 * --loop early, from any head (cron/deliver: a new block may make events final).
+	 */
+	const char	*wake;
 };
 
 /* Whether SIGTERM or SIGINT arrived: long passes may check it to stop early at a safe point. */
@@ -95,5 +110,20 @@ int	bp_worker_each_run(struct bp_db *, int (*fn)(const struct bp_worker_run *, v
 struct bp_buf;
 /* /metrics: each worker's last pass (a bp_metrics_source, lib/core/metrics.h). */
 int	bp_worker_metrics(struct bp_db *, const struct bp_config *, struct bp_buf *);
+/* A job's lease (a row of worker_leases); strings valid during the call only. */
+struct bp_worker_lease {
+	const char	*job;
+	const char	*network;	/* "*": every network the job serves */
+	const char	*holder;	/* host:pid:random */
+	int64_t		 epoch;
+	int64_t		 expires_at;	/* Unix ms; 0 after a clean release */
+};
+
+/*
+ * Calls fn for each job's lease, in job order (`blockport status`); fn returns 0 to go on.
+ * Returns the number of calls, or -1 on a database error.
+ */
+int	bp_worker_each_lease(struct bp_db *,
+	    int (*fn)(const struct bp_worker_lease *, void *), void *arg);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/config.h"
 #include "core/db.h"
 #include "core/hex.h"
 #include "core/util.h"
@@ -80,11 +81,14 @@ bp_index_feed_result(const struct bp_index_block_head *h, char *out, size_t cap)
 }
 
 int
-bp_index_feed_path(const char *database, const char *chain, char *out, size_t cap)
+bp_index_feed_path(const struct bp_config *cfg, const char *chain, char *out, size_t cap)
 {
-	int n = snprintf(out, cap, "%s.heads.%s", database, chain);
+	char suffix[160];
+	int n = snprintf(suffix, sizeof(suffix), ".heads.%s", chain);
 
-	return n < 0 || (size_t)n >= cap ? -1 : 0;
+	if (n < 0 || (size_t)n >= sizeof(suffix))
+		return -1;
+	return bp_config_state_path(cfg, suffix, out, cap);
 }
 
 /* Writes all of b to fd; 0 or -1. */

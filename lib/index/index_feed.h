@@ -15,6 +15,7 @@
 #include "index_read.h"
 
 struct bp_buf;
+struct bp_config;
 struct bp_db;
 
 #define BP_INDEX_FEED_HEADS	8
@@ -27,8 +28,11 @@ struct bp_index_feed_seen {
 	int64_t		size;
 };
 
-/* The feed's path for database and chain into out; 0, or -1 when it does not fit. */
-int		 bp_index_feed_path(const char *database, const char *chain, char *out,
+/*
+ * The feed's path for chain into out, a head's own file (bp_config_state_path: beside a SQLite
+ * database unless state_dir says otherwise); 0, or -1 when it does not fit.
+ */
+int		 bp_index_feed_path(const struct bp_config *, const char *chain, char *out,
 		    size_t cap);
 
 /* Writes chain's feed at path from the index (the indexer, after its commit). 0, or -1. */

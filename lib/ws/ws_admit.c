@@ -57,11 +57,13 @@ price_notifications(struct bp_ws_conn *c)
 
 /*
  * The connection's slot under its key's cap: in Redis on several heads (every head's
- * connections together), else, or while Redis does not answer, a file of this head's.
+ * connections together), else, or while Redis does not answer, a file of this head's own
+ * (bp_config_state_path: PREFIX.ws/).
  */
 static int
 keep_slot(struct bp_ws_conn *c)
 {
+	char prefix[4200];
 	int rc;
 
 	if (c->slots == NULL)
@@ -69,7 +71,9 @@ keep_slot(struct bp_ws_conn *c)
 	if (c->slots != NULL &&
 	    (rc = bp_ws_slot_keep_redis(c->slots, &c->k, &c->slot_fd, &c->slot)) != -1)
 		return rc;
-	return bp_ws_slot_keep(c->cfg->database, &c->k, &c->slot_fd, &c->slot);
+	if (bp_config_state_path(c->cfg, "", prefix, sizeof(prefix)) == -1)
+		return -1;
+	return bp_ws_slot_keep(prefix, &c->k, &c->slot_fd, &c->slot);
 }
 
 /* The 429 of a key with all its plan's ws_connections open: why (what), and the plan's cap. */

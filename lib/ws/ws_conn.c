@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/db.h"
+#include "core/db_wake.h"
 #include "core/http.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -36,7 +37,6 @@ bp_ws_conn_new(void)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->slot_fd = -1;
-	c->wake_fd = -1;
 	bp_buf_init(&c->out, BP_WS_CONN_OUT_CAP);
 	bp_buf_init(&c->msg, BP_RESP_CAP);
 	bp_buf_init(&c->feedbuf, BP_INDEX_FEED_MAX + 1);
@@ -84,7 +84,9 @@ bp_ws_conn_open(struct bp_ws_conn *c)
 		return -1;
 	}
 	snprintf(c->chain, sizeof(c->chain), "%s.%s", c->net->chain, c->net->network);
-	if (bp_index_feed_path(c->cfg->database, c->chain, c->feed, sizeof(c->feed)) == -1)
+	/* No feed on PostgreSQL: the indexer may run on another head (cron/indexer.c). */
+	if (bp_db_is_url(c->cfg->database) ||
+	    bp_index_feed_path(c->cfg, c->chain, c->feed, sizeof(c->feed)) == -1)
 		c->feed[0] = '\0';
 	/* Spread over 2 s, so the connections' SQLite checks do not all come at once. */
 	c->next_check = bp_mono_us() + BP_WS_CONN_CHECK_US + (int64_t)(getpid() % 2000) * 1000;
@@ -104,8 +106,7 @@ bp_ws_conn_free(struct bp_ws_conn *c)
 	if (c->slot_fd >= 0)
 		close(c->slot_fd);
 	bp_ws_slots_free(c->slots);
-	if (c->wake_fd >= 0)
-		close(c->wake_fd);
+	bp_db_wake_close(c->wake);
 	bp_admit_fini(&c->adm);
 	bp_limits_close(c->lim);
 	bp_metrics_close(c->metrics);
@@ -135,7 +136,8 @@ bp_ws_conn_db(struct bp_ws_conn *c)
 }
 
 /*
- * Logs and pending subscriptions read SQLite at every block; the others keep no handle open.
+ * Logs and pending subscriptions read SQLite at every block, and so do heads without a feed
+ * (PostgreSQL: the index's tables); the others keep no handle open.
  * Every open handle holds a lock on the database's shared memory for its life, and every
  * SQLite lock call on the machine walks all of them: a thousand idle connections made each
  * request of the FastCGI programs slower.
@@ -145,7 +147,8 @@ bp_ws_conn_release_db(struct bp_ws_conn *c, int64_t now)
 {
 	size_t i;
 
-	if (c->db == NULL || c->pending || now - c->db_used < BP_WS_CONN_DB_KEEP_US)
+	if (c->db == NULL || c->pending || (c->following && c->feed[0] == '\0') ||
+	    now - c->db_used < BP_WS_CONN_DB_KEEP_US)
 		return;
 	for (i = 0; i < c->nsubs; i++)
 		if (c->subs[i].kind == BP_WS_CONN_LOGS)

@@ -22,6 +22,7 @@
 
 struct bp_config;
 struct bp_db;
+struct bp_db_wake;
 struct bp_limits;
 struct bp_network;
 struct bp_req;
@@ -81,7 +82,7 @@ struct bp_ws_conn {
 	int64_t			 pending_seq;	/* the last ws_pending row sent */
 	unsigned		 cu[BP_WS_CONN__KINDS];	/* what a notification of each kind costs */
 	unsigned		 owed;		/* CUs of the notifications not charged yet */
-	int			 wake_fd;	/* inotify on DATABASE.heads: wakes on a new block; -1 */
+	struct bp_db_wake	*wake;		/* new blocks and pending txs (db_wake.h); NULL */
 	struct bp_ws_follow	 follow;
 	char			 feed[4200];	/* DATABASE.heads.CHAIN (index_feed.h); "": none */
 	struct bp_buf		 feedbuf;	/* the feed as last read */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "core/wake.h"
+#include "core/db_wake.h"
 #include "rpc/rpc_envelope.h"
 #include "ws_admit.h"
 #include "ws_conn.h"
@@ -33,10 +33,10 @@ bp_ws_loop_run(struct bp_ws_conn *c)
 		pfd[0].events = POLLIN;
 		pfd[1].fd = STDOUT_FILENO;
 		pfd[1].events = c->out.len > 0 ? POLLOUT : 0;
-		pfd[2].fd = c->following || c->pending ? c->wake_fd : -1;
+		pfd[2].fd = c->following || c->pending ? bp_db_wake_fd(c->wake) : -1;
 		pfd[2].events = POLLIN;
 		timeout = !c->following && !c->pending ? 1000 :
-		    c->wake_fd >= 0 ? BP_WS_NOTIFY_WATCH_MS : BP_WS_NOTIFY_POLL_MS;
+		    bp_db_wake_fd(c->wake) >= 0 ? BP_WS_NOTIFY_WATCH_MS : BP_WS_NOTIFY_POLL_MS;
 		/* A connection that only listens still looks at its key in time. */
 		now = bp_mono_us();
 		if (!c->closing && c->recheck_at - now < (int64_t)timeout * 1000)
@@ -44,8 +44,12 @@ bp_ws_loop_run(struct bp_ws_conn *c)
 			    (int)((c->recheck_at - now + 999) / 1000);
 		if ((ready = poll(pfd, 3, timeout)) == -1 && errno != EINTR)
 			break;
-		if (pfd[2].revents & POLLIN)
-			bp_wake_drain(c->wake_fd);
+		if ((pfd[2].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    bp_db_wake_drain(c->wake) == -1) {
+			/* The listener lost its server: poll the index until it is back. */
+			bp_db_wake_close(c->wake);
+			c->wake = NULL;
+		}
 		if ((pfd[1].revents & (POLLERR | POLLHUP)) != 0)
 			break;
 		if ((pfd[1].revents & POLLOUT) && bp_ws_conn_write(c) == -1)

@@ -6,14 +6,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <unistd.h>
 
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "core/wake.h"
+#include "core/db.h"
+#include "core/db_wake.h"
 #include "index/index_feed.h"
 #include "ws_conn.h"
 #include "ws_follow.h"
@@ -142,30 +142,19 @@ bp_ws_notify_pending(struct bp_ws_conn *c)
 }
 
 /*
- * Wakes the follower when the indexer has stored a block (it touches DATABASE.heads, wake.h)
- * rather than on a timer or on every commit. Without that file, every commit (DATABASE-wal);
- * without either, the index is polled every BP_WS_NOTIFY_POLL_MS.
+ * Listens to channel (BP_DB_WAKE_*): the indexer's new blocks, cron/pending's hashes, on this
+ * head or another (db_wake.h). Without a listener the index is polled every
+ * BP_WS_NOTIFY_POLL_MS.
  */
 static void
-watch_heads(struct bp_ws_conn *c)
+listen_to(struct bp_ws_conn *c, const char *channel)
 {
-	char path[4200];
-
-	if (bp_wake_path(c->cfg->database, BP_WAKE_HEADS, path, sizeof(path)) == 0 &&
-	    bp_wake_watch(&c->wake_fd, path) == 0)
-		return;
-	if (bp_wake_path(c->cfg->database, "-wal", path, sizeof(path)) == -1)
-		return;
-	if (c->wake_fd == -1 && (c->wake_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
-		bp_warn("no inotify instance (%s; fs.inotify.max_user_instances is a limit per user"
-		    " and each connection takes one): polling every %d ms", strerror(errno),
-		    BP_WS_NOTIFY_POLL_MS);
+	if (c->wake == NULL && (c->wake = bp_db_wake_open(c->cfg->database)) == NULL) {
+		bp_warn("no wake-up listener: polling every %d ms", BP_WS_NOTIFY_POLL_MS);
 		return;
 	}
-	if (inotify_add_watch(c->wake_fd, path, IN_MODIFY) == -1) {
-		close(c->wake_fd);
-		c->wake_fd = -1;
-	}
+	if (bp_db_wake_listen(c->wake, channel) == -1)
+		bp_warn("cannot listen to %s: %s", channel, strerror(errno));
 }
 
 int
@@ -176,22 +165,18 @@ bp_ws_notify_heads_start(struct bp_ws_conn *c)
 	if (bp_ws_conn_db(c) == NULL || bp_ws_follow_start(&c->follow, c->db, c->chain) == -1)
 		return -1;
 	c->following = 1;
-	if (c->wake_fd == -1)
-		watch_heads(c);
+	listen_to(c, BP_DB_WAKE_HEADS);
 	return 0;
 }
 
 int
 bp_ws_notify_pending_start(struct bp_ws_conn *c)
 {
-	char path[4200];
-
 	if (c->pending)
 		return 0;
 	if (bp_ws_conn_db(c) == NULL || bp_ws_pending_last(c->db, c->chain, &c->pending_seq) == -1)
 		return -1;
 	c->pending = 1;
-	if (bp_wake_path(c->cfg->database, BP_WAKE_PENDING, path, sizeof(path)) == 0)
-		(void)bp_wake_watch(&c->wake_fd, path);
+	listen_to(c, BP_DB_WAKE_PENDING);
 	return 0;
 }

@@ -130,6 +130,10 @@ export async function nextSecond() {
   await sleep(1000 - (Date.now() % 1000) + 20);
 }
 
+// A test's skip option on the cluster (scripts/cluster.sh: HEAD_URLS is set), with the reason
+// printed: for what assumes one head (its SQLite file, its local processes, its own files).
+export const onCluster = (why) => (process.env.HEAD_URLS ? `the cluster: ${why}` : false);
+
 // Calls fn every 200 ms until it returns something truthy, which it returns; throws after ms.
 export async function waitFor(fn, what, ms = 15000) {
   const end = Date.now() + ms;

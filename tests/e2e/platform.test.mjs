@@ -10,7 +10,7 @@ import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
-import { env, api, newKey, newKeyWithId, admin, assertError, nextSecond } from './helpers.mjs';
+import { env, api, newKey, newKeyWithId, admin, assertError, nextSecond, onCluster } from './helpers.mjs';
 
 const FREE_RPS = 10;	// SPEC.md section 8
 const FREE_BUCKET = 3 * FREE_RPS;	// 3 seconds' worth at once (docs/limits.md)
@@ -236,7 +236,10 @@ test('an unlimited plan never sends X-RateLimit-Remaining: 0', async () => {
   }
 });
 
-test('a failed key lookup is a 500 that still carries the rate headers', async () => {
+// On the cluster (scripts/cluster.sh) the keys are in PostgreSQL, whose prepared statements
+// follow a renamed table: there is no file to break there.
+test('a failed key lookup is a 500 that still carries the rate headers', {
+  skip: onCluster('the key table is in PostgreSQL, not a SQLite file this test can rename it in') }, async () => {
   // The key table out of the way for a moment: the lookup of a key no process has cached fails.
   const db = `${env.dir}/blockport.db`;
   const sql = (q) => execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, q]);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 
-import { env, newKey, nextSecond } from './helpers.mjs';
+import { env, newKey, nextSecond, onCluster } from './helpers.mjs';
 
 const key = newKey({ plan: 'enterprise' });
 const long = 'a'.repeat(9000);
@@ -65,7 +65,11 @@ const rows = [
 const codes = { 400: 'invalid_request', 404: 'not_found', 414: 'invalid_request', 431: 'invalid_request',
   501: 'not_implemented' };
 
-test(`requests ${env.server} refuses itself get the uniform JSON error body`, async () => {
+// On the cluster HAProxy's HTTP/1 parser refuses these first, with its built-in bodies: its
+// errorfile directives cover the answers of a stream (no head, a timeout), not those of the
+// parser (mux-h1's h1_send_error; docs/scale.md).
+test(`requests ${env.server} refuses itself get the uniform JSON error body`, {
+  skip: onCluster('HAProxy refuses malformed requests before any head sees them (docs/scale.md)') }, async () => {
   for (const [name, bytes, want] of rows) {
     const status = want[env.server];
     assert.ok(status, `no expected status for ${env.server}`);

@@ -486,6 +486,7 @@ static void
 test_database_url(void)
 {
 	static const char url[] = "postgresql://bp@127.0.0.1:5432/blockport?sslmode=disable";
+	char sp[4200];
 	struct bp_config *c;
 	char err[512];
 
@@ -495,6 +496,22 @@ test_database_url(void)
 	CU_ASSERT_STRING_EQUAL(c->database, url);
 	CU_ASSERT_PTR_NOT_NULL(strstr(c->limits_file, "/run/limits"));
 	CU_ASSERT_EQUAL(c->limits_file[0], '/');	/* a path: made absolute */
+	/* A head's own files: beside the counters, since a URL has no "beside". */
+	CU_ASSERT_EQUAL_FATAL(bp_config_state_path(c, ".indexer.lock", sp, sizeof(sp)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sp, "/run/blockport.indexer.lock"));
+	CU_ASSERT_EQUAL(sp[0], '/');
+	bp_config_free(c);
+	c = load("[server]\ndatabase = postgresql://bp@127.0.0.1/blockport\nlimits_file = /a/l\n"
+	    "state_dir = /var/lib/head\n", err, sizeof(err));
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL_FATAL(bp_config_state_path(c, ".ws", sp, sizeof(sp)), 0);
+	CU_ASSERT_STRING_EQUAL(sp, "/var/lib/head/blockport.ws");
+	bp_config_free(c);
+	/* SQLite without state_dir: beside the file, as always. */
+	c = load("[server]\ndatabase = /d/b.db\n", err, sizeof(err));
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_EQUAL_FATAL(bp_config_state_path(c, ".heads", sp, sizeof(sp)), 0);
+	CU_ASSERT_STRING_EQUAL(sp, "/d/b.db.heads");
 	bp_config_free(c);
 	c = load("[server]\ndatabase = postgresql://bp@127.0.0.1/blockport\n", err, sizeof(err));
 	CU_ASSERT(c == NULL);

@@ -10,6 +10,7 @@
 #include <CUnit/CUnit.h>
 
 #include "core/db.h"
+#include "core/db_wake.h"
 #include "unit.h"
 #include "unit_db.h"
 
@@ -242,7 +243,35 @@ test_reconnect(void)
 	bp_unit_log_end();
 }
 
+/*
+ * A wake-up from one connection reaches a listener of the same database, and only on its
+ * channel: the wake files on SQLite, NOTIFY/LISTEN on PostgreSQL (what ws/subscribe on another
+ * head waits on).
+ */
+static void
+test_wake(void)
+{
+	struct bp_db_wake *w;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w = bp_db_wake_open(u.path));
+	CU_ASSERT_EQUAL(bp_db_wake_listen(w, BP_DB_WAKE_HEADS), 0);
+	CU_ASSERT(bp_db_wake_fd(w) >= 0);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 0), 0);
+	CU_ASSERT_EQUAL(bp_db_notify(u.db, BP_DB_WAKE_PENDING), 0);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 200), 0);
+	CU_ASSERT_EQUAL(bp_db_notify(u.db, BP_DB_WAKE_HEADS), 0);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 5000), 1);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 0), 0);
+	/* Inside a transaction: at the commit (PostgreSQL), or at once (a file): woken either way. */
+	CU_ASSERT_EQUAL_FATAL(bp_db_begin(u.db), 0);
+	CU_ASSERT_EQUAL(bp_db_notify(u.db, BP_DB_WAKE_HEADS), 0);
+	CU_ASSERT_EQUAL(bp_db_commit(u.db), 0);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 5000), 1);
+	bp_db_wake_close(w);
+}
+
 BP_UNIT_SUITE(db_engine, setup, teardown,
+	{ "a wake-up reaches a listener, on its channel only", test_wake },
 	{ "migrations from an empty database", test_migrations },
 	{ "placeholders, last id, changes, 64-bit integers", test_statements },
 	{ "a conflict in a transaction, commit and rollback", test_conflict_in_tx },

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/config.h"
 #include "core/db.h"
 #include "index/index_feed.h"
 #include "unit.h"
@@ -123,10 +124,19 @@ test_feed(void)
 	char text[4096];
 	size_t len;
 
-	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.files, CH, path, sizeof(path)), 0);
+	static struct bp_config cfg;
+
+	/* A head's own file: under state_dir when it is set, beside the database otherwise. */
+	snprintf(cfg.database, sizeof(cfg.database), "%s", u.files);
+	snprintf(cfg.state_dir, sizeof(cfg.state_dir), "/var/lib/bp");
+	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(&cfg, CH, path, sizeof(path)), 0);
+	CU_ASSERT_STRING_EQUAL(path, "/var/lib/bp/blockport.heads." CH);
+	cfg.state_dir[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(&cfg, CH, path, sizeof(path)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(path, ".heads." CH));
-	CU_ASSERT_EQUAL(bp_index_feed_path(u.files, CH, path, 8), -1);
-	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.files, CH, path, sizeof(path)), 0);
+	CU_ASSERT_EQUAL(strncmp(path, u.files, strlen(u.files)), 0);
+	CU_ASSERT_EQUAL(bp_index_feed_path(&cfg, CH, path, 8), -1);
+	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(&cfg, CH, path, sizeof(path)), 0);
 	bp_buf_init(&buf, BP_INDEX_FEED_MAX + 1);
 	memset(&seen, 0, sizeof(seen));
 	unlink(path);

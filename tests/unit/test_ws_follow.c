@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/config.h"
 #include "core/db.h"
 #include "unit.h"
 #include "unit_db.h"
@@ -237,7 +238,10 @@ test_feed(void)
 	int64_t top, i;
 	FILE *fp;
 
-	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(u.files, CH, path, sizeof(path)), 0);
+	static struct bp_config cfg;
+
+	snprintf(cfg.database, sizeof(cfg.database), "%s", u.files);
+	CU_ASSERT_EQUAL_FATAL(bp_index_feed_path(&cfg, CH, path, sizeof(path)), 0);
 	bp_buf_init(&buf, BP_INDEX_FEED_MAX + 1);
 	unlink(path);
 	CU_ASSERT_EQUAL_FATAL(bp_ws_follow_start(&f, u.db, CH), 0);
