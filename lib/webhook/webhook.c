@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "core/db.h"
 #include "core/hex.h"
@@ -510,8 +511,12 @@ bp_webhook_create(struct bp_db *db, int64_t account_id, int64_t cap,
 		return -1;
 	memcpy(id, "wh_", 3);
 	bp_hex_encode_digits(rnd, sizeof(rnd), id + 3, sizeof(id) - 3);
+	/*
+	 * whsec_ and the key in base64, as Standard Webhooks defines a secret, so its official
+	 * libraries verify webhook-signature with the secret as given (webhook_sign.h).
+	 */
 	memcpy(secret, "whsec_", 6);
-	bp_hex_encode_digits(key, sizeof(key), secret + 6, sizeof(secret) - 6);
+	EVP_EncodeBlock((unsigned char *)secret + 6, key, sizeof(key));
 	OPENSSL_cleanse(key, sizeof(key));
 	snprintf(network, sizeof(network), "%s.%s", in->net->chain, in->net->network);
 	/* The count and the insert in one transaction, so two requests cannot pass the cap. */
