@@ -76,7 +76,10 @@ find_webhook(struct bp_req *r, const char *id, struct bp_webhook *w)
 
 /* ---- handlers ---- */
 
-/* POST /v1/webhooks {url, chain, event_type, config, network?}: 201, the secret shown once. */
+/*
+ * POST /v1/webhooks {url, chain, event_type, config, network?}, or format B's {url, chain,
+ * event_type or event_types, filters?, network?}: 201, the secret shown once.
+ */
 static int
 webhook_create(struct bp_req *r)
 {
@@ -164,7 +167,7 @@ webhook_patch(struct bp_req *r)
 		cJSON_Delete(body);
 		return r->status;
 	}
-	if (bp_webhook_input(r->cfg, body, 0, r->key.test, w.type, &in, why, sizeof(why)) == -1)
+	if (bp_webhook_input_patch(r->cfg, body, r->key.test, &w, &in, why, sizeof(why)) == -1)
 		rc = bp_error(r, 400, "invalid_request", "%s", why);
 	else if ((found = bp_webhook_update(r->db, r->key.account_id, w.id, in.url,
 	    in.has_config ? in.canon.data : NULL, in.has_status ? &in.status : NULL, &out)) == -1)

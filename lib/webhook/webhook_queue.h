@@ -33,6 +33,8 @@ struct bp_webhook_job {
 	char		*body;		/* the envelope; owned, bp_webhook_jobs_free frees it */
 	size_t		 len;
 	int64_t		 attempts;	/* attempts made before this one */
+	int		 format_b;	/* a format-B webhook's: its headers and schedule */
+	char		 event_type[24];	/* format B: X-Webhook-Event; "" for format A */
 };
 
 /* What an attempt came to. */
@@ -55,6 +57,7 @@ struct bp_webhook_event {
 	const char	*body;		/* the envelope, sent as it is by every attempt */
 	const char	*token;		/* NULL, or a contract whose symbol completes body first */
 	int64_t		 now;		/* Unix seconds: created, and due from */
+	const char	*event_type;	/* format B's type; NULL for format A */
 };
 
 /*

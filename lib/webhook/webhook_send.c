@@ -116,7 +116,9 @@ start(struct bp_webhook_sender *s, struct slot *sl)
 	sl->hdrs = NULL;
 	bp_fetch_result_free(&sl->res);
 	curl_easy_reset(sl->h);
-	if (bp_webhook_sign(job->secret, ts, job->body, job->len, sig) == -1) {
+	/* Format A signs "<timestamp>.<body>", format B the body alone ("sha256=" + hex). */
+	if ((job->format_b ? bp_webhook_sign_body(job->secret, job->body, job->len, sig) :
+	    bp_webhook_sign(job->secret, ts, job->body, job->len, sig)) == -1) {
 		snprintf(out->error, sizeof(out->error), "signing failed");
 		return -1;
 	}
@@ -129,10 +131,19 @@ start(struct bp_webhook_sender *s, struct slot *sl)
 		snprintf(out->error, sizeof(out->error), "%s", sl->res.error);
 		return -1;
 	}
-	snprintf(line, sizeof(line), "X-Service-Signature: %s", sig);
-	sl->hdrs = curl_slist_append(sl->hdrs, line);
-	snprintf(line, sizeof(line), "X-Service-Timestamp: %lld", (long long)ts);
-	sl->hdrs = curl_slist_append(sl->hdrs, line);
+	if (job->format_b) {
+		snprintf(line, sizeof(line), "X-Service-Signature: sha256=%s", sig);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+		snprintf(line, sizeof(line), "X-Webhook-Event: %s", job->event_type);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+		snprintf(line, sizeof(line), "X-Webhook-Idempotency-Key: %s", job->event_id);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+	} else {
+		snprintf(line, sizeof(line), "X-Service-Signature: %s", sig);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+		snprintf(line, sizeof(line), "X-Service-Timestamp: %lld", (long long)ts);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+	}
 	/* Standard Webhooks, on every delivery: the event's id, so a retry is known as one. */
 	snprintf(line, sizeof(line), "webhook-id: %s", job->event_id);
 	sl->hdrs = curl_slist_append(sl->hdrs, line);

@@ -18,9 +18,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Contract, JsonRpcProvider, Transaction, Wallet, id as topicOf, zeroPadValue, getAddress } from 'ethers';
+import { JsonRpcProvider, Transaction, Wallet, id as topicOf, zeroPadValue, getAddress } from 'ethers';
 import { Webhook } from 'standardwebhooks';
 import { wallet, account } from '../../devchain/dev.mjs';
+import { makeCerts, tokens } from './webhook-kit.mjs';
 import { admin, api, env, newKey, sleep, waitFor } from './helpers.mjs';
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
@@ -31,35 +32,9 @@ const B = getAddress(account(61).address);
 const C = getAddress(account(62).address);
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const TRANSFER = topicOf('Transfer(address,address,uint256)');
-const erc20 = new Contract(dc.tokens.erc20_18, [
-  'function mint(address to, uint256 amount)',
-  'function transfer(address to, uint256 amount) returns (bool)',
-], deployer);
-const erc721 = new Contract(dc.tokens.erc721, [
-  'function mint(address to)',
-  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
-], deployer);
-const erc1155 = new Contract(dc.tokens.erc1155, [
-  'function mintBatch(address to, uint256[] ids, uint256[] amounts, bytes data)',
-], deployer);
+const { erc20, erc721, erc1155 } = tokens(dc, deployer);
 
 // ---- the receiver: HTTPS with a certificate of this file's CA ----
-
-function makeCerts() {
-  const dir = mkdtempSync(join(tmpdir(), 'bp-wh-ca-'));
-  const ossl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ossl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Blockport webhook test CA');
-  ossl('req', ...ec, '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
-  ossl('x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', 'srv.pem', '-days', '2', '-extfile', 'ext.cnf');
-  // The stack's ca_file: replaced whole, so the worker never reads half a file.
-  const ca = `${env.dir}/webhook-ca.pem`;
-  writeFileSync(`${ca}.tmp`, readFileSync(join(dir, 'ca.pem')));
-  renameSync(`${ca}.tmp`, ca);
-  return { key: readFileSync(join(dir, 'srv.key')), cert: readFileSync(join(dir, 'srv.pem')) };
-}
 
 const secrets = new Map();	// webhook id -> signing secret
 const got = new Map();		// path -> [{ at, ts, sig, body, json }]
@@ -178,6 +153,16 @@ after(async () => {
   if (lastWorker && lastWorker.exitCode === null) {
     lastWorker.kill('SIGTERM');
     await exited(lastWorker);
+  }
+  if (lastWorker) {
+    // The stack gets a worker back, as scripts/stack.sh starts it (its pid in deliver.pid, which
+    // `stack.sh stop` ends): the files after this one deliver too (webhooks-format-b.test.mjs).
+    const w = spawn(`${env.build}/cron/deliver`, ['--loop', '--interval', '200'], {
+      env: { ...process.env, BLOCKPORT_CONFIG: env.config, BLOCKPORT_STACK: env.dir },
+      stdio: 'ignore', detached: true,
+    });
+    w.unref();
+    writeFileSync(`${env.dir}/deliver.pid`, `${w.pid}\n`);
   }
   server?.close();
   server?.closeAllConnections?.();
