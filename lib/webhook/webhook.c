@@ -713,14 +713,10 @@ static int
 head_json(const struct bp_webhook *w, struct bp_buf *b)
 {
 	enum bp_webhook_btype t;
-	const char *type = type_names[w->type];
+	const char *type = w->types != 0 ? bp_webhook_btype_name(bp_webhook_btype_first(w->types)) :
+	    type_names[w->type];
 	int fail, k = 0;
 
-	for (t = 0; w->types != 0 && t < BP_WEBHOOK_B__MAX; t++)
-		if (w->types & BP_WEBHOOK_B_BIT(t)) {
-			type = bp_webhook_btype_name(t);
-			break;
-		}
 	fail = bp_buf_printf(b, "{\"id\":\"%s\",\"url\":\"", w->id) == -1 ||
 	    bp_buf_json_str(b, w->url) == -1 ||
 	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"event_type\":\"%s\",\"status\":\"%s\"",
@@ -761,19 +757,25 @@ bp_webhook_json(const struct bp_webhook *w, int full, struct bp_buf *b)
 	return fail || bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
 
+const struct bp_network *
+bp_webhook_network(const struct bp_config *cfg, const char *key)
+{
+	char chain[BP_NAME_MAX];
+	const char *dot = strchr(key, '.');
+
+	if (dot == NULL || (size_t)(dot - key) >= sizeof(chain))
+		return NULL;
+	memcpy(chain, key, (size_t)(dot - key));
+	chain[dot - key] = '\0';
+	return bp_config_network(cfg, chain, dot + 1);
+}
+
 int
 bp_webhook_of_kind(const struct bp_config *cfg, const struct bp_webhook *w, int testkey)
 {
-	const struct bp_network *n;
-	char chain[BP_NAME_MAX];
-	const char *dot = strchr(w->network, '.');
-
-	if (dot == NULL || (size_t)(dot - w->network) >= sizeof(chain))
-		return 0;
-	memcpy(chain, w->network, (size_t)(dot - w->network));
-	chain[dot - w->network] = '\0';
 	/* A network no longer configured is not known to be a test one: live keys only. */
-	n = bp_config_network(cfg, chain, dot + 1);
+	const struct bp_network *n = bp_webhook_network(cfg, w->network);
+
 	return (n != NULL && n->testnet) == (testkey != 0);
 }
 

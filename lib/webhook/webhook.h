@@ -136,6 +136,8 @@ int		 bp_webhook_delete(struct bp_db *, int64_t account_id, const char *id);
  * Whether w is of the key's kind: a test key's (testkey) webhooks watch a network configured
  * testnet = true, a live key's any other. 1 or 0.
  */
+/* The configured network of a chain key ("ethereum.devnet"); NULL when it is not. */
+const struct bp_network *bp_webhook_network(const struct bp_config *, const char *key);
 int		 bp_webhook_of_kind(const struct bp_config *, const struct bp_webhook *w,
 		    int testkey);
 /*

@@ -40,6 +40,16 @@ bp_webhook_btype_parse(const char *s, enum bp_webhook_btype *out)
 	return i >= 0 ? 0 : -1;
 }
 
+enum bp_webhook_btype
+bp_webhook_btype_first(uint32_t mask)
+{
+	enum bp_webhook_btype t;
+
+	for (t = 0; t < BP_WEBHOOK_B__MAX && !(mask & BP_WEBHOOK_B_BIT(t)); t++)
+		;
+	return t;
+}
+
 int
 bp_webhook_btypes_format(uint32_t mask, char *out, size_t cap)
 {

@@ -32,6 +32,8 @@ enum bp_webhook_btype {
 const char	*bp_webhook_btype_name(enum bp_webhook_btype);
 /* An upper-case name; 0 or -1. */
 int		 bp_webhook_btype_parse(const char *, enum bp_webhook_btype *);
+/* The first type of mask (event_type of a format-B webhook); BP_WEBHOOK_B__MAX for none. */
+enum bp_webhook_btype bp_webhook_btype_first(uint32_t mask);
 /* The types of mask as "A,B" (the stored form) into out; 0 or -1 when it does not fit. */
 int		 bp_webhook_btypes_format(uint32_t mask, char *out, size_t cap);
 /* The stored form back; the mask, 0 when nothing reads. */

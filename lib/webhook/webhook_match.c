@@ -618,25 +618,11 @@ each_move(struct match *m, struct filter *f, const struct bp_index_store_event *
 	}
 }
 
-/* The chain id of network key ("ethereum.devnet"); 0 when it is not configured. */
-static int64_t
-chain_id_of(const struct bp_config *cfg, const char *key)
-{
-	const struct bp_network *n;
-	const char *dot = strchr(key, '.');
-	char chain[BP_NAME_MAX];
-
-	if (dot == NULL || (size_t)(dot - key) >= sizeof(chain))
-		return 0;
-	memcpy(chain, key, (size_t)(dot - key));
-	chain[dot - key] = '\0';
-	return (n = bp_config_network(cfg, chain, dot + 1)) != NULL ? n->chain_id : 0;
-}
-
 int
 bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
     const struct bp_index_store_block *block)
 {
+	const struct bp_network *net;
 	struct match m;
 	size_t i, j;
 	int rc = -1, need_tx = 0;
@@ -650,7 +636,7 @@ bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 	bp_buf_init(&m.data, BODY_MAX);
 	bp_buf_init(&m.body, BODY_MAX + 512);
 	bp_time_iso(time(NULL), m.now, sizeof(m.now));
-	m.chain_id = chain_id_of(cfg, chain);
+	m.chain_id = (net = bp_webhook_network(cfg, chain)) != NULL ? net->chain_id : 0;
 	if (load_filters(&m) == -1)
 		goto out;
 	/* Format B's transactions are read whatever its types: a log's filters may need them. */

@@ -802,6 +802,79 @@ bp_webhook_queue_attempts(struct bp_db *db, const char *webhook_id, int64_t limi
 }
 
 int
+bp_webhook_queue_replay(struct bp_db *db, const char *webhook_id, int64_t since,
+    const char *const *ids, size_t n, int64_t max, int64_t now, size_t *missing)
+{
+	/*
+	 * Back to pending, attempts 0, due now: the same row, evt_ id and bytes, new attempts.
+	 * Rows still pending are due anyway and left alone. What is replayed is counted in the
+	 * bounds (below) first and written after, in one transaction: all or nothing.
+	 */
+	static const char sql_n[] = "SELECT count(*) FROM webhook_events WHERE webhook_id = ?"
+	    " AND state <> 'pending' AND created_at >= ?";
+	static const char sql_has[] = "SELECT 1 FROM webhook_events WHERE webhook_id = ? AND id = ?";
+	static const char sql_since[] = "UPDATE webhook_events SET state = 'pending', attempts = 0,"
+	    " next_at = ?, lease_until = 0, delivered_at = NULL WHERE webhook_id = ?"
+	    " AND state <> 'pending' AND created_at >= ?";
+	static const char sql_id[] = "UPDATE webhook_events SET state = 'pending', attempts = 0,"
+	    " next_at = ?, lease_until = 0, delivered_at = NULL WHERE webhook_id = ?"
+	    " AND state <> 'pending' AND id = ?";
+	struct bp_stmt *st;
+	int64_t count = 0, done = 0;
+	size_t i;
+
+	*missing = n;
+	if (bp_db_begin(db) == -1)
+		return -1;
+	for (i = 0; ids != NULL && i < n; i++) {
+		if ((st = bp_db_stmt(db, sql_has)) == NULL)
+			goto fail;
+		bp_stmt_text(st, 1, webhook_id);
+		bp_stmt_text(st, 2, ids[i]);
+		count = bp_stmt_step(st) == BP_DB_ROW;
+		bp_stmt_reset(st);
+		if (!count) {
+			*missing = i;
+			bp_db_rollback(db);
+			return -2;
+		}
+	}
+	if (ids == NULL) {
+		if ((st = bp_db_stmt(db, sql_n)) == NULL)
+			goto fail;
+		bp_stmt_text(st, 1, webhook_id);
+		bp_stmt_int(st, 2, since);
+		count = bp_stmt_step(st) == BP_DB_ROW ? bp_col_int(st, 0) : -1;
+		bp_stmt_reset(st);
+		if (count < 0)
+			goto fail;
+		if (max > 0 && count > max) {
+			bp_db_rollback(db);
+			return -3;
+		}
+	}
+	for (i = 0; i < (ids != NULL ? n : 1); i++) {
+		if ((st = bp_db_stmt(db, ids != NULL ? sql_id : sql_since)) == NULL)
+			goto fail;
+		bp_stmt_int(st, 1, now);
+		bp_stmt_text(st, 2, webhook_id);
+		if (ids != NULL)
+			bp_stmt_text(st, 3, ids[i]);
+		else
+			bp_stmt_int(st, 3, since);
+		if (bp_stmt_run(st) == -1)
+			goto fail;
+		done += bp_db_changes(db);
+	}
+	if (backlog_add(db, webhook_id, done) == -1 || bp_db_commit(db) == -1)
+		goto fail;
+	return (int)done;
+fail:
+	bp_db_rollback(db);
+	return -1;
+}
+
+int
 bp_webhook_owner_email(struct bp_db *db, const char *id, char *out, size_t cap)
 {
 	static const char sql[] = "SELECT account_id FROM webhooks WHERE id = ?";
