@@ -10,11 +10,14 @@
 #include "core/config.h"
 #include "core/db.h"
 #include "core/hex.h"
+#include "index/index_store.h"
 #include "unit.h"
 #include "unit_db.h"
 #include "webhook/webhook.h"
 #include "webhook/webhook_b.h"
+#include "webhook/webhook_match.h"
 #include "webhook/webhook_queue.h"
+#include "index/index_event.h"
 
 #define A1	"0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 #define A2	"0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
@@ -341,10 +344,130 @@ test_queue_b(void)
 	bp_webhook_clear(&w);
 }
 
+/* A format-B webhook of account 1 of types (event_types JSON) and filters (JSON). */
+static void
+make_hook(const char *types, const char *filters, struct bp_webhook *w)
+{
+	struct bp_webhook_input in;
+	char body[1024], why[256];
+	cJSON *j;
+
+	snprintf(body, sizeof(body), "{\"url\":\"https://127.0.0.1/m\",\"chain\":\"ethereum\","
+	    "\"event_types\":%s,\"filters\":%s}", types, filters);
+	CU_ASSERT_FATAL((j = cJSON_Parse(body)) != NULL);
+	if (bp_webhook_input(cfg, j, 1, 1, BP_WEBHOOK_LOG, &in, why, sizeof(why)) == -1)
+		fprintf(stderr, "\n  %s: %s\n", body, why);
+	CU_ASSERT_FATAL(bp_webhook_create(u.db, 1, 0, &in, w) == 1);
+	bp_buf_free(&in.canon);
+	cJSON_Delete(j);
+}
+
+/* The events of webhook wh, and the body of the first of them into first (NULL: not asked). */
+static int64_t
+events(const char *wh, char *first, size_t cap)
+{
+	static const char sql[] = "SELECT body FROM webhook_events WHERE webhook_id = ? ORDER BY id";
+	struct bp_stmt *st = bp_db_stmt(u.db, sql);
+	int64_t n = 0;
+
+	CU_ASSERT_FATAL(st != NULL);
+	bp_stmt_text(st, 1, wh);
+	while (bp_stmt_step(st) == BP_DB_ROW)
+		if (n++ == 0 && first != NULL)
+			snprintf(first, cap, "%s", bp_col_text(st, 0));
+	bp_stmt_reset(st);
+	return n;
+}
+
+#define TOKEN	"0x5fbdb2315678afecb367f032d93f642f64180aa3"
+#define TX	"0xcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define BH	"0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define XFER	"0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+
+/* The store hook over one block: each filter narrows as documented; NEW_BLOCK from the block. */
+static void
+test_match_b(void)
+{
+	static const struct {
+		const char	*types, *filters;
+		int64_t		 want;
+	} hooks[] = {
+		{ "[\"TOKEN_TRANSFER\"]", "{\"contracts\":[\"" TOKEN "\"],\"topics\":[\"" XFER "\"]}", 1 },
+		{ "[\"TOKEN_TRANSFER\"]", "{\"contracts\":[\"" TOKEN "\"],\"topics\":[\"" BH "\"]}", 0 },
+		{ "[\"TOKEN_TRANSFER\"]", "{\"addresses\":[\"" A2 "\"],\"min_value\":\"8\"}", 0 },
+		{ "[\"TOKEN_TRANSFER\"]", "{\"addresses\":[\"" A2 "\"],\"min_value\":\"7\"}", 1 },
+		{ "[\"MINED_TRANSACTION\"]", "{\"tx_hashes\":[\"" TX "\"],\"selectors\":[\"0xa9059cbb\"]}", 1 },
+		{ "[\"MINED_TRANSACTION\"]", "{\"tx_hashes\":[\"" TX "\"],\"selectors\":[\"0xdeadbeef\"]}", 0 },
+		{ "[\"MINED_TRANSACTION\"]", "{\"addresses\":[\"" A1 "\"],\"topics\":[\"" XFER "\"]}", 1 },
+		/* The transaction's own value (0) and its token movement, the sender's side of both. */
+		{ "[\"ADDRESS_ACTIVITY\"]", "{\"addresses\":[\"" A1 "\"]}", 2 },
+		{ "[\"NEW_BLOCK\",\"NFT_ACTIVITY\"]", "{\"contracts\":[\"" TOKEN "\"]}", 1 },
+	};
+	struct bp_webhook w[sizeof(hooks) / sizeof(hooks[0])];
+	struct bp_index_store_event e;
+	struct bp_index_store_block blk;
+	char body[4096];
+	uint8_t data[32];
+	cJSON *block;
+	size_t i;
+
+	CU_ASSERT_FATAL(bp_db_exec(u.db, "INSERT INTO index_transactions (chain, hash,"
+	    " block_number, tx_index, from_addr, to_addr, value, nonce, status, gas_used) VALUES"
+	    " ('ethereum.devnet', '" TX "', 20, 0, '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',"
+	    " '" TOKEN "', '0', 0, 1, 50000)") == 0);
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
+		make_hook(hooks[i].types, hooks[i].filters, &w[i]);
+	memset(&e, 0, sizeof(e));
+	e.pos.block = 20;
+	e.pos.log_index = 3;
+	snprintf(e.pos.tx_hash, sizeof(e.pos.tx_hash), "%s", TX);
+	snprintf(e.pos.contract, sizeof(e.pos.contract), "%s", TOKEN);
+	bp_hex_decode_fixed(TOKEN, 42, e.log.address, 20);
+	bp_hex_decode_fixed(XFER, 66, e.log.topics[0], 32);
+	bp_hex_decode_fixed(A1, 42, e.log.topics[1] + 12, 20);
+	bp_hex_decode_fixed(A2, 42, e.log.topics[2] + 12, 20);
+	e.log.ntopics = 3;
+	memset(data, 0, sizeof(data));
+	data[31] = 7;
+	e.log.data = data;
+	e.log.datalen = sizeof(data);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&e.log, NULL, &e.ev), BP_INDEX_EVENT_ERC20);
+	block = cJSON_Parse("{\"number\":\"0x14\",\"hash\":\"" BH "\",\"parentHash\":\"" BH "\","
+	    "\"timestamp\":\"0x10\",\"gasUsed\":\"0xc350\",\"transactions\":[{\"hash\":\"" TX "\","
+	    "\"input\":\"0xa9059cbb0000\"}]}");
+	CU_ASSERT_FATAL(block != NULL);
+	memset(&blk, 0, sizeof(blk));
+	blk.number = 20;
+	blk.hash = BH;
+	blk.parent_hash = BH;
+	blk.events = &e;
+	blk.nevents = 1;
+	blk.block = block;
+	CU_ASSERT_FATAL(bp_db_begin(u.db) == 0);
+	CU_ASSERT_EQUAL(bp_webhook_match_block(cfg, u.db, "ethereum.devnet", &blk), 0);
+	CU_ASSERT_FATAL(bp_db_commit(u.db) == 0);
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		if (events(w[i].id, NULL, 0) != hooks[i].want)
+			fprintf(stderr, "\n  hook %zu: %lld events\n", i, (long long)events(w[i].id,
+			    NULL, 0));
+		CU_ASSERT_EQUAL(events(w[i].id, body, sizeof(body)), hooks[i].want);
+	}
+	/* The envelope and NEW_BLOCK's data, from the node's block object. */
+	CU_ASSERT_EQUAL(events(w[8].id, body, sizeof(body)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"type\":\"NEW_BLOCK\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"chainId\":31337,\"data\":{\"blockNumber\":20,"
+	    "\"hash\":\"" BH "\",\"parentHash\":\"" BH "\",\"timestamp\":16,\"gasUsed\":50000,"
+	    "\"transactionCount\":1}}"));
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
+		bp_webhook_clear(&w[i]);
+	cJSON_Delete(block);
+}
+
 BP_UNIT_SUITE(webhook_b,  setup, teardown,
 	{ "format B: types, event_type or event_types", test_types },
 	{ "format B: filters, canonical", test_filters_good },
 	{ "format B: bad filters name their field", test_filters_bad },
 	{ "format B: envelope and payloads", test_payloads },
 	{ "format B: its retry schedule ends in failed, the webhook active", test_queue_b },
+	{ "format B: matching, each filter narrowing; NEW_BLOCK", test_match_b },
 );
