@@ -427,8 +427,8 @@ input(const struct bp_config *cfg, const cJSON *body, int create, int testkey,
 		in->has_type = 1;
 		current_type = in->type;
 		if (cJSON_GetObjectItemCaseSensitive(body, "filters") != NULL) {
-			snprintf(why, cap, "filters: only format-B webhooks (upper-case event types)"
-			    " take filters; %s takes config", type_names[in->type]);
+			snprintf(why, cap, "filters: only format-B webhooks (upper-case event"
+			    " types) take filters; %s takes config", type_names[in->type]);
 			return -1;
 		}
 		if (config == NULL) {
@@ -750,7 +750,8 @@ bp_webhook_json(const struct bp_webhook *w, int full, struct bp_buf *b)
 	if (full)
 		fail = fail || bp_buf_printf(b, ",\"network\":\"%s\"",
 		    strchr(w->network, '.') + 1) == -1 || (w->types == 0 &&
-		    bp_buf_printf(b, ",\"config\":%s", w->config != NULL ? w->config : "{}") == -1) ||
+		    bp_buf_printf(b, ",\"config\":%s", w->config != NULL ? w->config :
+		    "{}") == -1) ||
 		    bp_buf_printf(b, ",\"signing_secret\":\"%s\"", w->secret) == -1 ||
 		    bp_buf_json_time(b, "created_at", w->created_at) == -1;
 	fail = fail || bp_buf_json_time(b, "updated_at", w->updated_at) == -1;

@@ -161,7 +161,8 @@ bp_webhook_btypes_input(const cJSON *body, uint32_t *mask, char *why, size_t cap
 		if (served(t, field, why, cap) == -1)
 			return -1;
 		if (*mask & BP_WEBHOOK_B_BIT(t)) {
-			snprintf(why, cap, "event_types[%d]: %s is listed twice", i, btype_names[t]);
+			snprintf(why, cap, "event_types[%d]: %s is listed twice", i,
+			    btype_names[t]);
 			return -1;
 		}
 		*mask |= BP_WEBHOOK_B_BIT(t);
@@ -357,9 +358,8 @@ bp_webhook_b_envelope(struct bp_buf *b, const char *id, enum bp_webhook_btype t,
 	    bp_buf_add(b, data, len) == -1 || bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
 
-/* ,"name":"0xChecksummed", or null. */
-static int
-addr(struct bp_buf *b, const char *name, const uint8_t *a)
+int
+bp_webhook_b_put_addr(struct bp_buf *b, const char *name, const uint8_t *a)
 {
 	char s[BP_ADDR_STR_MAX];
 
@@ -369,9 +369,8 @@ addr(struct bp_buf *b, const char *name, const uint8_t *a)
 	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, s);
 }
 
-/* ,"name":"decimal" (quoted) or ,"name":decimal. */
-static int
-dec(struct bp_buf *b, const char *name, const struct bp_u256 *v, int quoted)
+int
+bp_webhook_b_put_u256(struct bp_buf *b, const char *name, const struct bp_u256 *v, int quoted)
 {
 	char s[80];
 
@@ -414,29 +413,31 @@ bp_webhook_b_data_move(struct bp_buf *b, enum bp_webhook_btype t,
 	    (long long)mv->block, mv->tx_hash) == -1 ||
 	    (mv->log_index >= 0 ? bp_buf_printf(b, ",\"logIndex\":%lld",
 	    (long long)mv->log_index) : bp_buf_adds(b, ",\"logIndex\":null")) == -1 ||
-	    addr(b, "from", mv->from) == -1 || addr(b, "to", mv->to) == -1;
+	    bp_webhook_b_put_addr(b, "from", mv->from) == -1 ||
+	    bp_webhook_b_put_addr(b, "to", mv->to) == -1;
 	switch (t) {
 	case BP_WEBHOOK_B_TOKEN_TRANSFER:
 		/* The placeholders the token filler replaces (webhook_token.c). */
 		fail = fail || token_address(b, mv->contract) == -1 ||
 		    bp_buf_adds(b, ",\"symbol\":null,\"decimals\":null}") == -1 ||
-		    dec(b, "value", &mv->value, 1) == -1 ||
+		    bp_webhook_b_put_u256(b, "value", &mv->value, 1) == -1 ||
 		    bp_buf_adds(b, ",\"valueFormatted\":null") == -1;
 		break;
 	case BP_WEBHOOK_B_NFT_ACTIVITY:
-		fail = fail || addr(b, "contract", mv->contract) == -1 ||
-		    dec(b, "tokenId", &mv->token_id, 1) == -1 ||
+		fail = fail || bp_webhook_b_put_addr(b, "contract", mv->contract) == -1 ||
+		    bp_webhook_b_put_u256(b, "tokenId", &mv->token_id, 1) == -1 ||
 		    bp_buf_printf(b, ",\"standard\":\"%s\"", mv->standard) == -1 ||
-		    dec(b, "quantity", &mv->value, 0) == -1 ||
+		    bp_webhook_b_put_u256(b, "quantity", &mv->value, 0) == -1 ||
 		    bp_buf_printf(b, ",\"activity\":\"%s\",\"metadata\":null",
 		    nft_activity(mv)) == -1;
 		break;
 	default:	/* ADDRESS_ACTIVITY, INTERNAL_TRANSFER */
-		fail = fail || dec(b, "value", &mv->value, 1) == -1 ||
+		fail = fail || bp_webhook_b_put_u256(b, "value", &mv->value, 1) == -1 ||
 		    (mv->contract == NULL ? bp_buf_adds(b, ",\"asset\":\"ETH\"") :
 		    bp_buf_adds(b, ",\"asset\":null")) == -1 ||
-		    addr(b, "contract", mv->contract) == -1 ||
-		    (mv->standard != NULL && (dec(b, "tokenId", &mv->token_id, 1) == -1 ||
+		    bp_webhook_b_put_addr(b, "contract", mv->contract) == -1 ||
+		    (mv->standard != NULL &&
+		    (bp_webhook_b_put_u256(b, "tokenId", &mv->token_id, 1) == -1 ||
 		    bp_buf_printf(b, ",\"standard\":\"%s\"", mv->standard) == -1)) ||
 		    (mv->direction != NULL &&
 		    bp_buf_printf(b, ",\"direction\":\"%s\"", mv->direction) == -1);
@@ -449,7 +450,8 @@ int
 bp_webhook_b_data_tx(struct bp_buf *b, const uint8_t *from, const uint8_t *to,
     const char *value, int status, int64_t gas_used, const char *price)
 {
-	return addr(b, "from", from) == -1 || addr(b, "to", to) == -1 ||
+	return bp_webhook_b_put_addr(b, "from", from) == -1 ||
+	    bp_webhook_b_put_addr(b, "to", to) == -1 ||
 	    bp_buf_printf(b, ",\"value\":\"%s\",\"status\":%s", value, status == 1 ?
 	    "\"success\"" : status == 0 ? "\"reverted\"" : "null") == -1 ||
 	    (gas_used >= 0 ? bp_buf_printf(b, ",\"gasUsed\":%lld", (long long)gas_used) :

@@ -72,6 +72,12 @@ int		 bp_webhook_b_envelope(struct bp_buf *b, const char *id,
 		    enum bp_webhook_btype t, int64_t created_ms, const char *chain,
 		    int64_t chain_id, const char *data, size_t len);
 
+/* Appends ,"name":"0xChecksummed" (a NULL: null); both formats' data use it. 0 or -1. */
+int		 bp_webhook_b_put_addr(struct bp_buf *b, const char *name, const uint8_t *a);
+/* Appends ,"name":"decimal" (quoted) or ,"name":decimal. 0 or -1. */
+int		 bp_webhook_b_put_u256(struct bp_buf *b, const char *name,
+		    const struct bp_u256 *v, int quoted);
+
 /* One movement of value, what the data of most types is made of. */
 struct bp_webhook_b_move {
 	int64_t			 block;

@@ -95,22 +95,27 @@ filter_parse(struct filter *f, const char *config)
 
 	if (j == NULL)
 		return -1;
-	if (bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "addresses"), 20, &f->addrs) == -1 ||
-	    bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "contracts"), 20, &f->contracts) == -1 ||
-	    bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "tx_hashes"), 32, &f->hashes) == -1)
+	if (bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "addresses"), 20,
+	    &f->addrs) == -1 ||
+	    bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "contracts"), 20,
+	    &f->contracts) == -1 ||
+	    bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "tx_hashes"), 32,
+	    &f->hashes) == -1)
 		goto out;
 	if (f->btypes != 0) {
 		rc = bp_webhook_match_b_filters(f, j);
 		goto out;
 	}
 	if (f->type == BP_WEBHOOK_LOG) {
-		if (bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "address"), 20, &f->addrs) == -1)
+		if (bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "address"), 20,
+		    &f->addrs) == -1)
 			goto out;
 		t = cJSON_GetObjectItemCaseSensitive(j, "topics");
 		cJSON_ArrayForEach(pos, t) {
 			if (f->ntopics == TOPICS)
 				goto out;
-			if (!cJSON_IsNull(pos) && bp_webhook_match_list(pos, 32, &f->topics[f->ntopics]) == -1)
+			if (!cJSON_IsNull(pos) &&
+			    bp_webhook_match_list(pos, 32, &f->topics[f->ntopics]) == -1)
 				goto out;
 			f->ntopics++;
 		}
@@ -279,28 +284,6 @@ bp_webhook_match_tx(const struct match *m, const char *hash)
 
 /* ---- the data of an event ---- */
 
-/* ,"name":"0xChecksummed" (or null when addr is NULL). */
-static int
-put_addr(struct bp_buf *b, const char *name, const uint8_t *addr)
-{
-	char s[BP_ADDR_STR_MAX];
-
-	if (addr == NULL)
-		return bp_buf_printf(b, ",\"%s\":null", name);
-	bp_addr_format_checksum(addr, s, sizeof(s));
-	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, s);
-}
-
-static int
-put_u256(struct bp_buf *b, const char *name, const struct bp_u256 *v, int quoted)
-{
-	char s[80];
-
-	if (bp_u256_to_dec(v, s, sizeof(s)) == -1)
-		return -1;
-	return bp_buf_printf(b, quoted ? ",\"%s\":\"%s\"" : ",\"%s\":%s", name, s);
-}
-
 /* Starts data: {"chain":..,"block_number":..,"tx_hash":..}. */
 static int
 data_start(struct match *m, const struct filter *f, const char *tx_hash)
@@ -390,8 +373,9 @@ match_tx_activity(struct match *m, struct filter *f, const struct tx *t)
 			continue;
 		}
 		snprintf(source, sizeof(source), "tx:%s:%s", t->hash, dirs[side]);
-		if (data_start(m, f, t->hash) == -1 || put_addr(&m->data, "from", t->from) == -1 ||
-		    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
+		if (data_start(m, f, t->hash) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "from", t->from) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
 		    bp_buf_printf(&m->data, ",\"value\":\"%s\",\"asset\":\"ETH\",\"contract\":null,"
 		    "\"direction\":\"%s\"", t->value, dirs[side]) == -1 ||
 		    emit(m, f, source, NULL) == -1)
@@ -434,8 +418,8 @@ match_tx_mined(struct match *m, struct filter *f, const struct tx *t)
 	if (data_start(m, f, t->hash) == -1 ||
 	    bp_buf_printf(&m->data, ",\"block_hash\":\"%s\",\"transaction_index\":%lld",
 	    m->blk->hash, (long long)t->index) == -1 ||
-	    put_addr(&m->data, "from", t->from) == -1 ||
-	    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
+	    bp_webhook_b_put_addr(&m->data, "from", t->from) == -1 ||
+	    bp_webhook_b_put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
 	    bp_buf_printf(&m->data, ",\"value\":\"%s\",\"status\":%s", t->value,
 	    t->status == 1 ? "\"success\"" : t->status == 0 ? "\"reverted\"" : "null") == -1 ||
 	    (t->gas_used >= 0 ? bp_buf_printf(&m->data, ",\"gas_used\":%lld",
@@ -465,7 +449,8 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 	char source[SOURCE_MAX];
 	int side, by_addr, rc;
 
-	by_addr = bp_webhook_match_has(&f->addrs, e->ev.from) || bp_webhook_match_has(&f->addrs, e->ev.to);
+	by_addr = bp_webhook_match_has(&f->addrs, e->ev.from) ||
+	    bp_webhook_match_has(&f->addrs, e->ev.to);
 	switch (f->type) {
 	case BP_WEBHOOK_TOKEN_TRANSFER:
 	case BP_WEBHOOK_NFT_TRANSFER:
@@ -477,17 +462,17 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 		snprintf(source, sizeof(source), "log:%s:%lld:%zu", e->pos.tx_hash,
 		    (long long)e->pos.log_index, mv->item);
 		if (data_start(m, f, e->pos.tx_hash) == -1 ||
-		    put_addr(&m->data, "contract", contract) == -1 ||
-		    put_addr(&m->data, "from", e->ev.from) == -1 ||
-		    put_addr(&m->data, "to", e->ev.to) == -1)
+		    bp_webhook_b_put_addr(&m->data, "contract", contract) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "from", e->ev.from) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "to", e->ev.to) == -1)
 			return -1;
 		if (!mv->nft)
-			return put_u256(&m->data, "value", &mv->value, 1) == -1 ||
+			return bp_webhook_b_put_u256(&m->data, "value", &mv->value, 1) == -1 ||
 			    bp_buf_adds(&m->data, ",\"symbol\":null,\"decimals\":null") == -1 ? -1 :
 			    emit(m, f, source, e->pos.contract);
-		return put_u256(&m->data, "token_id", &mv->id, 1) == -1 ||
+		return bp_webhook_b_put_u256(&m->data, "token_id", &mv->id, 1) == -1 ||
 		    bp_buf_printf(&m->data, ",\"standard\":\"%s\"", mv->standard) == -1 ||
-		    put_u256(&m->data, "quantity", &mv->value, 0) == -1 ? -1 :
+		    bp_webhook_b_put_u256(&m->data, "quantity", &mv->value, 0) == -1 ? -1 :
 		    emit(m, f, source, NULL);
 	case BP_WEBHOOK_ADDRESS_ACTIVITY:
 		for (side = 0; side < 2; side++) {
@@ -501,11 +486,11 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 			snprintf(source, sizeof(source), "log:%s:%lld:%zu:%s", e->pos.tx_hash,
 			    (long long)e->pos.log_index, mv->item, dirs[side]);
 			if (data_start(m, f, e->pos.tx_hash) == -1 ||
-			    put_addr(&m->data, "from", e->ev.from) == -1 ||
-			    put_addr(&m->data, "to", e->ev.to) == -1 ||
-			    put_u256(&m->data, "value", &mv->value, 1) == -1 ||
+			    bp_webhook_b_put_addr(&m->data, "from", e->ev.from) == -1 ||
+			    bp_webhook_b_put_addr(&m->data, "to", e->ev.to) == -1 ||
+			    bp_webhook_b_put_u256(&m->data, "value", &mv->value, 1) == -1 ||
 			    bp_buf_adds(&m->data, ",\"asset\":null") == -1 ||
-			    put_addr(&m->data, "contract", contract) == -1 ||
+			    bp_webhook_b_put_addr(&m->data, "contract", contract) == -1 ||
 			    bp_buf_printf(&m->data, ",\"direction\":\"%s\"", dirs[side]) == -1 ||
 			    emit(m, f, source, e->pos.contract) == -1)
 				return -1;

@@ -353,7 +353,8 @@ static int
 dues_load(struct bp_db *db, int64_t now, struct due **out, size_t *n)
 {
 	static const char sql[] = "SELECT w.id, w.network, w.account_id, w.url, w.secret,"
-	    " w.event_types IS NOT NULL FROM webhooks w WHERE w.status = 'active' AND EXISTS (SELECT 1 FROM webhook_events e"
+	    " w.event_types IS NOT NULL FROM webhooks w WHERE w.status = 'active'"
+	    " AND EXISTS (SELECT 1 FROM webhook_events e"
 	    " WHERE e.webhook_id = w.id AND e.state = 'pending' AND e.next_at <= ?1)";
 	struct due *d = NULL, *dd;
 	struct bp_stmt *st;

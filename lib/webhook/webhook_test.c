@@ -24,12 +24,13 @@ body_of(const struct bp_config *cfg, const struct bp_webhook *w, const char *id,
 
 	if (w->types == 0) {
 		bp_time_iso(time(NULL), now, sizeof(now));
-		return bp_buf_printf(b, "{\"id\":\"%s\",\"event_type\":\"%s\",\"webhook_id\":\"%s\","
-		    "\"created_at\":\"%s\",\"data\":{\"test\":true,\"chain\":\"%s\"}}", id,
+		return bp_buf_printf(b, "{\"id\":\"%s\",\"event_type\":\"%s\","
+		    "\"webhook_id\":\"%s\",\"created_at\":\"%s\",\"data\":{\"test\":true,\"chain\":\"%s\"}}", id,
 		    bp_webhook_type_name(w->type), w->id, now, w->chain);
 	}
 	net = bp_webhook_network(cfg, w->network);
-	return bp_webhook_b_envelope(b, id, bp_webhook_btype_first(w->types), bp_now_us() / 1000, w->chain,
+	return bp_webhook_b_envelope(b, id, bp_webhook_btype_first(w->types),
+	    bp_now_us() / 1000, w->chain,
 	    net != NULL ? net->chain_id : 0, "{\"test\":true}", 13);
 }
 
@@ -89,7 +90,8 @@ bp_webhook_test_json(const char *id, const struct bp_webhook_outcome *out, struc
 	    (out->http_status > 0 ? bp_buf_printf(b, ",\"http_status\":%ld", out->http_status) :
 	    bp_buf_adds(b, ",\"http_status\":null")) == -1;
 	if (!fail && out->error[0] != '\0')
-		fail = bp_buf_adds(b, ",\"error\":\"") == -1 || bp_buf_json_str(b, out->error) == -1 ||
+		fail = bp_buf_adds(b, ",\"error\":\"") == -1 ||
+		    bp_buf_json_str(b, out->error) == -1 ||
 		    bp_buf_adds(b, "\"") == -1;
 	else if (!fail)
 		fail = bp_buf_adds(b, ",\"error\":null") == -1;
