@@ -101,9 +101,9 @@ upper(const char *s)
 }
 
 /*
- * The types this deployment cannot serve yet: INTERNAL_TRANSFER needs the node's call traces
- * and PENDING_TRANSACTION the pending follower, and neither feeds the matcher. A webhook that
- * would never fire is refused rather than made (docs/webhooks.md).
+ * The type this deployment cannot serve yet: INTERNAL_TRANSFER needs the node's call traces,
+ * which do not feed the matcher. A webhook that would never fire is refused rather than made
+ * (docs/webhooks.md).
  */
 static int
 served(enum bp_webhook_btype t, const char *field, char *why, size_t cap)
@@ -111,9 +111,6 @@ served(enum bp_webhook_btype t, const char *field, char *why, size_t cap)
 	if (t == BP_WEBHOOK_B_INTERNAL_TRANSFER)
 		snprintf(why, cap, "%s: INTERNAL_TRANSFER is not served yet (it needs the node's"
 		    " call traces, which the indexer does not record)", field);
-	else if (t == BP_WEBHOOK_B_PENDING_TRANSACTION)
-		snprintf(why, cap, "%s: PENDING_TRANSACTION is not served yet (the pending"
-		    " follower does not feed webhooks)", field);
 	else
 		return 0;
 	return -1;
@@ -458,6 +455,25 @@ bp_webhook_b_data_tx(struct bp_buf *b, const uint8_t *from, const uint8_t *to,
 	    bp_buf_adds(b, ",\"gasUsed\":null")) == -1 ||
 	    (price[0] != '\0' ? bp_buf_printf(b, ",\"effectiveGasPrice\":\"%s\"}", price) :
 	    bp_buf_adds(b, ",\"effectiveGasPrice\":null}")) == -1 ? -1 : 0;
+}
+
+int
+bp_webhook_b_data_pending(struct bp_buf *b, const char *hash, const uint8_t *from,
+    const uint8_t *to, const struct bp_u256 *value, const struct bp_u256 *nonce,
+    const uint8_t *sel)
+{
+	char s[11];
+
+	bp_buf_reset(b);
+	if (sel != NULL)
+		bp_hex_encode(sel, 4, s, sizeof(s));
+	return bp_buf_printf(b, "{\"transactionHash\":\"%s\"", hash) == -1 ||
+	    bp_webhook_b_put_addr(b, "from", from) == -1 ||
+	    bp_webhook_b_put_addr(b, "to", to) == -1 ||
+	    bp_webhook_b_put_u256(b, "value", value, 1) == -1 ||
+	    bp_webhook_b_put_u256(b, "nonce", nonce, 0) == -1 ||
+	    (sel != NULL ? bp_buf_printf(b, ",\"selector\":\"%s\"}", s) :
+	    bp_buf_adds(b, ",\"selector\":null}")) == -1 ? -1 : 0;
 }
 
 /* A hex quantity member of o as an integer into *out; 0 or -1. */

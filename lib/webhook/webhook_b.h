@@ -110,6 +110,14 @@ int		 bp_webhook_b_data_tx(struct bp_buf *b, const uint8_t *from, const uint8_t 
 		    const char *value, int status, int64_t gas_used, const char *price);
 
 /*
+ * PENDING_TRANSACTION's data into b (reset first): transactionHash, from, to (null for a
+ * creation), value (wei, decimal), nonce, selector (the input's first 4 bytes; null: none). 0/-1.
+ */
+int		 bp_webhook_b_data_pending(struct bp_buf *b, const char *hash, const uint8_t *from,
+		    const uint8_t *to, const struct bp_u256 *value, const struct bp_u256 *nonce,
+		    const uint8_t *sel);
+
+/*
  * NEW_BLOCK's data from the node's block object (number, hash, parentHash, timestamp, gasUsed,
  * transactions), into b (reset first). 0, or -1 when the block lacks a member.
  */

@@ -603,26 +603,58 @@ each_move(struct match *m, struct filter *f, const struct bp_index_store_event *
 	}
 }
 
+/* Sets m up for network chain and block (or the pending pseudo-block): the webhooks. 0 or -1. */
+static int
+match_open(struct match *m, const struct bp_config *cfg, struct bp_db *db, const char *chain,
+    const struct bp_index_store_block *block)
+{
+	const struct bp_network *net;
+
+	memset(m, 0, sizeof(*m));
+	m->db = db;
+	m->cfg = cfg;
+	m->network = chain;
+	m->day = (int64_t)time(NULL) / 86400;
+	m->blk = block;
+	bp_buf_init(&m->data, BODY_MAX);
+	bp_buf_init(&m->body, BODY_MAX + 512);
+	bp_time_iso(time(NULL), m->now, sizeof(m->now));
+	m->chain_id = (net = bp_webhook_network(cfg, chain)) != NULL ? net->chain_id : 0;
+	return load_filters(m);
+}
+
+/*
+ * With ok, what each webhook recorded and dropped, counted once a block in the caller's
+ * transaction; then frees m. 0, or -1 when !ok or the count failed.
+ */
+static int
+match_close(struct match *m, int ok)
+{
+	size_t i;
+
+	for (i = 0; ok && i < m->nf; i++)
+		if (bp_webhook_queue_counted(m->db, m->f[i].id, m->f[i].account_id, m->day,
+		    m->f[i].added, m->f[i].dropped_day, m->f[i].dropped_backlog) == -1)
+			ok = 0;
+	for (i = 0; i < m->nf; i++)
+		filter_free(&m->f[i]);
+	free(m->f);
+	free(m->acct);
+	free(m->tx);
+	bp_buf_free(&m->data);
+	bp_buf_free(&m->body);
+	return ok ? 0 : -1;
+}
+
 int
 bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
     const struct bp_index_store_block *block)
 {
-	const struct bp_network *net;
 	struct match m;
 	size_t i, j;
-	int rc = -1, need_tx = 0;
+	int ok = 0, need_tx = 0;
 
-	memset(&m, 0, sizeof(m));
-	m.db = db;
-	m.cfg = cfg;
-	m.network = chain;
-	m.day = (int64_t)time(NULL) / 86400;
-	m.blk = block;
-	bp_buf_init(&m.data, BODY_MAX);
-	bp_buf_init(&m.body, BODY_MAX + 512);
-	bp_time_iso(time(NULL), m.now, sizeof(m.now));
-	m.chain_id = (net = bp_webhook_network(cfg, chain)) != NULL ? net->chain_id : 0;
-	if (load_filters(&m) == -1)
+	if (match_open(&m, cfg, db, chain, block) == -1)
 		goto out;
 	/* Format B's transactions are read whatever its types: a log's filters may need them. */
 	for (i = 0; i < m.nf; i++)
@@ -639,7 +671,6 @@ bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 				goto out;
 			continue;
 		}
-
 		for (j = 0; j < m.ntx; j++)
 			if ((f->type == BP_WEBHOOK_ADDRESS_ACTIVITY &&
 			    match_tx_activity(&m, f, &m.tx[j]) == -1) ||
@@ -651,21 +682,48 @@ bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 			    each_move(&m, f, &block->events[j])) == -1)
 				goto out;
 	}
-	/* What each webhook recorded and dropped, once a block, in the store's transaction. */
-	for (i = 0; i < m.nf; i++)
-		if (bp_webhook_queue_counted(db, m.f[i].id, m.f[i].account_id, m.day, m.f[i].added,
-		    m.f[i].dropped_day, m.f[i].dropped_backlog) == -1)
-			goto out;
-	rc = 0;
+	ok = 1;
 out:
+	return match_close(&m, ok);
+}
+
+int
+bp_webhook_match_pending(const struct bp_config *cfg, struct bp_db *db, const char *chain,
+    const cJSON *txs)
+{
+	/* No block yet: block 0, always final, and no reorg's rollback names it. */
+	static const struct bp_index_store_block pending = { 0, "pending", "pending", NULL, 0,
+	    NULL, NULL };
+	struct match m;
+	size_t i;
+	int ok = 0;
+
+	if (match_open(&m, cfg, db, chain, &pending) == -1)
+		goto out;
+	m.pending = txs;
 	for (i = 0; i < m.nf; i++)
-		filter_free(&m.f[i]);
-	free(m.f);
-	free(m.acct);
-	free(m.tx);
-	bp_buf_free(&m.data);
-	bp_buf_free(&m.body);
-	return rc;
+		if ((m.f[i].btypes & BP_WEBHOOK_B_BIT(BP_WEBHOOK_B_PENDING_TRANSACTION)) &&
+		    bp_webhook_match_b_pending(&m, &m.f[i]) == -1)
+			goto out;
+	ok = 1;
+out:
+	return match_close(&m, ok);
+}
+
+int
+bp_webhook_match_pending_wanted(struct bp_db *db, const char *chain)
+{
+	static const char sql[] = "SELECT 1 FROM webhooks WHERE network = ? AND status <> 'disabled'"
+	    " AND event_types LIKE '%PENDING_TRANSACTION%' LIMIT 1";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	step = bp_stmt_step(st);
+	bp_stmt_reset(st);
+	return step == BP_DB_ROW ? 1 : step == BP_DB_DONE ? 0 : -1;
 }
 
 int

@@ -56,6 +56,13 @@ selector(const struct match *m, int64_t i, uint8_t sel[4])
 	return bp_hex_decode_fixed(in->valuestring, 10, sel, 4);
 }
 
+/* The selector of t (NULL: none) into sel, returned, or NULL. */
+static const uint8_t *
+selector_of(const struct match *m, const struct tx *t, uint8_t sel[4])
+{
+	return t != NULL && selector(m, t->index, sel) == 0 ? sel : NULL;
+}
+
 /* Whether a log of transaction hash in the block has one of f's topics as topic 0. */
 static int
 tx_has_topic(const struct match *m, const struct filter *f, const char *hash)
@@ -73,15 +80,16 @@ tx_has_topic(const struct match *m, const struct filter *f, const char *hash)
 }
 
 /*
- * Whether an event passes f's filters: t its transaction (NULL: not found), contract the token
+ * Whether an event passes f's filters: sel its transaction's selector (NULL: none known),
+ * contract the token
  * or the recipient (NULL: none), value the amount moved, topic0 the log's first topic (NULL:
  * the transaction's logs are looked at). addresses are checked by the caller (per side).
  */
 static int
-passes(const struct match *m, const struct filter *f, const char *hash, const struct tx *t,
+passes(const struct match *m, const struct filter *f, const char *hash, const uint8_t *sel,
     const uint8_t *contract, const struct bp_u256 *value, const uint8_t *topic0)
 {
-	uint8_t h[32], sel[4];
+	uint8_t h[32];
 
 	if (f->contracts.n > 0 && (contract == NULL || !bp_webhook_match_has(&f->contracts,
 	    contract)))
@@ -91,8 +99,7 @@ passes(const struct match *m, const struct filter *f, const char *hash, const st
 	if (f->hashes.n > 0 && (bp_hex_decode_fixed(hash, strlen(hash), h, 32) == -1 ||
 	    !bp_webhook_match_has(&f->hashes, h)))
 		return 0;
-	if (f->selectors.n > 0 && (t == NULL || selector(m, t->index, sel) == -1 ||
-	    !bp_webhook_match_has(&f->selectors, sel)))
+	if (f->selectors.n > 0 && (sel == NULL || !bp_webhook_match_has(&f->selectors, sel)))
 		return 0;
 	if (f->btopics.n > 0 && (topic0 != NULL ? !bp_webhook_match_has(&f->btopics, topic0) :
 	    !tx_has_topic(m, f, hash)))
@@ -130,11 +137,13 @@ match_tx(struct match *m, struct filter *f, const struct tx *t)
 	static const char *const dirs[2] = { "outgoing", "incoming" };
 	struct bp_webhook_b_move mv;
 	char source[SOURCE_MAX], price[80];
+	uint8_t sel[4];
 	int side, by_addr;
 
 	memset(&mv, 0, sizeof(mv));
 	if (bp_u256_from_dec(&mv.value, t->value, strlen(t->value)) == -1 ||
-	    !passes(m, f, t->hash, t, t->has_to ? t->to : NULL, &mv.value, NULL))
+	    !passes(m, f, t->hash, selector_of(m, t, sel), t->has_to ? t->to : NULL, &mv.value,
+	    NULL))
 		return 0;
 	mv.block = m->blk->number;
 	mv.block_hash = m->blk->hash;
@@ -179,10 +188,11 @@ match_move(struct match *m, struct filter *f, struct bp_webhook_b_move *mv,
 	enum bp_webhook_btype t = mv->standard != NULL ? BP_WEBHOOK_B_NFT_ACTIVITY :
 	    BP_WEBHOOK_B_TOKEN_TRANSFER;
 	char source[SOURCE_MAX];
+	uint8_t sel[4];
 	int side;
 
-	if (!passes(m, f, e->pos.tx_hash, bp_webhook_match_tx(m, e->pos.tx_hash),
-	    e->log.address, &mv->value, e->log.ntopics > 0 ? e->log.topics[0] : NULL))
+	if (!passes(m, f, e->pos.tx_hash, selector_of(m, bp_webhook_match_tx(m, e->pos.tx_hash),
+	    sel), e->log.address, &mv->value, e->log.ntopics > 0 ? e->log.topics[0] : NULL))
 		return 0;
 	snprintf(source, sizeof(source), "log:%s:%lld:%zu", e->pos.tx_hash,
 	    (long long)e->pos.log_index, item);
@@ -273,5 +283,52 @@ bp_webhook_match_b(struct match *m, struct filter *f)
 		for (i = 0; i < m->blk->nevents; i++)
 			if (each_move(m, f, &m->blk->events[i]) == -1)
 				return -1;
+	return 0;
+}
+
+/* A 20-byte address member of o into a; 0, or -1 when absent or not one. */
+static int
+address(const cJSON *o, const char *name, uint8_t a[20])
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	return cJSON_IsString(j) ? bp_hex_decode_fixed(j->valuestring, strlen(j->valuestring), a,
+	    20) : -1;
+}
+
+int
+bp_webhook_match_b_pending(struct match *m, struct filter *f)
+{
+	const cJSON *t, *hash, *value, *input, *nonce;
+	struct bp_u256 v, n;
+	uint8_t from[20], to[20], sel[4];
+	char source[SOURCE_MAX];
+	int has_to, has_sel;
+
+	cJSON_ArrayForEach(t, m->pending) {
+		hash = cJSON_GetObjectItemCaseSensitive(t, "hash");
+		value = cJSON_GetObjectItemCaseSensitive(t, "value");
+		input = cJSON_GetObjectItemCaseSensitive(t, "input");
+		nonce = cJSON_GetObjectItemCaseSensitive(t, "nonce");
+		if (!cJSON_IsString(hash) || strlen(hash->valuestring) != 66 ||
+		    address(t, "from", from) == -1 || !cJSON_IsString(value) ||
+		    bp_u256_from_quantity(&v, value->valuestring, strlen(value->valuestring)) == -1 ||
+		    !cJSON_IsString(nonce) ||
+		    bp_u256_from_quantity(&n, nonce->valuestring, strlen(nonce->valuestring)) == -1)
+			continue;	/* not a transaction the node should give */
+		has_to = address(t, "to", to) == 0;
+		has_sel = cJSON_IsString(input) && strlen(input->valuestring) >= 10 &&
+		    bp_hex_decode_fixed(input->valuestring, 10, sel, 4) == 0;
+		if (!(bp_webhook_match_has(&f->addrs, from) ||
+		    (has_to && bp_webhook_match_has(&f->addrs, to))) ||
+		    !passes(m, f, hash->valuestring, has_sel ? sel : NULL, has_to ? to : NULL, &v,
+		    NULL))
+			continue;
+		snprintf(source, sizeof(source), "pending:%s", hash->valuestring);
+		if (bp_webhook_b_data_pending(&m->data, hash->valuestring, from, has_to ? to : NULL,
+		    &v, &n, has_sel ? sel : NULL) == -1 ||
+		    emit_b(m, f, BP_WEBHOOK_B_PENDING_TRANSACTION, source, NULL) == -1)
+			return -1;
+	}
 	return 0;
 }

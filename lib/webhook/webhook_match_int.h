@@ -85,6 +85,7 @@ struct match {
 	struct bp_buf			 data, body;
 	char				 now[32];
 	int64_t				 chain_id;	/* format B's envelope */
+	const cJSON			*pending;	/* PENDING_TRANSACTION's transactions */
 };
 
 /* A hex string or an array of them (w bytes each) from a stored config into l; 0 or -1. */
@@ -107,6 +108,8 @@ int	bp_webhook_match_record(struct match *m, struct filter *f, const char *id,
 int	bp_webhook_match_event_id(char id[EVT_ID_MAX]);
 /* Format B: the events of f in the block (webhook_match_b.c). 0 or -1. */
 int	bp_webhook_match_b(struct match *m, struct filter *f);
+/* Format B: PENDING_TRANSACTION of f over m->pending (webhook_match_b.c). 0 or -1. */
+int	bp_webhook_match_b_pending(struct match *m, struct filter *f);
 /* Format B: reads f's filters from its stored config (parsed JSON j). 0 or -1. */
 int	bp_webhook_match_b_filters(struct filter *f, const cJSON *j);
 

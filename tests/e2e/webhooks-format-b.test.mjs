@@ -318,3 +318,19 @@ test('POST /test: a signed test event now, in the webhook\'s format; the receive
   const log = await api(`/v1/webhooks/${w.id}/deliveries`, { key });
   assert.deepEqual(log.json.deliveries.map((x) => [x.event_id, x.http_status]), [[failed.json.event_id, 503], [d.json.id, 200]]);
 });
+
+test('PENDING_TRANSACTION: a watched address\'s transaction, from the pending follower', async () => {
+  const from = getAddress(account(83).address);
+  const w = await hook({ event_type: 'PENDING_TRANSACTION', filters: { addresses: [from], selectors: ['0x12345678'] } });
+  const plain = await hook({ event_type: 'PENDING_TRANSACTION', filters: { addresses: [from] } });
+  const tx = await wallet(83, provider).sendTransaction({ to: B, value: 6n, data: '0x12345678aa' });
+  await tx.wait();
+  const [d] = await arrived(w.path, 1);
+  assertEnvelope(d, 'PENDING_TRANSACTION');
+  assert.deepEqual(d.json.data, { transactionHash: tx.hash, from, to: B, value: '6', nonce: tx.nonce, selector: '0x12345678' });
+  // A transfer without that selector reaches only the webhook without the filter.
+  const t2 = await wallet(83, provider).sendTransaction({ to: B, value: 7n });
+  await waitFor(() => (got.get(plain.path) ?? []).find((x) => x.json.data.transactionHash === t2.hash), 'the plain transfer');
+  await sleep(1000);
+  assert.equal(got.get(w.path).length, 1);
+});

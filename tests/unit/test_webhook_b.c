@@ -463,6 +463,37 @@ test_match_b(void)
 	cJSON_Delete(block);
 }
 
+/* PENDING_TRANSACTION over the node's transaction objects: addresses and selectors narrow. */
+static void
+test_match_pending(void)
+{
+	struct bp_webhook w, sel;
+	char body[4096];
+	cJSON *txs = cJSON_Parse("[{\"hash\":\"" TX "\",\"from\":\"" A1 "\",\"to\":\"" A2 "\","
+	    "\"value\":\"0x10\",\"nonce\":\"0x2\",\"input\":\"0xa9059cbb00\"},{\"hash\":\"0x01\"},"
+	    "{\"hash\":\"" BH "\",\"from\":\"" A2 "\",\"to\":null,\"value\":\"0x0\","
+	    "\"nonce\":\"0x0\",\"input\":\"0x\"}]");
+
+	CU_ASSERT_FATAL(txs != NULL);
+	make_hook("[\"PENDING_TRANSACTION\"]", "{\"addresses\":[\"" A2 "\"]}", &w);
+	make_hook("[\"PENDING_TRANSACTION\"]", "{\"addresses\":[\"" A2 "\"],\"selectors\":"
+	    "[\"0xa9059cbb\"]}", &sel);
+	CU_ASSERT_EQUAL(bp_webhook_match_pending_wanted(u.db, "ethereum.devnet"), 1);
+	CU_ASSERT_EQUAL(bp_webhook_match_pending_wanted(u.db, "ethereum.other"), 0);
+	CU_ASSERT_FATAL(bp_db_begin(u.db) == 0);
+	CU_ASSERT_EQUAL(bp_webhook_match_pending(cfg, u.db, "ethereum.devnet", txs), 0);
+	CU_ASSERT_EQUAL(bp_webhook_match_pending(cfg, u.db, "ethereum.devnet", txs), 0);
+	CU_ASSERT_FATAL(bp_db_commit(u.db) == 0);
+	CU_ASSERT_EQUAL(events(w.id, NULL, 0), 2);	/* once each, the malformed one skipped */
+	CU_ASSERT_EQUAL(events(sel.id, body, sizeof(body)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"type\":\"PENDING_TRANSACTION\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"data\":{\"transactionHash\":\"" TX "\",\"from\":\""
+	    A1 "\",\"to\":\"" A2 "\",\"value\":\"16\",\"nonce\":2,\"selector\":\"0xa9059cbb\"}}"));
+	bp_webhook_clear(&w);
+	bp_webhook_clear(&sel);
+	cJSON_Delete(txs);
+}
+
 BP_UNIT_SUITE(webhook_b,  setup, teardown,
 	{ "format B: types, event_type or event_types", test_types },
 	{ "format B: filters, canonical", test_filters_good },
@@ -470,4 +501,5 @@ BP_UNIT_SUITE(webhook_b,  setup, teardown,
 	{ "format B: envelope and payloads", test_payloads },
 	{ "format B: its retry schedule ends in failed, the webhook active", test_queue_b },
 	{ "format B: matching, each filter narrowing; NEW_BLOCK", test_match_b },
+	{ "format B: PENDING_TRANSACTION from the node's transactions", test_match_pending },
 );
