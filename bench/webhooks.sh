@@ -4,7 +4,7 @@
 # signature (goal >= 2,000/s; baseline: node's own keep-alive client to the same receiver), and
 # the time from a mined block to the receiver's arrival at confirmations 0 with the indexer and
 # the worker in loop mode (goal p50 <= 1 s; baseline: the receipt's own wait).
-# Runs on its own: bash bench/webhooks.sh.
+# Format A, then format B the same way (docs/webhooks.md). Runs on its own: bash bench/webhooks.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"

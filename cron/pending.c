@@ -5,7 +5,10 @@
  * (eth_newPendingTransactionFilter once, made again when the node forgets it), appends the
  * hashes to ws_pending (lib/ws/ws_pending.h) and, when there were any, touches DATABASE.pending
  * (lib/core/wake.h), which the connections watch. One upstream poll, whatever the number of
- * connections. Run from cron (cron/pending.cron) or with --loop.
+ * connections. When a format-B webhook of the network wants PENDING_TRANSACTION, the new
+ * transactions are read from the node (one batch, no database transaction open) and matched
+ * (lib/webhook/webhook_match.h) in a transaction of their own. Run from cron
+ * (cron/pending.cron) or with --loop.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,9 +25,11 @@
 #include "core/worker.h"
 #include "net/upstream.h"
 #include "rpc/rpc_client.h"
+#include "webhook/webhook_match.h"
 #include "ws/ws_pending.h"
 
 #define MAX_HASHES	4096	/* hashes taken from one answer */
+#define WEBHOOK_TXS	256	/* transactions read for webhooks a pass (one batch) */
 
 struct net {
 	const struct bp_network	*net;
@@ -57,6 +62,61 @@ pending_init(struct bp_worker_ctx *w)
 		}
 	}
 	return 0;
+}
+
+/*
+ * PENDING_TRANSACTION: the transactions of hashes[0..k) (at most WEBHOOK_TXS) for the
+ * network's webhooks that want them. A node that does not know one any more (mined and
+ * pruned, dropped) leaves it out. 0, or -1 with err set.
+ */
+static int
+feed_webhooks(struct bp_worker_ctx *w, struct state *s, struct net *n, const char **hashes,
+    size_t k, char *err, size_t errlen)
+{
+	struct bp_rpc_client_call calls[WEBHOOK_TXS];
+	cJSON *params[WEBHOOK_TXS], *txs;
+	size_t i;
+	int want, rc = -1;
+
+	if ((want = bp_webhook_match_pending_wanted(w->db, n->key)) <= 0) {
+		if (want == -1)
+			snprintf(err, errlen, "database error");
+		return want;
+	}
+	if (k > WEBHOOK_TXS)
+		k = WEBHOOK_TXS;	/* the newest wait for the next pass's filter changes */
+	memset(calls, 0, sizeof(calls));
+	for (i = 0; i < k; i++) {
+		params[i] = cJSON_CreateArray();
+		cJSON_AddItemToArray(params[i], cJSON_CreateString(hashes[i]));
+		calls[i].method = "eth_getTransactionByHash";
+		calls[i].params = params[i];
+	}
+	bp_rpc_client_batch(s->up, n->net, calls, k);
+	if ((txs = cJSON_CreateArray()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < k; i++)
+		if (cJSON_IsObject(calls[i].result)) {
+			cJSON_AddItemToArray(txs, calls[i].result);
+			calls[i].result = NULL;
+		}
+	if (bp_db_begin(w->db) == -1 ||
+	    bp_webhook_match_pending(w->cfg, w->db, n->key, txs) == -1) {
+		bp_db_rollback(w->db);
+		snprintf(err, errlen, "webhooks: database error");
+	} else if (bp_db_commit(w->db) == -1)
+		snprintf(err, errlen, "webhooks: database error");
+	else
+		rc = 0;
+	cJSON_Delete(txs);
+out:
+	for (i = 0; i < k; i++) {
+		cJSON_Delete(params[i]);
+		cJSON_Delete(calls[i].result);
+	}
+	return rc;
 }
 
 /* The new pending hashes of one network; the number stored, or -1 with err set. */
@@ -111,6 +171,8 @@ follow(struct bp_worker_ctx *w, struct state *s, struct net *n, char *err, size_
 	rc = bp_ws_pending_add(w->db, n->key, hashes, k, (int64_t)time(NULL));
 	if (rc == -1)
 		snprintf(err, errlen, "database error");
+	else if (feed_webhooks(w, s, n, hashes, k, err, errlen) == -1)
+		rc = -1;
 	free(hashes);
 	cJSON_Delete(res);
 	return rc;

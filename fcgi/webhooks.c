@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -13,12 +14,17 @@
 #include "core/fcgi.h"
 #include "core/util.h"
 #include "webhook/webhook.h"
+#include "webhook/webhook_log.h"
+#include "webhook/webhook_test.h"
 
 static int	webhook_create(struct bp_req *);
 static int	webhook_list(struct bp_req *);
 static int	webhook_get(struct bp_req *);
 static int	webhook_patch(struct bp_req *);
 static int	webhook_delete(struct bp_req *);
+static int	webhook_deliveries(struct bp_req *);
+static int	webhook_replay(struct bp_req *);
+static int	webhook_test(struct bp_req *);
 
 /* Compute units: reads 5, writes 10 (a create resolves the url's host). */
 static const struct bp_route routes[] = {
@@ -27,6 +33,9 @@ static const struct bp_route routes[] = {
 	{ "GET", "/v1/webhooks/:id", webhook_get, BP_SCOPE_WEBHOOKS, 5, 0 },
 	{ "PATCH", "/v1/webhooks/:id", webhook_patch, BP_SCOPE_WEBHOOKS, 10, 0 },
 	{ "DELETE", "/v1/webhooks/:id", webhook_delete, BP_SCOPE_WEBHOOKS, 10, 0 },
+	{ "GET", "/v1/webhooks/:id/deliveries", webhook_deliveries, BP_SCOPE_WEBHOOKS, 5, 0 },
+	{ "POST", "/v1/webhooks/:id/replay", webhook_replay, BP_SCOPE_WEBHOOKS, 10, 0 },
+	{ "POST", "/v1/webhooks/:id/test", webhook_test, BP_SCOPE_WEBHOOKS, 10, 0 },
 };
 
 static const struct bp_app app = { "webhooks", routes, BP_NITEMS(routes), NULL, NULL };
@@ -76,7 +85,10 @@ find_webhook(struct bp_req *r, const char *id, struct bp_webhook *w)
 
 /* ---- handlers ---- */
 
-/* POST /v1/webhooks {url, chain, event_type, config, network?}: 201, the secret shown once. */
+/*
+ * POST /v1/webhooks {url, chain, event_type, config, network?}, or format B's {url, chain,
+ * event_type or event_types, filters?, network?}: 201, the secret shown once.
+ */
 static int
 webhook_create(struct bp_req *r)
 {
@@ -164,7 +176,7 @@ webhook_patch(struct bp_req *r)
 		cJSON_Delete(body);
 		return r->status;
 	}
-	if (bp_webhook_input(r->cfg, body, 0, r->key.test, w.type, &in, why, sizeof(why)) == -1)
+	if (bp_webhook_input_patch(r->cfg, body, r->key.test, &w, &in, why, sizeof(why)) == -1)
 		rc = bp_error(r, 400, "invalid_request", "%s", why);
 	else if ((found = bp_webhook_update(r->db, r->key.account_id, w.id, in.url,
 	    in.has_config ? in.canon.data : NULL, in.has_status ? &in.status : NULL, &out)) == -1)
@@ -203,4 +215,77 @@ webhook_delete(struct bp_req *r)
 	    bp_buf_adds(&r->out, "\",\"deleted\":true}") == -1)
 		return bp_error(r, 500, "internal_error", "response too large");
 	return bp_reply_out(r, 200);
+}
+
+/* GET /v1/webhooks/{id}/deliveries?page=&limit=: the delivery log, newest first. */
+static int
+webhook_deliveries(struct bp_req *r)
+{
+	struct bp_webhook w;
+	int64_t page, limit;
+	int rc;
+
+	if (bp_req_paging(r, 25, &page, &limit) == -1 ||
+	    find_webhook(r, bp_req_param(r, "id"), &w) != 1)
+		return r->status;
+	bp_buf_reset(&r->out);
+	rc = bp_webhook_log_deliveries(r->db, &w, page, limit, &r->out) == -1 ?
+	    bp_error(r, 500, "internal_error", "database error") : bp_reply_out(r, 200);
+	bp_webhook_clear(&w);
+	return rc;
+}
+
+/* POST /v1/webhooks/{id}/replay {since} or {event_ids}: the same events, new attempts. */
+static int
+webhook_replay(struct bp_req *r)
+{
+	struct bp_webhook_replay rp;
+	struct bp_webhook w;
+	char why[WHY_MAX];
+	cJSON *body;
+	int64_t now = (int64_t)time(NULL);
+	int rc;
+
+	if ((body = bp_req_json_object(r)) == NULL)
+		return r->status;
+	if (find_webhook(r, bp_req_param(r, "id"), &w) != 1) {
+		cJSON_Delete(body);
+		return r->status;
+	}
+	bp_buf_reset(&r->out);
+	if (bp_webhook_log_replay_input(body, now, r->cfg->webhooks.retention_seconds, &rp, why,
+	    sizeof(why)) == -1)
+		rc = bp_error(r, 400, "invalid_request", "%s", why);
+	else if ((rc = bp_webhook_log_replay(r->db, &w, &rp, r->key.plan.webhook_backlog, now,
+	    &r->out, why, sizeof(why))) == -1)
+		rc = bp_error(r, 400, "invalid_request", "%s", why);
+	else if (rc == -2)
+		rc = bp_error(r, 500, "internal_error", "database error");
+	else
+		rc = bp_reply_out(r, 200);
+	bp_webhook_clear(&w);
+	cJSON_Delete(body);
+	return rc;
+}
+
+/* POST /v1/webhooks/{id}/test: a signed test event now; the receiver's answer. */
+static int
+webhook_test(struct bp_req *r)
+{
+	struct bp_webhook_outcome out;
+	struct bp_webhook w;
+	char id[BP_WEBHOOK_EVT_MAX];
+	int rc;
+
+	if (find_webhook(r, bp_req_param(r, "id"), &w) != 1)
+		return r->status;
+	bp_buf_reset(&r->out);
+	if (bp_webhook_test_send(r->db, r->cfg, &w, id, &out) == -1 && out.at == 0)
+		rc = bp_error(r, 500, "internal_error", "%s", out.error);
+	else if (bp_webhook_test_json(id, &out, &r->out) == -1)
+		rc = bp_error(r, 500, "internal_error", "response too large");
+	else
+		rc = bp_reply_out(r, 200);
+	bp_webhook_clear(&w);
+	return rc;
 }

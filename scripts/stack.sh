@@ -207,6 +207,7 @@ webhooks_config() {	# DIR SMTP_PORT: webhook delivery of the test stack (docs/we
 	echo "[webhooks]"
 	echo "ca_file = $dir/webhook-ca.pem"
 	echo "retry_schedule = 1,1,1,1,1"
+	echo "retry_schedule_b = 1,1,1,1,1,1,1"
 	echo "timeout_ms = 3000"
 	echo "[smtp]"
 	echo "url = smtp://127.0.0.1:$mport"

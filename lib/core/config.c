@@ -142,6 +142,7 @@ static const struct rule rules[] = {
 	{ SEC_PLAN, "webhook_deliveries", VT_INT, 0, INT64_C(1000000000), PLAN(webhook_deliveries) },
 	{ SEC_WEBHOOKS, "timeout_ms", VT_INT, 100, 600000, WH(timeout_ms) },
 	{ SEC_WEBHOOKS, "retry_schedule", VT_TEXT, 0, 0, WH(retry_schedule) },
+	{ SEC_WEBHOOKS, "retry_schedule_b", VT_TEXT, 0, 0, WH(retry_schedule_b) },
 	{ SEC_WEBHOOKS, "ca_file", VT_PATH, 0, 0, WH(ca_file) },
 	{ SEC_WEBHOOKS, "parallel", VT_INT, 1, 4096, WH(parallel) },
 	{ SEC_WEBHOOKS, "retention_seconds", VT_INT, 60, INT64_C(31536000), WH(retention_seconds) },
@@ -591,16 +592,16 @@ handler(void *user, const char *section, const char *name, const char *value)
 	return 0;
 }
 
-/* Webhooks: the retry schedule ("10,60,600,3600,21600": 1 to 16 delays, each 1 s to a week). */
+/* A retry schedule ("10,60,600,3600,21600": 1 to 16 delays, each 1 s to a week). */
 static int
-check_webhooks(struct loader *l)
+check_schedule(struct loader *l, const char *name, const char *p, int64_t *retry,
+    size_t *nretry)
 {
-	struct bp_webhooks_config *w = &l->cfg->webhooks;
 	char item[32];
-	const char *p = w->retry_schedule, *comma;
+	const char *comma;
 	size_t n;
 
-	w->nretry = 0;
+	*nretry = 0;
 	for (;;) {
 		comma = strchr(p, ',');
 		n = comma != NULL ? (size_t)(comma - p) : strlen(p);
@@ -608,21 +609,34 @@ check_webhooks(struct loader *l)
 			p++, n--;
 		while (n > 0 && p[n - 1] == ' ')
 			n--;
-		if (n == 0 || n >= sizeof(item) || w->nretry == BP_WEBHOOK_RETRIES_MAX) {
-			fail(l, "retry_schedule", "expected 1 to 16 comma-separated seconds%s", "");
+		if (n == 0 || n >= sizeof(item) || *nretry == BP_WEBHOOK_RETRIES_MAX) {
+			fail(l, name, "expected 1 to 16 comma-separated seconds%s", "");
 			return -1;
 		}
 		memcpy(item, p, n);
 		item[n] = '\0';
-		if (bp_parse_int64(item, 1, 604800, &w->retry[w->nretry]) == -1) {
-			fail(l, "retry_schedule", "each delay is 1 to 604800 seconds, not '%s'", item);
+		if (bp_parse_int64(item, 1, 604800, &retry[*nretry]) == -1) {
+			fail(l, name, "each delay is 1 to 604800 seconds, not '%s'", item);
 			return -1;
 		}
-		w->nretry++;
+		(*nretry)++;
 		if (comma == NULL)
 			break;
 		p = comma + 1;
 	}
+	return 0;
+}
+
+/* Webhooks: the two retry schedules, the e-mail's url. */
+static int
+check_webhooks(struct loader *l)
+{
+	struct bp_webhooks_config *w = &l->cfg->webhooks;
+
+	if (check_schedule(l, "retry_schedule", w->retry_schedule, w->retry, &w->nretry) == -1 ||
+	    check_schedule(l, "retry_schedule_b", w->retry_schedule_b, w->retry_b,
+	    &w->nretry_b) == -1)
+		return -1;
 	if (w->smtp_url[0] != '\0' && strncmp(w->smtp_url, "smtp://", 7) != 0 &&
 	    strncmp(w->smtp_url, "smtps://", 8) != 0) {
 		fail(l, "url", "[smtp] url must be smtp:// or smtps://%s", "");
@@ -744,6 +758,8 @@ bp_config_load(const char *path, char *err, size_t errlen)
 	cfg->webhooks.timeout_ms = 15000;
 	bp_strlcpy(cfg->webhooks.retry_schedule, "10,60,600,3600,21600",
 	    sizeof(cfg->webhooks.retry_schedule));
+	bp_strlcpy(cfg->webhooks.retry_schedule_b, "1,5,30,300,1800,7200,28800",
+	    sizeof(cfg->webhooks.retry_schedule_b));
 	cfg->webhooks.parallel = 256;
 	cfg->webhooks.retention_seconds = 7 * 86400;
 	cfg->webhooks.event_ttl_seconds = 3 * 86400;

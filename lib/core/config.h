@@ -121,6 +121,9 @@ struct bp_webhooks_config {
 	char		retry_schedule[256];	/* "10,60,600,3600,21600", as written */
 	int64_t		retry[BP_WEBHOOK_RETRIES_MAX];	/* parsed: seconds before retry i + 1 */
 	size_t		nretry;
+	char		retry_schedule_b[256];	/* format B's: "1,5,30,300,1800,7200,28800" */
+	int64_t		retry_b[BP_WEBHOOK_RETRIES_MAX];
+	size_t		nretry_b;
 	char		ca_file[4096];		/* extra trusted CAs (PEM); "" for none */
 	int64_t		parallel;		/* deliveries in flight at once (256) */
 	int64_t		retention_seconds;	/* delivered events and attempts kept (7 days) */

@@ -45,6 +45,8 @@ struct bp_index_store_block {
 	size_t				 nevents;
 	const cJSON			*receipts;	/* the node's receipts of its transactions,
 							 * in order (checked), or NULL */
+	const cJSON			*block;		/* the node's block object, its
+							 * transactions included */
 };
 
 /*

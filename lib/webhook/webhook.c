@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "core/db.h"
 #include "core/hex.h"
@@ -18,6 +19,7 @@
 #include "evm/address.h"
 #include "net/fetch.h"
 #include "webhook.h"
+#include "webhook_b.h"
 
 static const char *const type_names[BP_WEBHOOK_TYPE__MAX] = {
 	"address_activity",	/* BP_WEBHOOK_ADDRESS_ACTIVITY */
@@ -42,16 +44,24 @@ bp_webhook_type_name(enum bp_webhook_type t)
 }
 
 int
-bp_webhook_type_parse(const char *s, enum bp_webhook_type *out)
+bp_webhook_name_index(const char *const *names, size_t n, const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < BP_WEBHOOK_TYPE__MAX; i++)
-		if (strcmp(s, type_names[i]) == 0) {
-			*out = (enum bp_webhook_type)i;
-			return 0;
-		}
+	for (i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i;
 	return -1;
+}
+
+int
+bp_webhook_type_parse(const char *s, enum bp_webhook_type *out)
+{
+	int i = bp_webhook_name_index(type_names, BP_WEBHOOK_TYPE__MAX, s);
+
+	if (i >= 0)
+		*out = (enum bp_webhook_type)i;
+	return i >= 0 ? 0 : -1;
 }
 
 const char *
@@ -63,14 +73,11 @@ bp_webhook_status_name(enum bp_webhook_status s)
 int
 bp_webhook_status_parse(const char *s, enum bp_webhook_status *out)
 {
-	size_t i;
+	int i = bp_webhook_name_index(status_names, BP_WEBHOOK_STATUS__MAX, s);
 
-	for (i = 0; i < BP_WEBHOOK_STATUS__MAX; i++)
-		if (strcmp(s, status_names[i]) == 0) {
-			*out = (enum bp_webhook_status)i;
-			return 0;
-		}
-	return -1;
+	if (i >= 0)
+		*out = (enum bp_webhook_status)i;
+	return i >= 0 ? 0 : -1;
 }
 
 /* ---- config ---- */
@@ -307,7 +314,7 @@ static const struct bp_valid_field create_fields[] = {
 	{ "url", BP_VALID_STRING, 1, 0, NULL },
 	{ "chain", BP_VALID_STRING, 1, 0, NULL },
 	{ "network", BP_VALID_STRING, 0, 0, NULL },
-	{ "event_type", BP_VALID_STRING, 1, 0, NULL },
+	{ "event_type", BP_VALID_STRING, 0, 0, NULL },	/* or format B's event_types */
 };
 static const struct bp_valid_field patch_fields[] = {
 	{ "url", BP_VALID_STRING, 0, 0, NULL },
@@ -339,12 +346,36 @@ check_url(const struct bp_config *cfg, const char *url, char *why, size_t cap)
 	return 0;
 }
 
-int
-bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int testkey,
-    enum bp_webhook_type current_type, struct bp_webhook_input *in, char *why, size_t cap)
+/*
+ * Format B's part of a body: its types (create) and filters, in place of config. 0, or -1
+ * with why.
+ */
+static int
+input_b(const cJSON *body, int create, struct bp_webhook_input *in, char *why, size_t cap)
+{
+	const cJSON *filters = cJSON_GetObjectItemCaseSensitive(body, "filters");
+
+	if (cJSON_GetObjectItemCaseSensitive(body, "config") != NULL) {
+		snprintf(why, cap, "config: a format-B webhook (upper-case event types) takes"
+		    " filters");
+		return -1;
+	}
+	if (!create && filters == NULL)
+		return 0;
+	if (bp_webhook_filters_parse(in->types, filters, &in->canon, why, cap) == -1)
+		return -1;
+	in->has_config = 1;
+	return 0;
+}
+
+static int
+input(const struct bp_config *cfg, const cJSON *body, int create, int testkey,
+    enum bp_webhook_type current_type, uint32_t types, struct bp_webhook_input *in, char *why,
+    size_t cap)
 {
 	const cJSON *config = cJSON_GetObjectItemCaseSensitive(body, "config");
 	const char *v[BP_NITEMS(create_fields)], *type, *status, *network;
+	int b;
 
 	memset(in, 0, sizeof(*in));
 	bp_buf_init(&in->canon, BP_WEBHOOK_CONFIG_MAX);
@@ -357,7 +388,8 @@ bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int
 	type = create ? v[3] : NULL;
 	status = create ? NULL : v[1];
 	if (!create) {
-		static const char *const fixed[] = { "chain", "network", "event_type" };
+		static const char *const fixed[] = { "chain", "network", "event_type",
+		    "event_types" };
 		size_t i;
 
 		for (i = 0; i < BP_NITEMS(fixed); i++)
@@ -375,6 +407,18 @@ bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int
 			snprintf(why, cap, "chain: no EVM chain \"%.32s\" for this key", in->chain);
 			return -1;
 		}
+		if ((b = bp_webhook_btypes_input(body, &in->types, why, cap)) == -1)
+			return -1;
+		if (b == 1) {
+			/* Stored as 'log' (migration 016); event_types says what it is. */
+			in->type = BP_WEBHOOK_LOG;
+			in->has_type = 1;
+			return input_b(body, 1, in, why, cap);
+		}
+		if (type == NULL) {
+			snprintf(why, cap, "event_type is required");
+			return -1;
+		}
 		if (bp_webhook_type_parse(type, &in->type) == -1) {
 			snprintf(why, cap, "event_type must be address_activity, token_transfer,"
 			    " nft_transfer, mined_transaction or log");
@@ -382,6 +426,11 @@ bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int
 		}
 		in->has_type = 1;
 		current_type = in->type;
+		if (cJSON_GetObjectItemCaseSensitive(body, "filters") != NULL) {
+			snprintf(why, cap, "filters: only format-B webhooks (upper-case event"
+			    " types) take filters; %s takes config", type_names[in->type]);
+			return -1;
+		}
 		if (config == NULL) {
 			snprintf(why, cap, "config is required for %s", type_names[in->type]);
 			return -1;
@@ -395,22 +444,45 @@ bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int
 		}
 		in->has_status = 1;
 	}
-	if (config != NULL) {
+	if (types != 0) {
+		in->types = types;
+		if (input_b(body, 0, in, why, cap) == -1)
+			return -1;
+	} else if (cJSON_GetObjectItemCaseSensitive(body, "filters") != NULL) {
+		snprintf(why, cap, "filters: only format-B webhooks take filters; this one takes"
+		    " config");
+		return -1;
+	} else if (config != NULL) {
 		if (bp_webhook_config_parse(current_type, config, &in->canon, why, cap) == -1)
 			return -1;
 		in->has_config = 1;
 	}
 	if (!create && in->url == NULL && !in->has_status && !in->has_config) {
-		snprintf(why, cap, "url: give at least one of url, status, config");
+		snprintf(why, cap, "url: give at least one of url, status, %s",
+		    types != 0 ? "filters" : "config");
 		return -1;
 	}
 	return 0;
 }
 
+int
+bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create, int testkey,
+    enum bp_webhook_type current_type, struct bp_webhook_input *in, char *why, size_t cap)
+{
+	return input(cfg, body, create, testkey, current_type, 0, in, why, cap);
+}
+
+int
+bp_webhook_input_patch(const struct bp_config *cfg, const cJSON *body, int testkey,
+    const struct bp_webhook *w, struct bp_webhook_input *in, char *why, size_t cap)
+{
+	return input(cfg, body, 0, testkey, w->type, w->types, in, why, cap);
+}
+
 /* ---- the table ---- */
 
 #define WEBHOOK_COLS "id, account_id, url, chain, network, event_type, config, secret, status," \
-	" created_at, updated_at"
+	" created_at, updated_at, event_types"
 
 void
 bp_webhook_clear(struct bp_webhook *w)
@@ -438,6 +510,7 @@ webhook_row(struct bp_stmt *st, struct bp_webhook *w)
 		w->status = BP_WEBHOOK_DISABLED;
 	w->created_at = bp_col_int(st, 9);
 	w->updated_at = bp_col_int(st, 10);
+	w->types = bp_col_is_null(st, 11) ? 0 : bp_webhook_btypes_parse(bp_col_text(st, 11));
 	return (w->config = strdup(bp_col_text(st, 6))) == NULL ? -1 : 0;
 }
 
@@ -498,10 +571,11 @@ bp_webhook_create(struct bp_db *db, int64_t account_id, int64_t cap,
     const struct bp_webhook_input *in, struct bp_webhook *out)
 {
 	static const char sql[] = "INSERT INTO webhooks (" WEBHOOK_COLS ") VALUES"
-	    " (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)";
+	    " (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)";
 	struct bp_stmt *st;
 	uint8_t rnd[12], key[32];
 	char id[BP_WEBHOOK_ID_MAX], secret[BP_WEBHOOK_SECRET_MAX], network[BP_WEBHOOK_NETKEY_MAX];
+	char types[BP_WEBHOOK_B_TYPES_MAX];
 	int64_t now = (int64_t)time(NULL), n;
 	int rc = -1;
 
@@ -510,8 +584,12 @@ bp_webhook_create(struct bp_db *db, int64_t account_id, int64_t cap,
 		return -1;
 	memcpy(id, "wh_", 3);
 	bp_hex_encode_digits(rnd, sizeof(rnd), id + 3, sizeof(id) - 3);
+	/*
+	 * whsec_ and the key in base64, as Standard Webhooks defines a secret, so its official
+	 * libraries verify webhook-signature with the secret as given (webhook_sign.h).
+	 */
 	memcpy(secret, "whsec_", 6);
-	bp_hex_encode_digits(key, sizeof(key), secret + 6, sizeof(secret) - 6);
+	EVP_EncodeBlock((unsigned char *)secret + 6, key, sizeof(key));
 	OPENSSL_cleanse(key, sizeof(key));
 	snprintf(network, sizeof(network), "%s.%s", in->net->chain, in->net->network);
 	/* The count and the insert in one transaction, so two requests cannot pass the cap. */
@@ -535,6 +613,10 @@ bp_webhook_create(struct bp_db *db, int64_t account_id, int64_t cap,
 	bp_stmt_text(st, 8, secret);
 	bp_stmt_int(st, 9, now);
 	bp_stmt_int(st, 10, now);
+	if (in->types != 0 && bp_webhook_btypes_format(in->types, types, sizeof(types)) == 0)
+		bp_stmt_text(st, 11, types);
+	else
+		bp_stmt_null(st, 11);
 	rc = bp_stmt_step(st) == BP_DB_DONE ? 1 : -1;
 	bp_stmt_reset(st);
 	if (rc != 1 || bp_db_commit(db) == -1)
@@ -623,14 +705,38 @@ bp_webhook_delete(struct bp_db *db, int64_t account_id, const char *id)
 	return changed(db, st);
 }
 
-/* The list item: id, url, chain, event_type, status, created_at. */
+/*
+ * {"id":..,"url":..,"chain":..,"event_type":..,"status":.. and, for format B, "event_types":
+ * [..] (event_type its first, as SPEC.md names one) and "filters".
+ */
+static int
+head_json(const struct bp_webhook *w, struct bp_buf *b)
+{
+	enum bp_webhook_btype t;
+	const char *type = w->types != 0 ? bp_webhook_btype_name(bp_webhook_btype_first(w->types)) :
+	    type_names[w->type];
+	int fail, k = 0;
+
+	fail = bp_buf_printf(b, "{\"id\":\"%s\",\"url\":\"", w->id) == -1 ||
+	    bp_buf_json_str(b, w->url) == -1 ||
+	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"event_type\":\"%s\",\"status\":\"%s\"",
+	    w->chain, type, status_names[w->status]) == -1;
+	if (w->types == 0 || fail)
+		return fail ? -1 : 0;
+	fail = bp_buf_adds(b, ",\"event_types\":[") == -1;
+	for (t = 0; t < BP_WEBHOOK_B__MAX; t++)
+		if (w->types & BP_WEBHOOK_B_BIT(t))
+			fail = fail || bp_buf_printf(b, "%s\"%s\"", k++ > 0 ? "," : "",
+			    bp_webhook_btype_name(t)) == -1;
+	return fail || bp_buf_printf(b, "],\"filters\":%s", w->config != NULL ? w->config :
+	    "{}") == -1 ? -1 : 0;
+}
+
+/* The list item: id, url, chain, event_type (event_types, filters), status, created_at. */
 static int
 item_json(const struct bp_webhook *w, struct bp_buf *b)
 {
-	return bp_buf_printf(b, "{\"id\":\"%s\",\"url\":\"", w->id) == -1 ||
-	    bp_buf_json_str(b, w->url) == -1 ||
-	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"event_type\":\"%s\",\"status\":\"%s\"",
-	    w->chain, type_names[w->type], status_names[w->status]) == -1 ||
+	return head_json(w, b) == -1 ||
 	    bp_buf_json_time(b, "created_at", w->created_at) == -1 ||
 	    bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
@@ -640,32 +746,37 @@ bp_webhook_json(const struct bp_webhook *w, int full, struct bp_buf *b)
 {
 	int fail;
 
-	fail = bp_buf_printf(b, "{\"id\":\"%s\",\"url\":\"", w->id) == -1 ||
-	    bp_buf_json_str(b, w->url) == -1 ||
-	    bp_buf_printf(b, "\",\"chain\":\"%s\",\"event_type\":\"%s\",\"status\":\"%s\"",
-	    w->chain, type_names[w->type], status_names[w->status]) == -1;
+	fail = head_json(w, b) == -1;
 	if (full)
-		fail = fail || bp_buf_printf(b, ",\"network\":\"%s\",\"config\":%s,"
-		    "\"signing_secret\":\"%s\"", strchr(w->network, '.') + 1,
-		    w->config != NULL ? w->config : "{}", w->secret) == -1 ||
+		fail = fail || bp_buf_printf(b, ",\"network\":\"%s\"",
+		    strchr(w->network, '.') + 1) == -1 || (w->types == 0 &&
+		    bp_buf_printf(b, ",\"config\":%s", w->config != NULL ? w->config :
+		    "{}") == -1) ||
+		    bp_buf_printf(b, ",\"signing_secret\":\"%s\"", w->secret) == -1 ||
 		    bp_buf_json_time(b, "created_at", w->created_at) == -1;
 	fail = fail || bp_buf_json_time(b, "updated_at", w->updated_at) == -1;
 	return fail || bp_buf_adds(b, "}") == -1 ? -1 : 0;
 }
 
+const struct bp_network *
+bp_webhook_network(const struct bp_config *cfg, const char *key)
+{
+	char chain[BP_NAME_MAX];
+	const char *dot = strchr(key, '.');
+
+	if (dot == NULL || (size_t)(dot - key) >= sizeof(chain))
+		return NULL;
+	memcpy(chain, key, (size_t)(dot - key));
+	chain[dot - key] = '\0';
+	return bp_config_network(cfg, chain, dot + 1);
+}
+
 int
 bp_webhook_of_kind(const struct bp_config *cfg, const struct bp_webhook *w, int testkey)
 {
-	const struct bp_network *n;
-	char chain[BP_NAME_MAX];
-	const char *dot = strchr(w->network, '.');
-
-	if (dot == NULL || (size_t)(dot - w->network) >= sizeof(chain))
-		return 0;
-	memcpy(chain, w->network, (size_t)(dot - w->network));
-	chain[dot - w->network] = '\0';
 	/* A network no longer configured is not known to be a test one: live keys only. */
-	n = bp_config_network(cfg, chain, dot + 1);
+	const struct bp_network *n = bp_webhook_network(cfg, w->network);
+
 	return (n != NULL && n->testnet) == (testkey != 0);
 }
 

@@ -52,8 +52,11 @@ struct bp_webhook {
 	int64_t			 created_at;
 	int64_t			 updated_at;
 	char			*config;	/* canonical JSON; owned, bp_webhook_clear frees it */
+	uint32_t		 types;		/* format B: its types (webhook_b.h); 0: format A */
 };
 
+/* The index of s in names[0..n), or -1: the names of types and states. */
+int		 bp_webhook_name_index(const char *const *names, size_t n, const char *s);
 const char	*bp_webhook_type_name(enum bp_webhook_type);
 int		 bp_webhook_type_parse(const char *, enum bp_webhook_type *);
 const char	*bp_webhook_status_name(enum bp_webhook_status);
@@ -77,8 +80,10 @@ struct bp_webhook_input {
 	enum bp_webhook_type	 type;
 	int			 has_status;
 	enum bp_webhook_status	 status;
-	int			 has_config;
+	int			 has_config;	/* config, or format B's filters */
 	struct bp_buf		 canon;		/* bp_buf_free it */
+	uint32_t		 types;		/* format B's types (create: asked; PATCH: the
+						   webhook's); 0: format A */
 };
 
 /*
@@ -90,6 +95,14 @@ struct bp_webhook_input {
  */
 int		 bp_webhook_input(const struct bp_config *cfg, const cJSON *body, int create,
 		    int testkey, enum bp_webhook_type current_type, struct bp_webhook_input *in,
+		    char *why, size_t cap);
+/*
+ * A PATCH body of webhook w: bp_webhook_input for a format-A webhook; for a format-B one,
+ * filters in place of config. (A create body with an upper-case event_type or with
+ * event_types is read by bp_webhook_input as format B: in->types set, filters in in->canon.)
+ */
+int		 bp_webhook_input_patch(const struct bp_config *cfg, const cJSON *body,
+		    int testkey, const struct bp_webhook *w, struct bp_webhook_input *in,
 		    char *why, size_t cap);
 
 /*
@@ -123,6 +136,8 @@ int		 bp_webhook_delete(struct bp_db *, int64_t account_id, const char *id);
  * Whether w is of the key's kind: a test key's (testkey) webhooks watch a network configured
  * testnet = true, a live key's any other. 1 or 0.
  */
+/* The configured network of a chain key ("ethereum.devnet"); NULL when it is not. */
+const struct bp_network *bp_webhook_network(const struct bp_config *, const char *key);
 int		 bp_webhook_of_kind(const struct bp_config *, const struct bp_webhook *w,
 		    int testkey);
 /*

@@ -20,72 +20,9 @@
 #include "index/index_read.h"
 #include "webhook.h"
 #include "webhook_match.h"
+#include "webhook_match_int.h"
+#include "webhook_b.h"
 #include "webhook_queue.h"
-
-#define EVT_ID_MAX	29		/* "evt_" + 24 hex digits + NUL */
-#define BODY_MAX	(1024 * 1024)	/* an event's envelope; a bigger log is not sent */
-#define SOURCE_MAX	160
-#define TOPICS		4
-
-/* A list of addresses (20 bytes) or hashes (32 bytes) from a webhook's config. */
-struct list {
-	uint8_t		*v;
-	size_t		 n, w;
-};
-
-/*
- * An account of the block's webhooks and its fences ([plan] webhook_events_day and
- * webhook_backlog), its day's events read at its first event of the block.
- */
-struct acct {
-	int64_t			 id;
-	int64_t			 day_cap, backlog_cap;	/* 0: none */
-	int64_t			 today;		/* recorded today before this block; -1 unread */
-	int64_t			 added;		/* recorded in this block */
-};
-
-/* One webhook of the block's network, its config parsed. */
-struct filter {
-	char			 id[BP_WEBHOOK_ID_MAX];
-	char			 chain[BP_NAME_MAX];
-	int64_t			 account_id;
-	size_t			 acct;		/* its index in match.acct */
-	int64_t			 backlog;	/* pending before this block; -1 unread */
-	int64_t			 added, dropped_day, dropped_backlog;	/* in this block */
-	enum bp_webhook_type	 type;
-	struct list		 addrs, contracts, hashes;
-	struct list		 topics[TOPICS];	/* n == 0: any topic at that position */
-	size_t			 ntopics;
-};
-
-/* A transaction of the block, as the store wrote it. */
-struct tx {
-	char		hash[BP_BLOCKS_HASH_STR];
-	int64_t		index;
-	uint8_t		from[20], to[20];
-	int		has_to;
-	char		value[80];
-	int		status;		/* 1, 0, or -1 unknown */
-	int64_t		gas_used;	/* -1 unknown */
-};
-
-/* What a block's matching works with. */
-struct match {
-	struct bp_db			*db;
-	const struct bp_config		*cfg;
-	const char			*network;
-	int64_t				 day;		/* UTC day of the block's events */
-	struct acct			*acct;
-	size_t				 nacct;
-	const struct bp_index_store_block	*blk;
-	struct filter			*f;
-	size_t				 nf;
-	struct tx			*tx;
-	size_t				 ntx, txcap;
-	int				 nomem;		/* keep_tx ran out of memory */
-	struct bp_buf			 data, body;
-	char				 now[32];
-};
 
 void
 bp_webhook_match_hook(const struct bp_config *cfg, struct bp_index_store_hook *out)
@@ -97,8 +34,8 @@ bp_webhook_match_hook(const struct bp_config *cfg, struct bp_index_store_hook *o
 
 /* ---- configs ---- */
 
-static int
-list_parse(const cJSON *j, size_t w, struct list *l)
+int
+bp_webhook_match_list(const cJSON *j, size_t w, struct list *l)
 {
 	const cJSON *it;
 
@@ -124,8 +61,8 @@ list_parse(const cJSON *j, size_t w, struct list *l)
 	return 0;
 }
 
-static int
-list_has(const struct list *l, const uint8_t *v)
+int
+bp_webhook_match_has(const struct list *l, const uint8_t *v)
 {
 	size_t i;
 
@@ -143,6 +80,8 @@ filter_free(struct filter *f)
 	free(f->addrs.v);
 	free(f->contracts.v);
 	free(f->hashes.v);
+	free(f->selectors.v);
+	free(f->btopics.v);
 	for (i = 0; i < TOPICS; i++)
 		free(f->topics[i].v);
 }
@@ -156,18 +95,27 @@ filter_parse(struct filter *f, const char *config)
 
 	if (j == NULL)
 		return -1;
-	if (list_parse(cJSON_GetObjectItemCaseSensitive(j, "addresses"), 20, &f->addrs) == -1 ||
-	    list_parse(cJSON_GetObjectItemCaseSensitive(j, "contracts"), 20, &f->contracts) == -1 ||
-	    list_parse(cJSON_GetObjectItemCaseSensitive(j, "tx_hashes"), 32, &f->hashes) == -1)
+	if (bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "addresses"), 20,
+	    &f->addrs) == -1 ||
+	    bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "contracts"), 20,
+	    &f->contracts) == -1 ||
+	    bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "tx_hashes"), 32,
+	    &f->hashes) == -1)
 		goto out;
+	if (f->btypes != 0) {
+		rc = bp_webhook_match_b_filters(f, j);
+		goto out;
+	}
 	if (f->type == BP_WEBHOOK_LOG) {
-		if (list_parse(cJSON_GetObjectItemCaseSensitive(j, "address"), 20, &f->addrs) == -1)
+		if (bp_webhook_match_list(cJSON_GetObjectItemCaseSensitive(j, "address"), 20,
+		    &f->addrs) == -1)
 			goto out;
 		t = cJSON_GetObjectItemCaseSensitive(j, "topics");
 		cJSON_ArrayForEach(pos, t) {
 			if (f->ntopics == TOPICS)
 				goto out;
-			if (!cJSON_IsNull(pos) && list_parse(pos, 32, &f->topics[f->ntopics]) == -1)
+			if (!cJSON_IsNull(pos) &&
+			    bp_webhook_match_list(pos, 32, &f->topics[f->ntopics]) == -1)
 				goto out;
 			f->ntopics++;
 		}
@@ -216,8 +164,8 @@ acct_of(struct match *m, struct filter *f)
  * Whether f may record one more event: its account under its day's events, itself under its
  * backlog. A refusal is counted on f (dropped_day, dropped_backlog). 1 yes, 0 no, -1 error.
  */
-static int
-room(struct match *m, struct filter *f)
+int
+bp_webhook_match_room(struct match *m, struct filter *f)
 {
 	struct acct *a = &m->acct[f->acct];
 
@@ -245,7 +193,8 @@ room(struct match *m, struct filter *f)
 static int
 load_filters(struct match *m)
 {
-	static const char sql[] = "SELECT id, event_type, config, chain, account_id FROM webhooks"
+	static const char sql[] = "SELECT id, event_type, config, chain, account_id, event_types"
+	    " FROM webhooks"
 	    " WHERE network = ? AND status <> 'disabled' ORDER BY account_id, id";
 	struct bp_stmt *st;
 	enum bp_db_step step;
@@ -272,6 +221,7 @@ load_filters(struct match *m)
 			step = BP_DB_ERROR;
 			break;
 		}
+		f->btypes = bp_col_is_null(st, 5) ? 0 : bp_webhook_btypes_parse(bp_col_text(st, 5));
 		if (bp_webhook_type_parse(bp_col_text(st, 1), &f->type) == -1 ||
 		    filter_parse(f, bp_col_text(st, 2)) == -1) {
 			bp_warn("webhook %s: its stored config does not read; skipped", f->id);
@@ -321,8 +271,8 @@ load_txs(struct match *m)
 	    m->nomem ? -1 : 0;
 }
 
-static const struct tx *
-tx_find(const struct match *m, const char *hash)
+const struct tx *
+bp_webhook_match_tx(const struct match *m, const char *hash)
 {
 	size_t i;
 
@@ -333,28 +283,6 @@ tx_find(const struct match *m, const char *hash)
 }
 
 /* ---- the data of an event ---- */
-
-/* ,"name":"0xChecksummed" (or null when addr is NULL). */
-static int
-put_addr(struct bp_buf *b, const char *name, const uint8_t *addr)
-{
-	char s[BP_ADDR_STR_MAX];
-
-	if (addr == NULL)
-		return bp_buf_printf(b, ",\"%s\":null", name);
-	bp_addr_format_checksum(addr, s, sizeof(s));
-	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, s);
-}
-
-static int
-put_u256(struct bp_buf *b, const char *name, const struct bp_u256 *v, int quoted)
-{
-	char s[80];
-
-	if (bp_u256_to_dec(v, s, sizeof(s)) == -1)
-		return -1;
-	return bp_buf_printf(b, quoted ? ",\"%s\":\"%s\"" : ",\"%s\":%s", name, s);
-}
 
 /* Starts data: {"chain":..,"block_number":..,"tx_hash":..}. */
 static int
@@ -370,22 +298,28 @@ data_start(struct match *m, const struct filter *f, const char *tx_hash)
  * not NULL, is a contract whose symbol and decimals the worker fills in before the first
  * attempt. A (webhook, source) recorded before is left alone. 0 or -1.
  */
+int
+bp_webhook_match_event_id(char id[EVT_ID_MAX])
+{
+	uint8_t rnd[12];
+
+	if (bp_random(rnd, sizeof(rnd)) == -1)
+		return -1;
+	memcpy(id, "evt_", 4);
+	return bp_hex_encode_digits(rnd, sizeof(rnd), id + 4, EVT_ID_MAX - 4);
+}
+
 static int
 emit(struct match *m, struct filter *f, const char *source, const char *token)
 {
-	struct bp_webhook_event ev;
-	uint8_t rnd[12];
 	char id[EVT_ID_MAX];
-	int rc;
 
 	if (bp_buf_adds(&m->data, "}") == -1) {
 		bp_warn("webhook %s: the data of %s is too large; not recorded", f->id, source);
 		return 0;
 	}
-	if (bp_random(rnd, sizeof(rnd)) == -1)
+	if (bp_webhook_match_event_id(id) == -1)
 		return -1;
-	memcpy(id, "evt_", 4);
-	bp_hex_encode_digits(rnd, sizeof(rnd), id + 4, sizeof(id) - 4);
 	bp_buf_reset(&m->body);
 	if (bp_buf_printf(&m->body, "{\"id\":\"%s\",\"event_type\":\"%s\",\"webhook_id\":\"%s\","
 	    "\"created_at\":\"%s\",\"data\":", id, bp_webhook_type_name(f->type), f->id,
@@ -394,6 +328,16 @@ emit(struct match *m, struct filter *f, const char *source, const char *token)
 		bp_warn("webhook %s: the event of %s is too large; not recorded", f->id, source);
 		return 0;
 	}
+	return bp_webhook_match_record(m, f, id, source, token, NULL);
+}
+
+int
+bp_webhook_match_record(struct match *m, struct filter *f, const char *id, const char *source,
+    const char *token, const char *event_type)
+{
+	struct bp_webhook_event ev;
+	int rc;
+
 	ev.id = id;
 	ev.webhook_id = f->id;
 	ev.network = m->network;
@@ -402,6 +346,7 @@ emit(struct match *m, struct filter *f, const char *source, const char *token)
 	ev.source = source;
 	ev.body = m->body.data;
 	ev.token = token;
+	ev.event_type = event_type;
 	ev.now = (int64_t)time(NULL);
 	if ((rc = bp_webhook_queue_add(m->db, &ev)) == 1) {
 		f->added++;
@@ -419,17 +364,18 @@ match_tx_activity(struct match *m, struct filter *f, const struct tx *t)
 	int side, rc;
 
 	for (side = 0; side < 2; side++) {
-		if (side == 0 ? !list_has(&f->addrs, t->from) :
-		    !t->has_to || !list_has(&f->addrs, t->to))
+		if (side == 0 ? !bp_webhook_match_has(&f->addrs, t->from) :
+		    !t->has_to || !bp_webhook_match_has(&f->addrs, t->to))
 			continue;
-		if ((rc = room(m, f)) != 1) {
+		if ((rc = bp_webhook_match_room(m, f)) != 1) {
 			if (rc == -1)
 				return -1;
 			continue;
 		}
 		snprintf(source, sizeof(source), "tx:%s:%s", t->hash, dirs[side]);
-		if (data_start(m, f, t->hash) == -1 || put_addr(&m->data, "from", t->from) == -1 ||
-		    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
+		if (data_start(m, f, t->hash) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "from", t->from) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
 		    bp_buf_printf(&m->data, ",\"value\":\"%s\",\"asset\":\"ETH\",\"contract\":null,"
 		    "\"direction\":\"%s\"", t->value, dirs[side]) == -1 ||
 		    emit(m, f, source, NULL) == -1)
@@ -439,8 +385,8 @@ match_tx_activity(struct match *m, struct filter *f, const struct tx *t)
 }
 
 /* The receipt's effectiveGasPrice of transaction index i, as decimal wei; "" when unknown. */
-static void
-effective_price(const struct match *m, int64_t i, char *out, size_t cap)
+void
+bp_webhook_match_price(const struct match *m, int64_t i, char *out, size_t cap)
 {
 	const cJSON *r, *p;
 	struct bp_u256 v;
@@ -463,17 +409,17 @@ match_tx_mined(struct match *m, struct filter *f, const struct tx *t)
 	int rc;
 
 	if (bp_hex_decode_fixed(t->hash, strlen(t->hash), h, sizeof(h)) == -1 ||
-	    !list_has(&f->hashes, h))
+	    !bp_webhook_match_has(&f->hashes, h))
 		return 0;
-	if ((rc = room(m, f)) != 1)
+	if ((rc = bp_webhook_match_room(m, f)) != 1)
 		return rc;
 	snprintf(source, sizeof(source), "tx:%s", t->hash);
-	effective_price(m, t->index, price, sizeof(price));
+	bp_webhook_match_price(m, t->index, price, sizeof(price));
 	if (data_start(m, f, t->hash) == -1 ||
 	    bp_buf_printf(&m->data, ",\"block_hash\":\"%s\",\"transaction_index\":%lld",
 	    m->blk->hash, (long long)t->index) == -1 ||
-	    put_addr(&m->data, "from", t->from) == -1 ||
-	    put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
+	    bp_webhook_b_put_addr(&m->data, "from", t->from) == -1 ||
+	    bp_webhook_b_put_addr(&m->data, "to", t->has_to ? t->to : NULL) == -1 ||
 	    bp_buf_printf(&m->data, ",\"value\":\"%s\",\"status\":%s", t->value,
 	    t->status == 1 ? "\"success\"" : t->status == 0 ? "\"reverted\"" : "null") == -1 ||
 	    (t->gas_used >= 0 ? bp_buf_printf(&m->data, ",\"gas_used\":%lld",
@@ -503,35 +449,36 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 	char source[SOURCE_MAX];
 	int side, by_addr, rc;
 
-	by_addr = list_has(&f->addrs, e->ev.from) || list_has(&f->addrs, e->ev.to);
+	by_addr = bp_webhook_match_has(&f->addrs, e->ev.from) ||
+	    bp_webhook_match_has(&f->addrs, e->ev.to);
 	switch (f->type) {
 	case BP_WEBHOOK_TOKEN_TRANSFER:
 	case BP_WEBHOOK_NFT_TRANSFER:
 		if ((f->type == BP_WEBHOOK_NFT_TRANSFER) != mv->nft ||
-		    !(by_addr || list_has(&f->contracts, contract)))
+		    !(by_addr || bp_webhook_match_has(&f->contracts, contract)))
 			return 0;
-		if ((rc = room(m, f)) != 1)
+		if ((rc = bp_webhook_match_room(m, f)) != 1)
 			return rc;
 		snprintf(source, sizeof(source), "log:%s:%lld:%zu", e->pos.tx_hash,
 		    (long long)e->pos.log_index, mv->item);
 		if (data_start(m, f, e->pos.tx_hash) == -1 ||
-		    put_addr(&m->data, "contract", contract) == -1 ||
-		    put_addr(&m->data, "from", e->ev.from) == -1 ||
-		    put_addr(&m->data, "to", e->ev.to) == -1)
+		    bp_webhook_b_put_addr(&m->data, "contract", contract) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "from", e->ev.from) == -1 ||
+		    bp_webhook_b_put_addr(&m->data, "to", e->ev.to) == -1)
 			return -1;
 		if (!mv->nft)
-			return put_u256(&m->data, "value", &mv->value, 1) == -1 ||
+			return bp_webhook_b_put_u256(&m->data, "value", &mv->value, 1) == -1 ||
 			    bp_buf_adds(&m->data, ",\"symbol\":null,\"decimals\":null") == -1 ? -1 :
 			    emit(m, f, source, e->pos.contract);
-		return put_u256(&m->data, "token_id", &mv->id, 1) == -1 ||
+		return bp_webhook_b_put_u256(&m->data, "token_id", &mv->id, 1) == -1 ||
 		    bp_buf_printf(&m->data, ",\"standard\":\"%s\"", mv->standard) == -1 ||
-		    put_u256(&m->data, "quantity", &mv->value, 0) == -1 ? -1 :
+		    bp_webhook_b_put_u256(&m->data, "quantity", &mv->value, 0) == -1 ? -1 :
 		    emit(m, f, source, NULL);
 	case BP_WEBHOOK_ADDRESS_ACTIVITY:
 		for (side = 0; side < 2; side++) {
-			if (!list_has(&f->addrs, side == 0 ? e->ev.from : e->ev.to))
+			if (!bp_webhook_match_has(&f->addrs, side == 0 ? e->ev.from : e->ev.to))
 				continue;
-			if ((rc = room(m, f)) != 1) {
+			if ((rc = bp_webhook_match_room(m, f)) != 1) {
 				if (rc == -1)
 					return -1;
 				continue;
@@ -539,11 +486,11 @@ match_move(struct match *m, struct filter *f, const struct move *mv)
 			snprintf(source, sizeof(source), "log:%s:%lld:%zu:%s", e->pos.tx_hash,
 			    (long long)e->pos.log_index, mv->item, dirs[side]);
 			if (data_start(m, f, e->pos.tx_hash) == -1 ||
-			    put_addr(&m->data, "from", e->ev.from) == -1 ||
-			    put_addr(&m->data, "to", e->ev.to) == -1 ||
-			    put_u256(&m->data, "value", &mv->value, 1) == -1 ||
+			    bp_webhook_b_put_addr(&m->data, "from", e->ev.from) == -1 ||
+			    bp_webhook_b_put_addr(&m->data, "to", e->ev.to) == -1 ||
+			    bp_webhook_b_put_u256(&m->data, "value", &mv->value, 1) == -1 ||
 			    bp_buf_adds(&m->data, ",\"asset\":null") == -1 ||
-			    put_addr(&m->data, "contract", contract) == -1 ||
+			    bp_webhook_b_put_addr(&m->data, "contract", contract) == -1 ||
 			    bp_buf_printf(&m->data, ",\"direction\":\"%s\"", dirs[side]) == -1 ||
 			    emit(m, f, source, e->pos.contract) == -1)
 				return -1;
@@ -560,12 +507,12 @@ log_matches(const struct filter *f, const struct bp_index_store_event *e)
 {
 	size_t i;
 
-	if (f->addrs.n > 0 && !list_has(&f->addrs, e->log.address))
+	if (f->addrs.n > 0 && !bp_webhook_match_has(&f->addrs, e->log.address))
 		return 0;
 	for (i = 0; i < f->ntopics; i++) {
 		if (f->topics[i].n == 0)
 			continue;
-		if (i >= e->log.ntopics || !list_has(&f->topics[i], e->log.topics[i]))
+		if (i >= e->log.ntopics || !bp_webhook_match_has(&f->topics[i], e->log.topics[i]))
 			return 0;
 	}
 	return 1;
@@ -582,11 +529,11 @@ match_log(struct match *m, struct filter *f, const struct bp_index_store_event *
 
 	if (!log_matches(f, e))
 		return 0;
-	if ((rc = room(m, f)) != 1)
+	if ((rc = bp_webhook_match_room(m, f)) != 1)
 		return rc;
 	snprintf(source, sizeof(source), "log:%s:%lld", e->pos.tx_hash,
 	    (long long)e->pos.log_index);
-	t = tx_find(m, e->pos.tx_hash);
+	t = bp_webhook_match_tx(m, e->pos.tx_hash);
 	if ((hex = malloc(2 * e->log.datalen + 3)) == NULL ||
 	    bp_hex_encode(e->log.data, e->log.datalen, hex, 2 * e->log.datalen + 3) == -1)
 		goto out;
@@ -656,33 +603,74 @@ each_move(struct match *m, struct filter *f, const struct bp_index_store_event *
 	}
 }
 
+/* Sets m up for network chain and block (or the pending pseudo-block): the webhooks. 0 or -1. */
+static int
+match_open(struct match *m, const struct bp_config *cfg, struct bp_db *db, const char *chain,
+    const struct bp_index_store_block *block)
+{
+	const struct bp_network *net;
+
+	memset(m, 0, sizeof(*m));
+	m->db = db;
+	m->cfg = cfg;
+	m->network = chain;
+	m->day = (int64_t)time(NULL) / 86400;
+	m->blk = block;
+	bp_buf_init(&m->data, BODY_MAX);
+	bp_buf_init(&m->body, BODY_MAX + 512);
+	bp_time_iso(time(NULL), m->now, sizeof(m->now));
+	m->chain_id = (net = bp_webhook_network(cfg, chain)) != NULL ? net->chain_id : 0;
+	return load_filters(m);
+}
+
+/*
+ * With ok, what each webhook recorded and dropped, counted once a block in the caller's
+ * transaction; then frees m. 0, or -1 when !ok or the count failed.
+ */
+static int
+match_close(struct match *m, int ok)
+{
+	size_t i;
+
+	for (i = 0; ok && i < m->nf; i++)
+		if (bp_webhook_queue_counted(m->db, m->f[i].id, m->f[i].account_id, m->day,
+		    m->f[i].added, m->f[i].dropped_day, m->f[i].dropped_backlog) == -1)
+			ok = 0;
+	for (i = 0; i < m->nf; i++)
+		filter_free(&m->f[i]);
+	free(m->f);
+	free(m->acct);
+	free(m->tx);
+	bp_buf_free(&m->data);
+	bp_buf_free(&m->body);
+	return ok ? 0 : -1;
+}
+
 int
 bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
     const struct bp_index_store_block *block)
 {
 	struct match m;
 	size_t i, j;
-	int rc = -1, need_tx = 0;
+	int ok = 0, need_tx = 0;
 
-	memset(&m, 0, sizeof(m));
-	m.db = db;
-	m.cfg = cfg;
-	m.network = chain;
-	m.day = (int64_t)time(NULL) / 86400;
-	m.blk = block;
-	bp_buf_init(&m.data, BODY_MAX);
-	bp_buf_init(&m.body, BODY_MAX + 512);
-	bp_time_iso(time(NULL), m.now, sizeof(m.now));
-	if (load_filters(&m) == -1)
+	if (match_open(&m, cfg, db, chain, block) == -1)
 		goto out;
+	/* Format B's transactions are read whatever its types: a log's filters may need them. */
 	for (i = 0; i < m.nf; i++)
 		need_tx |= m.f[i].type == BP_WEBHOOK_ADDRESS_ACTIVITY ||
-		    m.f[i].type == BP_WEBHOOK_MINED_TRANSACTION || m.f[i].type == BP_WEBHOOK_LOG;
+		    m.f[i].type == BP_WEBHOOK_MINED_TRANSACTION || m.f[i].type == BP_WEBHOOK_LOG ||
+		    m.f[i].btypes != 0;
 	if (need_tx && load_txs(&m) == -1)
 		goto out;
 	for (i = 0; i < m.nf; i++) {
 		struct filter *f = &m.f[i];
 
+		if (f->btypes != 0) {
+			if (bp_webhook_match_b(&m, f) == -1)
+				goto out;
+			continue;
+		}
 		for (j = 0; j < m.ntx; j++)
 			if ((f->type == BP_WEBHOOK_ADDRESS_ACTIVITY &&
 			    match_tx_activity(&m, f, &m.tx[j]) == -1) ||
@@ -694,21 +682,48 @@ bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 			    each_move(&m, f, &block->events[j])) == -1)
 				goto out;
 	}
-	/* What each webhook recorded and dropped, once a block, in the store's transaction. */
-	for (i = 0; i < m.nf; i++)
-		if (bp_webhook_queue_counted(db, m.f[i].id, m.f[i].account_id, m.day, m.f[i].added,
-		    m.f[i].dropped_day, m.f[i].dropped_backlog) == -1)
-			goto out;
-	rc = 0;
+	ok = 1;
 out:
+	return match_close(&m, ok);
+}
+
+int
+bp_webhook_match_pending(const struct bp_config *cfg, struct bp_db *db, const char *chain,
+    const cJSON *txs)
+{
+	/* No block yet: block 0, always final, and no reorg's rollback names it. */
+	static const struct bp_index_store_block pending = { 0, "pending", "pending", NULL, 0,
+	    NULL, NULL };
+	struct match m;
+	size_t i;
+	int ok = 0;
+
+	if (match_open(&m, cfg, db, chain, &pending) == -1)
+		goto out;
+	m.pending = txs;
 	for (i = 0; i < m.nf; i++)
-		filter_free(&m.f[i]);
-	free(m.f);
-	free(m.acct);
-	free(m.tx);
-	bp_buf_free(&m.data);
-	bp_buf_free(&m.body);
-	return rc;
+		if ((m.f[i].btypes & BP_WEBHOOK_B_BIT(BP_WEBHOOK_B_PENDING_TRANSACTION)) &&
+		    bp_webhook_match_b_pending(&m, &m.f[i]) == -1)
+			goto out;
+	ok = 1;
+out:
+	return match_close(&m, ok);
+}
+
+int
+bp_webhook_match_pending_wanted(struct bp_db *db, const char *chain)
+{
+	static const char sql[] = "SELECT 1 FROM webhooks WHERE network = ? AND status <> 'disabled'"
+	    " AND event_types LIKE '%PENDING_TRANSACTION%' LIMIT 1";
+	struct bp_stmt *st;
+	enum bp_db_step step;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, chain);
+	step = bp_stmt_step(st);
+	bp_stmt_reset(st);
+	return step == BP_DB_ROW ? 1 : step == BP_DB_DONE ? 0 : -1;
 }
 
 int

@@ -10,6 +10,8 @@
 #ifndef BP_WEBHOOK_MATCH_H
 #define BP_WEBHOOK_MATCH_H
 
+#include <cjson/cJSON.h>
+
 #include "index/index_store.h"
 
 struct bp_config;
@@ -25,5 +27,15 @@ int	bp_webhook_match_block(void *cfg, struct bp_db *db, const char *chain,
 	    const struct bp_index_store_block *block);
 int	bp_webhook_match_rollback(void *cfg, struct bp_db *db, const char *chain, int64_t number,
 	    const char *hash);
+
+/*
+ * Format B's PENDING_TRANSACTION (cron/pending, in its own transaction): records an event per
+ * transaction of txs (the node's transaction objects, eth_getTransactionByHash) that a
+ * webhook of network chain with that type matches. 0 or -1.
+ */
+int	bp_webhook_match_pending(const struct bp_config *, struct bp_db *db, const char *chain,
+	    const cJSON *txs);
+/* Whether a webhook of network chain wants pending transactions: 1, 0, or -1 on error. */
+int	bp_webhook_match_pending_wanted(struct bp_db *db, const char *chain);
 
 #endif

@@ -34,8 +34,8 @@ bp_webhook_queue_add(struct bp_db *db, const struct bp_webhook_event *ev)
 {
 	/* A (webhook, source) recorded before is left alone: the envelope sent is the first. */
 	static const char sql[] = "INSERT INTO webhook_events (id, webhook_id, network,"
-	    " block_number, block_hash, source, body, state, next_at, created_at, token)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)"
+	    " block_number, block_hash, source, body, state, next_at, created_at, token,"
+	    " event_type) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)"
 	    " ON CONFLICT (webhook_id, source) DO NOTHING";
 	struct bp_stmt *st;
 
@@ -51,6 +51,7 @@ bp_webhook_queue_add(struct bp_db *db, const struct bp_webhook_event *ev)
 	bp_stmt_int(st, 8, ev->now);
 	bp_stmt_int(st, 9, ev->now);
 	bp_stmt_text(st, 10, ev->token);
+	bp_stmt_text(st, 11, ev->event_type);
 	return bp_stmt_run(st) == -1 ? -1 : bp_db_changes(db) > 0;
 }
 
@@ -330,6 +331,7 @@ struct due {
 	int64_t	account_id;
 	char	*url, *secret;		/* owned */
 	int	more;			/* its last share was full: it may have more */
+	int	format_b;
 };
 
 static void
@@ -351,8 +353,9 @@ dues_free(struct due *d, size_t n)
 static int
 dues_load(struct bp_db *db, int64_t now, struct due **out, size_t *n)
 {
-	static const char sql[] = "SELECT w.id, w.network, w.account_id, w.url, w.secret"
-	    " FROM webhooks w WHERE w.status = 'active' AND EXISTS (SELECT 1 FROM webhook_events e"
+	static const char sql[] = "SELECT w.id, w.network, w.account_id, w.url, w.secret,"
+	    " w.event_types IS NOT NULL FROM webhooks w WHERE w.status = 'active'"
+	    " AND EXISTS (SELECT 1 FROM webhook_events e"
 	    " WHERE e.webhook_id = w.id AND e.state = 'pending' AND e.next_at <= ?1)";
 	struct due *d = NULL, *dd;
 	struct bp_stmt *st;
@@ -379,6 +382,7 @@ dues_load(struct bp_db *db, int64_t now, struct due **out, size_t *n)
 		bp_strlcpy(dd->id, bp_col_text(st, 0), sizeof(dd->id));
 		bp_strlcpy(dd->network, bp_col_text(st, 1), sizeof(dd->network));
 		dd->account_id = bp_col_int(st, 2);
+		dd->format_b = bp_col_int(st, 5) != 0;
 		if ((dd->url = strdup(bp_col_text(st, 3))) == NULL ||
 		    (dd->secret = strdup(bp_col_text(st, 4))) == NULL) {
 			step = BP_DB_ERROR;
@@ -422,7 +426,7 @@ static int
 claim_hook(struct bp_db *db, const struct due *d, int64_t now, int64_t confirmed,
     int64_t lease_until, size_t want, struct bp_webhook_job *j, size_t *n)
 {
-	static const char sql[] = "SELECT id, body, attempts FROM webhook_events"
+	static const char sql[] = "SELECT id, body, attempts, event_type FROM webhook_events"
 	    " WHERE webhook_id = ?1 AND state = 'pending' AND next_at <= ?2 AND lease_until <= ?2"
 	    " AND token IS NULL AND block_number <= ?3 AND network = ?5 ORDER BY next_at LIMIT ?4";
 	struct bp_webhook_job *jj;
@@ -445,6 +449,9 @@ claim_hook(struct bp_db *db, const struct due *d, int64_t now, int64_t confirmed
 		bp_strlcpy(jj->url, d->url, sizeof(jj->url));
 		bp_strlcpy(jj->secret, d->secret, sizeof(jj->secret));
 		jj->attempts = bp_col_int(st, 2);
+		jj->format_b = d->format_b;
+		bp_strlcpy(jj->event_type, bp_col_is_null(st, 3) ? "" : bp_col_text(st, 3),
+		    sizeof(jj->event_type));
 		if ((jj->body = strdup(bp_col_text(st, 1))) == NULL) {
 			step = BP_DB_ERROR;
 			break;
@@ -575,11 +582,13 @@ bp_webhook_queue_log(struct bp_db *db, const char *webhook_id, const char *event
 	return bp_stmt_run(st);
 }
 
-/* Sets an event's state after an attempt. */
+/* Sets an event's state after an attempt: "pending", "delivered" or "failed" (ended then). */
 static int
-event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int64_t next_at,
-    int64_t now)
+event_set(struct bp_db *db, const char *id, const char *state, int64_t attempts,
+    int64_t next_at, int64_t now)
 {
+	int ended = strcmp(state, "pending") != 0;
+
 	static const char sql[] = "UPDATE webhook_events SET state = ?, attempts = ?,"
 	    " next_at = ?, lease_until = 0, delivered_at = ? WHERE id = ?";
 	/* lease_until = 0 also leaves the partial index webhook_events_leased. */
@@ -587,10 +596,10 @@ event_set(struct bp_db *db, const char *id, int delivered, int64_t attempts, int
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
-	bp_stmt_text(st, 1, delivered ? "delivered" : "pending");
+	bp_stmt_text(st, 1, state);
 	bp_stmt_int(st, 2, attempts);
 	bp_stmt_int(st, 3, next_at);
-	if (delivered)
+	if (ended)
 		bp_stmt_int(st, 4, now);
 	else
 		bp_stmt_null(st, 4);
@@ -604,8 +613,9 @@ bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t n
     char (*paused)[BP_WEBHOOK_ID_MAX], size_t *npaused)
 {
 	const struct bp_webhooks_config *w = &cfg->webhooks;
+	const int64_t *retry;
 	int64_t now = now_ms / 1000, k, next;
-	size_t i;
+	size_t i, nretry;
 	int p;
 
 	*npaused = 0;
@@ -619,21 +629,34 @@ bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t n
 			goto fail;
 		if (out[i].ok) {
 			/* Delivered leaves the backlog the plan bounds. */
-			if (event_set(db, jobs[i].event_id, 1, k, now, now) == -1 ||
+			if (event_set(db, jobs[i].event_id, "delivered", k, now, now) == -1 ||
 			    backlog_add(db, jobs[i].webhook_id, -1) == -1)
 				goto fail;
 			continue;
 		}
-		if ((size_t)k <= w->nretry) {
+		/* Each format its own schedule (SPEC.md section 6). */
+		retry = jobs[i].format_b ? w->retry_b : w->retry;
+		nretry = jobs[i].format_b ? w->nretry_b : w->nretry;
+		if ((size_t)k <= nretry) {
 			/* Rounded up to the second, so the gap is never shorter than the step. */
-			next = (now_ms + w->retry[k - 1] * 1000 + 999) / 1000;
-			if (event_set(db, jobs[i].event_id, 0, k, next, now) == -1)
+			next = (now_ms + retry[k - 1] * 1000 + 999) / 1000;
+			if (event_set(db, jobs[i].event_id, "pending", k, next, now) == -1)
+				goto fail;
+			continue;
+		}
+		if (jobs[i].format_b) {
+			/*
+			 * Format B: after the last retry the event is failed, kept for the log
+			 * and a replay; the webhook stays active and its other events go on.
+			 */
+			if (event_set(db, jobs[i].event_id, "failed", k, now, now) == -1 ||
+			    backlog_add(db, jobs[i].webhook_id, -1) == -1)
 				goto fail;
 			continue;
 		}
 		/* The last retry failed: pause, and hold the event for the resume. */
 		if ((p = bp_webhook_pause(db, jobs[i].webhook_id, now)) == -1 ||
-		    event_set(db, jobs[i].event_id, 0, 0, now, now) == -1)
+		    event_set(db, jobs[i].event_id, "pending", 0, now, now) == -1)
 			goto fail;
 		if (p == 1)
 			bp_strlcpy(paused[(*npaused)++], jobs[i].webhook_id, BP_WEBHOOK_ID_MAX);
@@ -709,8 +732,8 @@ fail:
 int
 bp_webhook_queue_prune(struct bp_db *db, int64_t now, int64_t retention_s, int64_t ttl_s)
 {
-	static const char sql_ev[] = "DELETE FROM webhook_events WHERE state = 'delivered'"
-	    " AND delivered_at < ?";
+	static const char sql_ev[] = "DELETE FROM webhook_events WHERE state IN ('delivered',"
+	    " 'failed') AND delivered_at < ?";
 	static const char sql_at[] = "DELETE FROM webhook_attempts WHERE at < ?";
 	static const char sql_use[] = "DELETE FROM webhook_usage WHERE day < ?";
 	static const char sql_cnt[] = "DELETE FROM webhook_counts WHERE day < ?";
@@ -778,6 +801,79 @@ bp_webhook_queue_attempts(struct bp_db *db, const char *webhook_id, int64_t limi
 	}
 	bp_stmt_reset(st);
 	return fail || step == BP_DB_ERROR ? -1 : 0;
+}
+
+int
+bp_webhook_queue_replay(struct bp_db *db, const char *webhook_id, int64_t since,
+    const char *const *ids, size_t n, int64_t max, int64_t now, size_t *missing)
+{
+	/*
+	 * Back to pending, attempts 0, due now: the same row, evt_ id and bytes, new attempts.
+	 * Rows still pending are due anyway and left alone. What is replayed is counted in the
+	 * bounds (below) first and written after, in one transaction: all or nothing.
+	 */
+	static const char sql_n[] = "SELECT count(*) FROM webhook_events WHERE webhook_id = ?"
+	    " AND state <> 'pending' AND created_at >= ?";
+	static const char sql_has[] = "SELECT 1 FROM webhook_events WHERE webhook_id = ? AND id = ?";
+	static const char sql_since[] = "UPDATE webhook_events SET state = 'pending', attempts = 0,"
+	    " next_at = ?, lease_until = 0, delivered_at = NULL WHERE webhook_id = ?"
+	    " AND state <> 'pending' AND created_at >= ?";
+	static const char sql_id[] = "UPDATE webhook_events SET state = 'pending', attempts = 0,"
+	    " next_at = ?, lease_until = 0, delivered_at = NULL WHERE webhook_id = ?"
+	    " AND state <> 'pending' AND id = ?";
+	struct bp_stmt *st;
+	int64_t count = 0, done = 0;
+	size_t i;
+
+	*missing = n;
+	if (bp_db_begin(db) == -1)
+		return -1;
+	for (i = 0; ids != NULL && i < n; i++) {
+		if ((st = bp_db_stmt(db, sql_has)) == NULL)
+			goto fail;
+		bp_stmt_text(st, 1, webhook_id);
+		bp_stmt_text(st, 2, ids[i]);
+		count = bp_stmt_step(st) == BP_DB_ROW;
+		bp_stmt_reset(st);
+		if (!count) {
+			*missing = i;
+			bp_db_rollback(db);
+			return -2;
+		}
+	}
+	if (ids == NULL) {
+		if ((st = bp_db_stmt(db, sql_n)) == NULL)
+			goto fail;
+		bp_stmt_text(st, 1, webhook_id);
+		bp_stmt_int(st, 2, since);
+		count = bp_stmt_step(st) == BP_DB_ROW ? bp_col_int(st, 0) : -1;
+		bp_stmt_reset(st);
+		if (count < 0)
+			goto fail;
+		if (max > 0 && count > max) {
+			bp_db_rollback(db);
+			return -3;
+		}
+	}
+	for (i = 0; i < (ids != NULL ? n : 1); i++) {
+		if ((st = bp_db_stmt(db, ids != NULL ? sql_id : sql_since)) == NULL)
+			goto fail;
+		bp_stmt_int(st, 1, now);
+		bp_stmt_text(st, 2, webhook_id);
+		if (ids != NULL)
+			bp_stmt_text(st, 3, ids[i]);
+		else
+			bp_stmt_int(st, 3, since);
+		if (bp_stmt_run(st) == -1)
+			goto fail;
+		done += bp_db_changes(db);
+	}
+	if (backlog_add(db, webhook_id, done) == -1 || bp_db_commit(db) == -1)
+		goto fail;
+	return (int)done;
+fail:
+	bp_db_rollback(db);
+	return -1;
 }
 
 int

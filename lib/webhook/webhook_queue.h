@@ -33,6 +33,8 @@ struct bp_webhook_job {
 	char		*body;		/* the envelope; owned, bp_webhook_jobs_free frees it */
 	size_t		 len;
 	int64_t		 attempts;	/* attempts made before this one */
+	int		 format_b;	/* a format-B webhook's: its headers and schedule */
+	char		 event_type[24];	/* format B: X-Webhook-Event; "" for format A */
 };
 
 /* What an attempt came to. */
@@ -55,6 +57,7 @@ struct bp_webhook_event {
 	const char	*body;		/* the envelope, sent as it is by every attempt */
 	const char	*token;		/* NULL, or a contract whose symbol completes body first */
 	int64_t		 now;		/* Unix seconds: created, and due from */
+	const char	*event_type;	/* format B's type; NULL for format A */
 };
 
 /*
@@ -138,6 +141,18 @@ int	bp_webhook_queue_counts(struct bp_db *, const char *webhook_id, struct bp_bu
  */
 int	bp_webhook_queue_attempts(struct bp_db *, const char *webhook_id, int64_t limit,
 	    struct bp_buf *out);
+
+/*
+ * Delivers events of webhook_id again (POST /v1/webhooks/{id}/replay): the n events ids, or
+ * with ids NULL those created at or after since (Unix seconds), at most max of them (0: any
+ * number). Each delivered or failed one is pending again, attempts 0, due at now: the same
+ * evt_ id and bytes, new attempts (pending ones are due anyway). Returns the number replayed;
+ * -2 when ids[*missing] is not an event of the webhook (gone past the retention, or never);
+ * -3 when more than max events are since then; -1 on a database error. Nothing is written
+ * unless all is.
+ */
+int	bp_webhook_queue_replay(struct bp_db *, const char *webhook_id, int64_t since,
+	    const char *const *ids, size_t n, int64_t max, int64_t now, size_t *missing);
 
 /* The e-mail of the account that owns webhook id into out; 1, 0 none, -1 error. */
 int	bp_webhook_owner_email(struct bp_db *, const char *id, char *out, size_t cap);

@@ -99,7 +99,7 @@ start(struct bp_webhook_sender *s, struct slot *sl)
 	struct bp_webhook_outcome *out = &sl->out;
 	const struct bp_webhooks_config *w = &s->cfg->webhooks;
 	struct bp_fetch_opts o;
-	char sig[BP_WEBHOOK_SIG_MAX], line[128];
+	char sig[BP_WEBHOOK_SIG_MAX], stdsig[BP_WEBHOOK_STDSIG_MAX], line[128];
 	int64_t ts = (int64_t)time(NULL);
 
 	memset(out, 0, sizeof(*out));
@@ -116,7 +116,14 @@ start(struct bp_webhook_sender *s, struct slot *sl)
 	sl->hdrs = NULL;
 	bp_fetch_result_free(&sl->res);
 	curl_easy_reset(sl->h);
-	if (bp_webhook_sign(job->secret, ts, job->body, job->len, sig) == -1) {
+	/* Format A signs "<timestamp>.<body>", format B the body alone ("sha256=" + hex). */
+	if ((job->format_b ? bp_webhook_sign_body(job->secret, job->body, job->len, sig) :
+	    bp_webhook_sign(job->secret, ts, job->body, job->len, sig)) == -1) {
+		snprintf(out->error, sizeof(out->error), "signing failed");
+		return -1;
+	}
+	if (bp_webhook_sign_std(job->secret, job->event_id, ts, job->body, job->len,
+	    stdsig) == -1) {
 		snprintf(out->error, sizeof(out->error), "signing failed");
 		return -1;
 	}
@@ -124,9 +131,25 @@ start(struct bp_webhook_sender *s, struct slot *sl)
 		snprintf(out->error, sizeof(out->error), "%s", sl->res.error);
 		return -1;
 	}
-	snprintf(line, sizeof(line), "X-Service-Signature: %s", sig);
+	if (job->format_b) {
+		snprintf(line, sizeof(line), "X-Service-Signature: sha256=%s", sig);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+		snprintf(line, sizeof(line), "X-Webhook-Event: %s", job->event_type);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+		snprintf(line, sizeof(line), "X-Webhook-Idempotency-Key: %s", job->event_id);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+	} else {
+		snprintf(line, sizeof(line), "X-Service-Signature: %s", sig);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+		snprintf(line, sizeof(line), "X-Service-Timestamp: %lld", (long long)ts);
+		sl->hdrs = curl_slist_append(sl->hdrs, line);
+	}
+	/* Standard Webhooks, on every delivery: the event's id, so a retry is known as one. */
+	snprintf(line, sizeof(line), "webhook-id: %s", job->event_id);
 	sl->hdrs = curl_slist_append(sl->hdrs, line);
-	snprintf(line, sizeof(line), "X-Service-Timestamp: %lld", (long long)ts);
+	snprintf(line, sizeof(line), "webhook-timestamp: %lld", (long long)ts);
+	sl->hdrs = curl_slist_append(sl->hdrs, line);
+	snprintf(line, sizeof(line), "webhook-signature: %s", stdsig);
 	sl->hdrs = curl_slist_append(sl->hdrs, line);
 	sl->hdrs = curl_slist_append(sl->hdrs, "Content-Type: application/json");
 	sl->hdrs = curl_slist_append(sl->hdrs, "Expect:");	/* no 100-continue round trip */

@@ -14,6 +14,7 @@
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "evm/chain.h"
+#include "evm/u256.h"
 #include "webhook_queue.h"
 #include "webhook_token.h"
 
@@ -144,6 +145,40 @@ replace(struct bp_buf *out, const char *body, const char *from, const char *to)
 	    bp_buf_adds(out, p + strlen(from)) == -1 ? -1 : 0;
 }
 
+static int
+copy(struct bp_buf *out, const char *body)
+{
+	bp_buf_reset(out);
+	return bp_buf_adds(out, body);
+}
+
+/*
+ * Format B's TOKEN_TRANSFER: "valueFormatted":null in body becomes value / 10^decimals as a
+ * decimal string ("1.5"), into out (body as it is when there is none or decimals is unknown).
+ */
+static int
+formatted(struct bp_buf *out, const char *body, int64_t decimals)
+{
+	const char *v = strstr(body, "\"value\":\"");
+	char text[BP_U256_UNITS_MAX + 24];
+	struct bp_u256 u;
+	size_t n;
+
+	if (v == NULL || decimals < 0 || decimals > BP_U256_MAX_DECIMALS ||
+	    strstr(body, "\"valueFormatted\":null") == NULL)
+		return copy(out, body);
+	v += 9;
+	n = strspn(v, "0123456789");
+	memcpy(text, "\"valueFormatted\":\"", 18);
+	if (bp_u256_from_dec(&u, v, n) == -1 ||
+	    bp_u256_format_units(&u, (unsigned int)decimals, text + 18, sizeof(text) - 19) == -1)
+		return copy(out, body);
+	n = strlen(text);	/* the room for the quote was kept above */
+	text[n] = '"';
+	text[n + 1] = '\0';
+	return replace(out, body, "\"valueFormatted\":null", text);
+}
+
 int
 bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_chain *ch,
     size_t max)
@@ -183,8 +218,9 @@ bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_
 		    fields.data) == -1;
 		bp_buf_reset(&fields);
 		fail = fail || bp_buf_printf(&fields, "\"asset\":%s", sym.data) == -1 ||
-		    replace(&b, a.data, "\"asset\":null", fields.data) == -1;
-		if (fail || bp_webhook_queue_complete(db, bp_col_text(st, 0), b.data) == -1) {
+		    replace(&b, a.data, "\"asset\":null", fields.data) == -1 ||
+		    formatted(&a, b.data, bp_col_is_null(st, 3) ? -1 : bp_col_int(st, 3)) == -1;
+		if (fail || bp_webhook_queue_complete(db, bp_col_text(st, 0), a.data) == -1) {
 			fail = 1;
 			break;
 		}

@@ -5,7 +5,9 @@
 // signature itself (node:crypto HMAC, timingSafeEqual) and refuses timestamps 300 s off. Also:
 // retries at the scheduled gaps (the test schedule is 1,1,1,1,1), the pause after the last retry
 // with its e-mail at a local SMTP sink, the resume, and kill -9 of the worker while 100 events
-// are delivered. Dev accounts 60-69 are this file's; the deployer (account 0) mints.
+// are delivered. Every delivery is also verified with the official `standardwebhooks` package
+// (webhook-id, webhook-timestamp, webhook-signature), someone else's code reading our headers.
+// Dev accounts 60-69 are this file's; the deployer (account 0) mints.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
@@ -16,8 +18,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Contract, JsonRpcProvider, Transaction, Wallet, id as topicOf, zeroPadValue, getAddress } from 'ethers';
+import { JsonRpcProvider, Transaction, Wallet, id as topicOf, zeroPadValue, getAddress } from 'ethers';
+import { Webhook } from 'standardwebhooks';
 import { wallet, account } from '../../devchain/dev.mjs';
+import { makeCerts, tokens } from './webhook-kit.mjs';
 import { admin, api, env, newKey, sleep, waitFor } from './helpers.mjs';
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
@@ -28,35 +32,9 @@ const B = getAddress(account(61).address);
 const C = getAddress(account(62).address);
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const TRANSFER = topicOf('Transfer(address,address,uint256)');
-const erc20 = new Contract(dc.tokens.erc20_18, [
-  'function mint(address to, uint256 amount)',
-  'function transfer(address to, uint256 amount) returns (bool)',
-], deployer);
-const erc721 = new Contract(dc.tokens.erc721, [
-  'function mint(address to)',
-  'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
-], deployer);
-const erc1155 = new Contract(dc.tokens.erc1155, [
-  'function mintBatch(address to, uint256[] ids, uint256[] amounts, bytes data)',
-], deployer);
+const { erc20, erc721, erc1155 } = tokens(dc, deployer);
 
 // ---- the receiver: HTTPS with a certificate of this file's CA ----
-
-function makeCerts() {
-  const dir = mkdtempSync(join(tmpdir(), 'bp-wh-ca-'));
-  const ossl = (...args) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ossl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Blockport webhook test CA');
-  ossl('req', ...ec, '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
-  ossl('x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', 'srv.pem', '-days', '2', '-extfile', 'ext.cnf');
-  // The stack's ca_file: replaced whole, so the worker never reads half a file.
-  const ca = `${env.dir}/webhook-ca.pem`;
-  writeFileSync(`${ca}.tmp`, readFileSync(join(dir, 'ca.pem')));
-  renameSync(`${ca}.tmp`, ca);
-  return { key: readFileSync(join(dir, 'srv.key')), cert: readFileSync(join(dir, 'srv.pem')) };
-}
 
 const secrets = new Map();	// webhook id -> signing secret
 const got = new Map();		// path -> [{ at, ts, sig, body, json }]
@@ -76,6 +54,17 @@ function verify(secret, ts, sig, raw) {
   return timingSafeEqual(want, Buffer.from(sig, 'hex'));
 }
 
+// Standard Webhooks, with the official library: the signature verifies, and webhook-id is the
+// envelope's id (the same on every attempt of an event, so the library's users can dedupe).
+function verifyStd(secret, headers, raw, json) {
+  try {
+    new Webhook(secret).verify(raw.toString('utf8'), headers);
+  } catch {
+    return false;
+  }
+  return headers['webhook-id'] === json?.id && headers['webhook-timestamp'] === headers['x-service-timestamp'];
+}
+
 function startReceiver(tls) {
   server = https.createServer(tls, (req, res) => {
     const chunks = [];
@@ -87,14 +76,14 @@ function startReceiver(tls) {
       let json;
       try { json = JSON.parse(raw.toString('utf8')); } catch { json = undefined; }
       const secret = secrets.get(json?.webhook_id);
-      if (req.method !== 'POST' || !secret || !verify(secret, ts, sig, raw) ||
+      if (req.method !== 'POST' || !secret || !verify(secret, ts, sig, raw) || !verifyStd(secret, req.headers, raw, json) ||
           req.headers['content-type'] !== 'application/json' || !/Blockport/.test(req.headers['user-agent'] ?? '')) {
         rejected.push({ path: req.url, ts, sig, ua: req.headers['user-agent'] });
         res.writeHead(401).end();
         return;
       }
       const list = got.get(req.url) ?? [];
-      list.push({ at: Date.now(), ts: Number(ts), sig, body: raw.toString('utf8'), json });
+      list.push({ at: Date.now(), ts: Number(ts), sig, body: raw.toString('utf8'), json, headers: req.headers });
       got.set(req.url, list);
       const d = delayOf.get(req.url);
       if (d) await sleep(d());
@@ -164,6 +153,16 @@ after(async () => {
   if (lastWorker && lastWorker.exitCode === null) {
     lastWorker.kill('SIGTERM');
     await exited(lastWorker);
+  }
+  if (lastWorker) {
+    // The stack gets a worker back, as scripts/stack.sh starts it (its pid in deliver.pid, which
+    // `stack.sh stop` ends): the files after this one deliver too (webhooks-format-b.test.mjs).
+    const w = spawn(`${env.build}/cron/deliver`, ['--loop', '--interval', '200'], {
+      env: { ...process.env, BLOCKPORT_CONFIG: env.config, BLOCKPORT_STACK: env.dir },
+      stdio: 'ignore', detached: true,
+    });
+    w.unref();
+    writeFileSync(`${env.dir}/deliver.pid`, `${w.pid}\n`);
   }
   server?.close();
   server?.closeAllConnections?.();
@@ -289,6 +288,26 @@ test('the receiver verifies every signature itself and refuses a timestamp 300 s
   });
   assert.equal(status, 401);
   rejected = [];
+});
+
+test('Standard Webhooks: new secrets are whsec_ + base64; a secret made before (hex) verifies with both schemes', async () => {
+  const w = await hook('address_activity', { addresses: [account(65).address] });
+  assert.match(secrets.get(w.id), /^whsec_[A-Za-z0-9+/]{43}=$/);
+  // A webhook created before this change: its secret is whsec_ + 64 hex digits, as then.
+  const legacy = `whsec_${'0123456789abcdef'.repeat(4)}`;
+  execFileSync('sqlite3', ['-cmd', '.timeout 5000', join(env.dir, 'blockport.db'),
+    `UPDATE webhooks SET secret = '${legacy}' WHERE id = '${w.id}'`]);
+  secrets.set(w.id, legacy);
+  await mined(wallet(65, provider).sendTransaction({ to: A, value: 1n }));
+  const [d] = await arrived(w.path, 1);
+  assert.deepEqual(rejected, []);
+  // SPEC.md's scheme keyed with the text as given, and Standard Webhooks' with its base64 read
+  // (64 hex digits are base64 too: 48 bytes), which the official library does the same way.
+  assert.ok(verify(legacy, String(d.ts), d.sig, Buffer.from(d.body)));
+  assert.doesNotThrow(() => new Webhook(legacy).verify(d.body, d.headers));
+  assert.equal(d.headers['webhook-id'], d.json.id);
+  assert.match(d.headers['webhook-signature'], /^v1,[A-Za-z0-9+/]{43}=$/);
+  assert.throws(() => new Webhook(`whsec_${Buffer.from('another key').toString('base64')}`).verify(d.body, d.headers));
 });
 
 // The CLI, without blocking this process (the receiver runs in it).

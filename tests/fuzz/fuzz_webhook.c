@@ -7,7 +7,9 @@
  *  - every refusal has a reason that starts with a field name of the body (url, chain,
  *    network, event_type, config, status);
  *  - an accepted config's canonical JSON parses, and parses again to the same canonical text
- *    (the form stored is a fixed point), holding only lower-case hex strings.
+ *    (the form stored is a fixed point), holding only lower-case hex strings;
+ *  - the same of format B's filters (bp_webhook_filters_parse) for each type and all of them,
+ *    and a refusal names filters; format B's event_type / event_types refusals name theirs.
  *
  *   bash tests/fuzz/run.sh 60
  */
@@ -20,11 +22,12 @@
 
 #include "core/config.h"
 #include "webhook/webhook.h"
+#include "webhook/webhook_b.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const fields[] = { "url", "chain", "network", "event_type", "config",
-    "status" };
+    "status", "filters" };
 
 static void
 check_why(const char *why)
@@ -37,9 +40,38 @@ check_why(const char *why)
 	abort();
 }
 
+/* Format B's filters of mask from j: refused naming filters, or canonical and a fixed point. */
+static void
+fuzz_filters(const cJSON *j, uint32_t mask)
+{
+	struct bp_buf canon, again;
+	char why[512];
+	cJSON *c;
+
+	bp_buf_init(&canon, BP_WEBHOOK_CONFIG_MAX);
+	bp_buf_init(&again, BP_WEBHOOK_CONFIG_MAX);
+	if (bp_webhook_filters_parse(mask, j, &canon, why, sizeof(why)) == -1) {
+		if (strncmp(why, "filters", 7) != 0)
+			abort();
+	} else {
+		if ((c = cJSON_Parse(canon.data)) == NULL)
+			abort();
+		if (bp_webhook_filters_parse(mask, c, &again, why, sizeof(why)) == -1 ||
+		    strcmp(again.data, canon.data) != 0)
+			abort();
+		for (const char *p = canon.data; *p; p++)
+			if (*p >= 'A' && *p <= 'F')
+				abort();
+		cJSON_Delete(c);
+	}
+	bp_buf_free(&canon);
+	bp_buf_free(&again);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	uint32_t mask;
 	static struct bp_config cfg;
 	struct bp_webhook_input in;
 	struct bp_buf again;
@@ -87,6 +119,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bp_buf_free(&again);
 		bp_buf_free(&in.canon);
 	}
+	for (int k = 0; k <= BP_WEBHOOK_B__MAX; k++)
+		fuzz_filters(j, k < BP_WEBHOOK_B__MAX ? BP_WEBHOOK_B_BIT(k) :
+		    BP_WEBHOOK_B_BIT(BP_WEBHOOK_B__MAX) - 1);
+	if (bp_webhook_btypes_input(j, &mask, why, sizeof(why)) == -1)
+		check_why(why);
 	cJSON_Delete(j);
 	return 0;
 }

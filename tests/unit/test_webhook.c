@@ -206,6 +206,26 @@ test_sign_vector(void)
 	    "38877139021993b830af32feea6e18a8da83eb2f6e49ee50bd9e4cf4ca4d3789");
 }
 
+/* Standard Webhooks' own test vector (standard-webhooks/libraries), and the secrets before. */
+static void
+test_sign_std(void)
+{
+	char sig[BP_WEBHOOK_STDSIG_MAX], hex[BP_WEBHOOK_SIG_MAX];
+	const char *body = "{\"test\": 2432232314}";
+
+	CU_ASSERT_EQUAL(bp_webhook_sign_std("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+	    "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, strlen(body), sig), 0);
+	CU_ASSERT_STRING_EQUAL(sig, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+	/* A secret made before (whsec_ + 64 hex digits) is keyed with its 48 decoded bytes. */
+	CU_ASSERT_EQUAL(bp_webhook_sign_std("whsec_0123456789abcdef0123456789abcdef"
+	    "0123456789abcdef0123456789abcdef", "evt_1", 1700000000, "{\"a\":1}", 7, sig), 0);
+	CU_ASSERT_STRING_EQUAL(sig, "v1,DKHvCsqz/X51AhAOBiSQ3mVxi51H+mlf0seSdv65mAc=");
+	/* Format B's sha256= digest covers the body alone. */
+	CU_ASSERT_EQUAL(bp_webhook_sign_body("whsec_test", "{\"a\":1}", 7, hex), 0);
+	CU_ASSERT_STRING_EQUAL(hex,
+	    "51426af50a41dd7ff2cd3f116594734766d4018d15d6fb07169aee5d2959adf5");
+}
+
 /* A webhook of account acct, created through the module. */
 static void
 make_webhook(int64_t acct, struct bp_webhook *w)
@@ -700,6 +720,7 @@ BP_UNIT_SUITE(webhook, setup, teardown,
 	{ "bad configs name their field", test_config_bad },
 	{ "url: https, length, private hosts", test_url_rules },
 	{ "signature vector", test_sign_vector },
+	{ "Standard Webhooks signature", test_sign_std },
 	{ "queue: confirmation, day cap, retries, pause, resume, prune", test_queue },
 	{ "queue: a token event waits for its symbol; pause", test_complete_pause },
 	{ "claim: final rows through the index's heads, however many are not", test_claim_final },
