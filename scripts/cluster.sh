@@ -73,6 +73,9 @@ EOT
 
 frontend blockport
 	bind 127.0.0.1:$port
+	# /metrics is each head's, for loopback and metrics_allow (docs/metrics.md): through the
+	# balancer every client would come from a head's loopback, so it stops here, 404 for all.
+	http-request return status 404 content-type application/json string '{"error":{"code":"not_found","message":"no such endpoint: /metrics is served by each head, not by the load balancer","status":404}}' if { path /metrics } || { path_beg /metrics/ }
 	default_backend heads
 
 backend heads

@@ -295,8 +295,10 @@ test('Standard Webhooks: new secrets are whsec_ + base64; a secret made before (
   assert.match(secrets.get(w.id), /^whsec_[A-Za-z0-9+/]{43}=$/);
   // A webhook created before this change: its secret is whsec_ + 64 hex digits, as then.
   const legacy = `whsec_${'0123456789abcdef'.repeat(4)}`;
-  execFileSync('sqlite3', ['-cmd', '.timeout 5000', join(env.dir, 'blockport.db'),
-    `UPDATE webhooks SET secret = '${legacy}' WHERE id = '${w.id}'`]);
+  // Written in the database as then (SQLite's file, or the cluster's PostgreSQL).
+  const sql = `UPDATE webhooks SET secret = '${legacy}' WHERE id = '${w.id}'`;
+  if (process.env.PG_URL) execFileSync('psql', [process.env.PG_URL, '-Atc', sql]);
+  else execFileSync('sqlite3', ['-cmd', '.timeout 5000', join(env.dir, 'blockport.db'), sql]);
   secrets.set(w.id, legacy);
   await mined(wallet(65, provider).sendTransaction({ to: A, value: 1n }));
   const [d] = await arrived(w.path, 1);
