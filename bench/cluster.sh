@@ -81,27 +81,22 @@ if [[ " $parts " == *" 1 "* ]]; then
 		fi
 		echo "  ${what[$r]}: goal $ok"
 	done
+	echo "  the primary's work in each PostgreSQL run (all of the script's rows, migrations included):"
+	for r in "${rows[@]}"; do
+		printf '    %-10s %s\n' "$r" "$(sed -n 's/^postgres over the run: //p' "$dir/$r.pg.out")"
+	done
 fi
 
 # ---- 2. two heads behind HAProxy, the node 50 ms away
-ticks=$(getconf CLK_TCK)
-cpu() {	# PGID|ppid:PID...: CPU seconds (utime+stime, and of reaped children) of the processes in
-	# those process groups, or a PID and its children
-	local sel="$*"
-	awk -v sel=" $sel " -v hz="$ticks" '{ pid = FILENAME; sub(/^\/proc\//, "", pid); sub(/\/stat$/, "", pid)
-		sub(/^.*\) /, ""); if (index(sel, " " $3 " ") || index(sel, " ppid:" $2 " ") || index(sel, " ppid:" pid " "))
-			t += $12 + $13 + $14 + $15 }
-		END { printf "%.2f\n", t / hz }' /proc/[0-9]*/stat 2>/dev/null
-}
 # run NAME URL SEL...: one wrk run at $conns connections; prints "rps requests cpu_s" with the
-# CPU seconds of SEL (cpu's arguments) over the run.
+# CPU seconds of SEL (bench_cpu's arguments) over the run.
 run() {
 	local name=$1 url=$2 out c0 c1 n rps
 	shift 2
 	wrk -t2 -c"$conns" -d1s -s "$dir/post.lua" "$url" > /dev/null 2>&1 || true	# warm-up
-	c0=$(cpu "$@")
+	c0=$(bench_cpu "$@")
 	out=$(wrk -t2 -c"$conns" -d"${secs}s" -s "$dir/post.lua" "$url" 2>&1)
-	c1=$(cpu "$@")
+	c1=$(bench_cpu "$@")
 	grep -q 'Non-2xx\|Socket errors' <<<"$out" && grep 'Non-2xx\|Socket errors' <<<"$out" |
 		sed "s/^/  ($name) /" >&2
 	n=$(awk '/ requests in / { print $1 }' <<<"$out")
@@ -121,11 +116,16 @@ if [[ " $parts " == *" 2 "* ]]; then
 	# As bench/remote.sh: 4 processes of 64 threads a head, so one head alone has a thread for
 	# each of the 256 connections and the node's 50 ms, not the pool, sets its rate.
 	export BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} BLOCKPORT_THREADS=${BLOCKPORT_THREADS:-64}
+	# Each thread holds its PostgreSQL connection from the start: the heads serve the JSON-RPC
+	# program alone (a build directory of links), or 8 programs x 256 threads would not fit.
+	mkdir -p "$dir/build/fcgi"
+	for f in build/*; do [ "$f" = build/fcgi ] || ln -s "$top/$f" "$dir/build/"; done
+	ln -s "$top/build/fcgi/rpc.fcgi" "$dir/build/fcgi/"
 	CLUSTER_WORKERS=none PG_MAX_CONNECTIONS=1200 bash scripts/cluster.sh start "$dir/cluster" \
-		--extra-config "$dir/d50.ini" > "$dir/cluster.out" 2>&1 ||
+		--build "$dir/build" --extra-config "$dir/d50.ini" > "$dir/cluster.out" 2>&1 ||
 		{ cat "$dir/cluster.out" >&2; exit 1; }
 	bash scripts/stack.sh start "$dir/lone" --server lighttpd --no-workers \
-		--extra-config "$dir/d50.ini" > "$dir/lone.out" 2>&1 || { cat "$dir/lone.out" >&2; exit 1; }
+		--build "$dir/build" --extra-config "$dir/d50.ini" > "$dir/lone.out" 2>&1 || { cat "$dir/lone.out" >&2; exit 1; }
 	cenv() { sed -n "s/^$1=//p" "$dir/cluster/env" | tr -d '"'; }
 	lb=$(cenv BASE_URL)
 	read -r h1 h2 <<<"$(cenv HEAD_URLS)"
@@ -160,12 +160,12 @@ if [[ " $parts " == *" 2 "* ]]; then
 	lua "$key" > "$dir/post.lua"
 	# The shared engines' and the balancer's CPU over both cluster runs (warm-ups included,
 	# their requests not counted: an upper bound a request).
-	pg0=$(cpu "ppid:$pgpid"); rd0=$(cpu "ppid:$rdpid"); ha0=$(cpu "ppid:$hapid")
+	pg0=$(bench_cpu "ppid:$pgpid"); rd0=$(bench_cpu "ppid:$rdpid"); ha0=$(bench_cpu "ppid:$hapid")
 	read -r lb_rps lb_n lb_heads < <(run haproxy "$lb/v1/rpc/bench/d50" "$g1" "$g2")
-	ha1=$(cpu "ppid:$hapid")
+	ha1=$(bench_cpu "ppid:$hapid")
 	read -r h_rps h_n h_cpu < <(run head1 "$h1/v1/rpc/bench/d50" "$g1")
-	lb_pg=$(awk -v a="$pg0" -v b="$(cpu "ppid:$pgpid")" 'BEGIN { print b - a }')
-	lb_rd=$(awk -v a="$rd0" -v b="$(cpu "ppid:$rdpid")" 'BEGIN { print b - a }')
+	lb_pg=$(awk -v a="$pg0" -v b="$(bench_cpu "ppid:$pgpid")" 'BEGIN { print b - a }')
+	lb_rd=$(awk -v a="$rd0" -v b="$(bench_cpu "ppid:$rdpid")" 'BEGIN { print b - a }')
 	lb_ha=$(awk -v a="$ha0" -v b="$ha1" 'BEGIN { print b - a }')
 	lua "$lkey" > "$dir/post.lua"
 	read -r l_rps l_n l_cpu < <(run lone "$lone/v1/rpc/bench/d50" "$gl")

@@ -100,6 +100,10 @@ bench_engine() {
 }
 bench_engine_stop() {
 	[ -d "$1/engine" ] || return 0
+	# What the primary did over the whole script, for docs/scale.md's sizing (bench/cluster.sh).
+	echo "postgres over the run: $(bench_cpu "ppid:$(head -1 "$1/engine/pg/db/postmaster.pid")") s CPU," \
+		"$(psql -qAtX -F ' ' "$(cat "$1/engine/pg.url")" -c "SELECT sum(xact_commit) || ' commits, ' ||
+		sum(tup_inserted + tup_updated + tup_deleted) || ' rows written' FROM pg_stat_database")" >&2
 	bash "$top/scripts/redis.sh" stop "$1/engine" >/dev/null 2>&1
 	bash "$top/scripts/pg.sh" stop "$1/engine" >/dev/null 2>&1
 }
@@ -112,4 +116,15 @@ bench_sql() {
 	else
 		sqlite3 "${BENCH_DB:-$dir/blockport.db}" "$1"
 	fi
+}
+
+# bench_cpu PGID|ppid:PID...: CPU seconds (utime + stime, and those of reaped children) of the
+# processes in those process groups, or of a PID and its children.
+bench_cpu() {
+	# A process may end between the glob and its read: cat goes on, its status is not ours.
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v sel=" $* " -v hz="$(getconf CLK_TCK)" '{
+		pid = $1; sub(/^.*\) /, "")
+		if (index(sel, " " $3 " ") || index(sel, " ppid:" $2 " ") || index(sel, " ppid:" pid " "))
+			t += $12 + $13 + $14 + $15 }
+		END { printf "%.2f\n", t / hz }'
 }
