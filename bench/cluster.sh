@@ -49,7 +49,7 @@ figure() {
 	awk "$3" "$out" | head -1
 }
 declare -A got goal what pick
-rows=(platform rpc wallets indexer webhooks bundler)
+rows=(${BENCH_ROWS:-platform rpc wallets indexer webhooks bundler})	# BENCH_ROWS: some of them
 what=([platform]="authed REST 404, c=32 (req/s)" [rpc]="JSON-RPC to the local node, c=32 (req/s)"
 	[wallets]="POST /v1/wallets/create new, c=32 (req/s)" [indexer]="indexer with receipts (blocks/s)"
 	[webhooks]="webhook deliveries, format A (/s)" [bundler]="UserOperations into the pool (/s)")
