@@ -14,7 +14,7 @@
 #      each run, divided by its requests, against a lone SQLite head the same way.
 #
 #   bash bench/cluster.sh     BENCH_SECONDS=3 BENCH_ROUNDS=2 BLOCKS=300 RUNS=2
-#                             BENCH_WEBHOOK_EVENTS=10000 BENCH_CONNS=256 BENCH_PARTS="1 2"
+#                             BENCH_WEBHOOK_EVENTS=3000 BENCH_CONNS=256 BENCH_PARTS="1 2"
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -24,7 +24,7 @@ secs=${BENCH_SECONDS:-3}
 conns=${BENCH_CONNS:-256}
 parts=${BENCH_PARTS:-1 2}
 export BENCH_SECONDS=$secs BENCH_ROUNDS=${BENCH_ROUNDS:-2} BLOCKS=${BLOCKS:-300} RUNS=${RUNS:-2}
-export BENCH_WEBHOOK_EVENTS=${BENCH_WEBHOOK_EVENTS:-10000} BENCH_WEBHOOK_BLOCKS=${BENCH_WEBHOOK_BLOCKS:-2}
+export BENCH_WEBHOOK_EVENTS=${BENCH_WEBHOOK_EVENTS:-3000} BENCH_WEBHOOK_BLOCKS=${BENCH_WEBHOOK_BLOCKS:-2}
 export WEBHOOKS=0 BENCH_ALTO=0 BENCH_OPS=${BENCH_OPS:-200}
 dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
 chmod 755 "$dir"
