@@ -18,7 +18,8 @@ N=${BENCH_OPS:-200}
 C=${BENCH_CONC:-16}
 LAT=${BENCH_LAT:-10}
 
-if [ ! -x bench/alto/node_modules/.bin/alto ]; then
+# BENCH_ALTO=0: Blockport's figures alone (bench/cluster.sh: the pool's work on each engine).
+if [ "${BENCH_ALTO:-1}" != 0 ] && [ ! -x bench/alto/node_modules/.bin/alto ]; then
 	echo "bench: installing @pimlico/alto 0.0.20 into bench/alto/" >&2
 	(cd bench/alto && npm install --no-audit --no-fund --loglevel=error >&2)
 fi
@@ -26,7 +27,7 @@ fi
 
 bench_start bench-bundler
 alto_pid=
-trap '[ -z "$alto_pid" ] || kill "$alto_pid" 2>/dev/null; bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+trap '[ -z "$alto_pid" ] || kill "$alto_pid" 2>/dev/null; bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; bench_engine_stop "$dir"; rm -rf "$dir"' EXIT
 # The load script runs from the state directory, with the devchain's pinned viem.
 ln -s "$top/devchain/node_modules" "$dir/node_modules"
 cp bench/bundler-load.mjs "$dir/"
@@ -36,6 +37,10 @@ load() {	# NAME URL [KEY]
 }
 
 bp=$(load blockport "$BASE_URL/v1/bundler/ethereum/devnet" "$key")
+read -r _ bacc bbun bp50 bp90 <<<"$bp"
+printf '%-10s %14s %14s %12s %12s\n' bundler "accepted op/s" "bundled op/s" "p50 ms" "p90 ms"
+printf '%-10s %14s %14s %12s %12s\n' blockport "$bacc" "$bbun" "$bp50" "$bp90"
+[ "${BENCH_ALTO:-1}" != 0 ] || exit 0
 
 # Alto: executor and utility keys are dev accounts 5 and 6 (Blockport's submitter is 7).
 keys=$(node --input-type=module -e 'import { account } from "'"$top"'/devchain/dev.mjs";
@@ -53,10 +58,7 @@ for _ in $(seq 100); do
 done
 alto=$(load alto "http://127.0.0.1:$aport/rpc")
 
-read -r _ bacc bbun bp50 bp90 <<<"$bp"
 read -r _ aacc abun ap50 ap90 <<<"$alto"
-printf '%-10s %14s %14s %12s %12s\n' bundler "accepted op/s" "bundled op/s" "p50 ms" "p90 ms"
-printf '%-10s %14s %14s %12s %12s\n' blockport "$bacc" "$bbun" "$bp50" "$bp90"
 printf '%-10s %14s %14s %12s %12s\n' alto "$aacc" "$abun" "$ap50" "$ap90"
 echo "blockport / alto: accepted $(ratio "$bacc" "$aacc"), bundled $(ratio "$bbun" "$abun")," \
 	"latency p50 $(ratio "$bp50" "$ap50") (N=$N, C=$C)"

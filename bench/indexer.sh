@@ -36,9 +36,14 @@ dir=$(mktemp -d /tmp/blockport-bench-indexer.XXXXXX)
 anvil_pid=""
 cleanup() {
 	[ -n "$anvil_pid" ] && kill "$anvil_pid" 2>/dev/null
+	bench_engine_stop "$dir"
 	rm -rf "$dir"
 }
 trap cleanup EXIT
+# BENCH_ENGINE=pg: the index in PostgreSQL, a schema of its own each run (bench/cluster.sh).
+bench_engine "$dir"
+pg_base=$PG_URL
+BENCH_DB=$dir/bench.db
 
 port=$(free_port)
 devchain/start.sh "$port" --gas-limit 100000000 > "$dir/anvil.log" 2>&1 &
@@ -55,9 +60,15 @@ fill_s=$(sed -E 's/.*"seconds":([0-9.]+).*/\1/' <<<"$fill")
 config() {
 	local db=$dir/bench.db
 	rm -f "$db" "$db"-* "$db".*
+	if [ -n "$pg_base" ]; then
+		PG_URL=$pg_base bench_sql "DROP SCHEMA IF EXISTS bench CASCADE; CREATE SCHEMA bench"
+		PG_URL="$pg_base?options=-csearch_path%3Dbench"
+		db=$PG_URL
+	fi
 	cat > "$dir/bench.ini" <<EOT
 [server]
 database = $db
+$([ -z "$pg_base" ] || echo "limits_file = $dir/limits")
 max_response = 268435456
 
 [chain ethereum.devnet]
@@ -86,8 +97,9 @@ measure() {
 		best_i=$(awk -v a="$s" -v b="$best_i" 'BEGIN { print (b == "" || a < b) ? a : b }')
 		# The indexer must have stored every block and every transfer.
 		local got
-		got=$(sqlite3 "$dir/bench.db" "SELECT (SELECT count(*) FROM index_blocks) || ' ' ||
+		got=$(bench_sql "SELECT (SELECT count(*) FROM index_blocks) || ' ' ||
 			(SELECT count(*) FROM index_transfers)")
+		got=${got//|/ }
 		[ "${got%% *}" = "$blocks" ] || { echo "indexer stored ${got%% *} of $blocks blocks" >&2; exit 1; }
 	done
 	echo "$best_b $best_i $blocks $logs"
@@ -147,7 +159,7 @@ for r in 1 0; do
 		"$(rate "$blocks" "$base")")  (goal >= 80%)"
 	[ "$r" = 1 ] && idx_receipts=$idx
 done
-if [ "${WEBHOOKS:-1}" != 0 ]; then
+if [ "${WEBHOOKS:-1}" != 0 ] && [ -z "$pg_base" ]; then	# its webhooks are written by sqlite3
 	read -r widx recorded dropped < <(measure_webhooks)
 	printf '%-44s %9s %10s %10s\n' "indexer, 100 webhooks of 5 free accounts" "$widx" \
 		"$(rate "$blocks" "$widx")" "$(rate "$logs" "$widx")"

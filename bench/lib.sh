@@ -64,12 +64,13 @@ ratio() {
 bench_start() {
 	make -s -j2 ${BENCH_TARGETS:-all build/bench/bare.fcgi} >/dev/null
 	dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
-	trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; rm -rf "$dir"' EXIT
+	trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; bench_engine_stop "$dir"; rm -rf "$dir"' EXIT
+	bench_engine "$dir"
 	# Only the bare program is served at /bench/: other files in build/bench are not programs.
 	mkdir -p "$dir/bench-bin"
 	ln -s "$top/build/bench/bare.fcgi" "$dir/bench-bin/bare.fcgi"
 	BLOCKPORT_BENCH_BIN=$dir/bench-bin BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
-		bash scripts/stack.sh start "$dir" --server lighttpd >/dev/null 2>&1
+		bash scripts/stack.sh start "$dir" --server lighttpd "${engine_extra[@]}" >/dev/null 2>&1
 	. "$dir/env"
 	export BLOCKPORT_CONFIG
 	"$top/build/blockport" account create --email "$1@localhost" --plan enterprise >/dev/null
@@ -78,4 +79,52 @@ bench_start() {
 
 post() {	# PATH BODY: POSTs BODY with bench_start's key; prints the answer's body; fails unless 2xx
 	curl -sf -H "X-API-Key: $key" -H 'Content-Type: application/json' -d "$2" "$BASE_URL$1"
+}
+
+# bench_engine DIR: BENCH_ENGINE=pg puts the head on shared engines (docs/scale.md): starts a
+# throwaway PostgreSQL and Redis in DIR/engine and writes DIR/engine.ini (database, limits,
+# limits_file) for stack.sh --extra-config; sets engine_extra (those options, or none) and
+# PG_URL (or ""). Otherwise (sqlite, the default) nothing: SQLite and the mapped file.
+# bench_engine_stop DIR stops what it started (in the scripts' EXIT traps).
+bench_engine() {
+	engine_extra=()
+	PG_URL=""
+	[ "${BENCH_ENGINE:-sqlite}" = pg ] || return 0
+	mkdir -p "$1/engine"
+	chmod 755 "$1"	# the postgres user (pg.sh, as root) reaches its directory through it
+	# Every request thread of every program holds a connection.
+	PG_URL=$(PG_MAX_CONNECTIONS=${PG_MAX_CONNECTIONS:-500} bash "$top/scripts/pg.sh" start "$1/engine")
+	printf '[server]\ndatabase = %s\nlimits = %s\nlimits_file = %s\n' "$PG_URL" \
+		"$(bash "$top/scripts/redis.sh" start "$1/engine")" "$1/engine/limits" > "$1/engine.ini"
+	engine_extra=(--extra-config "$1/engine.ini")
+}
+bench_engine_stop() {
+	[ -d "$1/engine" ] || return 0
+	# What the primary did over the whole script, for docs/scale.md's sizing (bench/cluster.sh).
+	echo "postgres over the run: $(bench_cpu "ppid:$(head -1 "$1/engine/pg/db/postmaster.pid")") s CPU," \
+		"$(psql -qAtX -F ' ' "$(cat "$1/engine/pg.url")" -c "SELECT sum(xact_commit) || ' commits, ' ||
+		sum(tup_inserted + tup_updated + tup_deleted) || ' rows written' FROM pg_stat_database")" >&2
+	bash "$top/scripts/redis.sh" stop "$1/engine" >/dev/null 2>&1
+	bash "$top/scripts/pg.sh" stop "$1/engine" >/dev/null 2>&1
+}
+
+# bench_sql SQL: runs SQL on the bench's database, whichever the engine (a file $dir/bench.db
+# or $dir/blockport.db on SQLite, PG_URL on PostgreSQL); prints the rows, columns |-separated.
+bench_sql() {
+	if [ -n "${PG_URL:-}" ]; then
+		psql -qAtX -v ON_ERROR_STOP=1 "$PG_URL" -c "$1"
+	else
+		sqlite3 "${BENCH_DB:-$dir/blockport.db}" "$1"
+	fi
+}
+
+# bench_cpu PGID|ppid:PID...: CPU seconds (utime + stime, and those of reaped children) of the
+# processes in those process groups, or of a PID and its children.
+bench_cpu() {
+	# A process may end between the glob and its read: cat goes on, its status is not ours.
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v sel=" $* " -v hz="$(getconf CLK_TCK)" '{
+		pid = $1; sub(/^.*\) /, "")
+		if (index(sel, " " $3 " ") || index(sel, " ppid:" $2 " ") || index(sel, " ppid:" pid " "))
+			t += $12 + $13 + $14 + $15 }
+		END { printf "%.2f\n", t / hz }'
 }

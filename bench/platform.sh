@@ -12,7 +12,7 @@ SECS=${BENCH_SECONDS:-5}
 make -s -j2 ${BENCH_TARGETS:-all bench-bin} >/dev/null
 dir=$(mktemp -d /tmp/blockport-bench.XXXXXX)
 trap 'bash scripts/stack.sh stop "$dir" >/dev/null 2>&1; bash scripts/redis.sh stop "$dir/redis"
-	rm -rf "$dir"' EXIT
+	bench_engine_stop "$dir"; rm -rf "$dir"' EXIT
 # BENCH_REDIS=1: the same head with its counters in a throwaway Redis (docs/scale.md).
 extra=()
 if [ "${BENCH_REDIS:-0}" = 1 ]; then
@@ -20,6 +20,9 @@ if [ "${BENCH_REDIS:-0}" = 1 ]; then
 		> "$dir/redis.ini"
 	extra=(--extra-config "$dir/redis.ini")
 fi
+# BENCH_ENGINE=pg: the head on PostgreSQL and Redis (bench/cluster.sh compares the engines).
+bench_engine "$dir"
+[ ${#engine_extra[@]} = 0 ] || extra=("${engine_extra[@]}")
 BLOCKPORT_BENCH_BIN=$top/build/bench BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} \
 	bash scripts/stack.sh start "$dir" --server lighttpd "${extra[@]}" >/dev/null 2>&1
 . "$dir/env"

@@ -22,6 +22,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . scripts/lib.sh
+. bench/lib.sh
 secs=${BENCH_SECONDS:-3}
 rounds=${BENCH_ROUNDS:-3}
 procs=${BLOCKPORT_PROCS:-4}
@@ -60,9 +61,11 @@ cleanup() {
 		kill "$p" 2> /dev/null || true
 	done
 	wait 2> /dev/null || true
+	bench_engine_stop "$dir"
 	rm -rf "$dir"
 }
 trap cleanup EXIT INT TERM
+bench_engine "$dir"	# BENCH_ENGINE=pg: PostgreSQL and Redis (bench/cluster.sh)
 
 echo "== start (state in $dir)"
 up=$(free_port)
@@ -100,6 +103,7 @@ if [ -n "$chain" ]; then
 	printf '\n[chain bench.devchain]\nkind = evm\nchain_id = 31337\ntestnet = true\nindex = false\nupstream = %s\n' \
 		"$chain" >> "$dir/blockport.ini"
 fi
+[ -z "$PG_URL" ] || cat "$dir/engine.ini" >> "$dir/blockport.ini"
 export BLOCKPORT_CONFIG=$dir/blockport.ini
 "$build/blockport" migrate > /dev/null 2>&1
 "$build/blockport" account create --email bench@localhost --plan enterprise > /dev/null

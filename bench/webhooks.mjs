@@ -97,9 +97,14 @@ async function run(fmt) {
   // ---- 1. throughput ----
   const sample = body(0).replace(/'/g, "''");
   const type = fmt === 'A' ? 'NULL' : "'ADDRESS_ACTIVITY'";
-  execFileSync('sqlite3', [db, `PRAGMA busy_timeout=10000; WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${Number(N)})
-    INSERT INTO webhook_events (id, webhook_id, network, block_number, block_hash, source, body, state, next_at, created_at, event_type)
-    SELECT printf('evt_bench%015d', i), '${w.id}', 'ethereum.devnet', 0, '0x', 'bench:' || i, replace('${sample}', 'evt_bench000000000000000', printf('evt_bench%015d', i)), 'pending', 0, 0, ${type} FROM c;`]);
+  if (env.PG_URL) {	// BENCH_ENGINE=pg (bench/lib.sh): the same rows in PostgreSQL
+    execFileSync('psql', ['-qX', '-v', 'ON_ERROR_STOP=1', env.PG_URL, '-c', `INSERT INTO webhook_events (id, webhook_id, network, block_number, block_hash, source, body, state, next_at, created_at, event_type)
+    SELECT 'evt_bench' || lpad(i::text, 15, '0'), '${w.id}', 'ethereum.devnet', 0, '0x', 'bench:' || i, replace('${sample}', 'evt_bench000000000000000', 'evt_bench' || lpad(i::text, 15, '0')), 'pending', 0, 0, ${type} FROM generate_series(1, ${Number(N)}) AS i;`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } else {
+    execFileSync('sqlite3', [db, `PRAGMA busy_timeout=10000; WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ${Number(N)})
+      INSERT INTO webhook_events (id, webhook_id, network, block_number, block_hash, source, body, state, next_at, created_at, event_type)
+      SELECT printf('evt_bench%015d', i), '${w.id}', 'ethereum.devnet', 0, '0x', 'bench:' || i, replace('${sample}', 'evt_bench000000000000000', printf('evt_bench%015d', i)), 'pending', 0, 0, ${type} FROM c;`]);
+  }
   count = 0;
   let t0 = process.hrtime.bigint();
   // Not execFileSync: the receiver runs in this process's event loop.

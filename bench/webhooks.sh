@@ -20,5 +20,5 @@ cat >> "$dir/blockport.ini" <<EOT
 ca_file = $dir/webhook-ca.pem
 EOT
 ln -sfn ../devchain/node_modules bench/node_modules 2>/dev/null || true
-BASE_URL=$BASE_URL CHAIN_URL=$CHAIN_URL BLOCKPORT_CONFIG=$BLOCKPORT_CONFIG BENCH_KEY=$key STACK_DIR=$dir BLOCKPORT_BUILD=$top/build BLOCKPORT_STACK=$dir \
+PG_URL=$PG_URL BASE_URL=$BASE_URL CHAIN_URL=$CHAIN_URL BLOCKPORT_CONFIG=$BLOCKPORT_CONFIG BENCH_KEY=$key STACK_DIR=$dir BLOCKPORT_BUILD=$top/build BLOCKPORT_STACK=$dir \
 	node bench/webhooks.mjs "$N" "$M" 256
