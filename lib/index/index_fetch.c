@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpc/rpc_client.h"
 #include "index_fetch.h"
 
 #define HASH_STR	BP_BLOCKS_HASH_STR
@@ -13,6 +14,12 @@
 void
 bp_index_fetch_free(struct bp_index_fetch *b)
 {
+	size_t i;
+
+	for (i = 0; b->traces != NULL && i < b->r.n; i++)
+		cJSON_Delete(b->traces[i]);
+	free(b->traces);
+	b->traces = NULL;
 	bp_blocks_range_free(&b->r);
 	free(b->hashes);
 	b->hashes = NULL;
@@ -119,4 +126,80 @@ bp_index_fetch_batch(struct bp_blocks_src *src, int64_t from, int64_t to, int64_
 	if (bp_blocks_range(src, from, to, &b->r, too_large, err, errlen) == -1)
 		return -1;
 	return bp_index_fetch_check(b, head, head_hash, err, errlen);
+}
+
+/* Whether trace answers t (an array) has one frame per transaction of block object blk. */
+static int
+traces_match(const cJSON *t, const cJSON *blk)
+{
+	const cJSON *txs = cJSON_GetObjectItemCaseSensitive(blk, "transactions"), *x, *f;
+	char th[HASH_STR], h[HASH_STR];
+
+	if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != cJSON_GetArraySize(txs))
+		return 0;
+	for (f = t->child, x = txs->child; f != NULL && x != NULL; f = f->next, x = x->next) {
+		if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(f, "result")))
+			return 0;
+		/* geth and anvil name the transaction; a node that does not is taken in order. */
+		if (cJSON_GetObjectItemCaseSensitive(f, "txHash") != NULL &&
+		    (bp_blocks_jhash(f, "txHash", h) == -1 || bp_blocks_jhash(x, "hash", th) == -1 ||
+		    strcmp(h, th) != 0))
+			return 0;
+	}
+	return 1;
+}
+
+int
+bp_index_fetch_traces(struct bp_blocks_src *src, struct bp_index_fetch *b, char *err,
+    size_t errlen)
+{
+	struct bp_rpc_client_call *calls;
+	size_t i, n = b->r.n;
+	int rc = -1;
+
+	if ((calls = calloc(n, sizeof(*calls))) == NULL ||
+	    (b->traces = calloc(n, sizeof(*b->traces))) == NULL) {
+		free(calls);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		char p[BP_BLOCKS_HASH_STR + 40];
+
+		snprintf(p, sizeof(p), "[\"%s\",{\"tracer\":\"callTracer\"}]", b->hashes[i]);
+		calls[i].method = "debug_traceBlockByHash";
+		if ((calls[i].params = cJSON_Parse(p)) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	if (bp_rpc_client_batch(src->up, src->net, calls, n) == 0 &&
+	    calls[0].err.kind == BP_RPC_CLIENT_ERR_TRANSPORT) {
+		snprintf(err, errlen, "traces of blocks %lld-%lld: %s", (long long)b->r.from,
+		    (long long)b->r.to, calls[0].err.message);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		/* A node without tracing; any other error (a block gone by now) is tried again. */
+		if (calls[i].result == NULL && calls[i].err.kind == BP_RPC_CLIENT_ERR_RPC &&
+		    (calls[i].err.code == -32601 || strcasestr(calls[i].err.message,
+		    "method") != NULL)) {
+			snprintf(err, errlen, "block %lld: debug_traceBlockByHash: %s",
+			    (long long)(b->r.from + (int64_t)i), calls[i].err.message);
+			rc = 1;
+			goto out;
+		}
+		if (!traces_match(calls[i].result, b->r.blocks[i])) {
+			snprintf(err, errlen, "block %lld: %s; retrying",
+			    (long long)(b->r.from + (int64_t)i), calls[i].result == NULL ?
+			    calls[i].err.message : "its call traces do not match its transactions");
+			goto out;
+		}
+		b->traces[i] = calls[i].result;
+		calls[i].result = NULL;
+	}
+	rc = 0;
+out:
+	bp_rpc_client_calls_free(calls, n);
+	return rc;
 }

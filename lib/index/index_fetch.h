@@ -9,12 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "evm/blocks.h"
 
 /* A fetched batch: the answers, and each block's hash once checked. */
 struct bp_index_fetch {
 	struct bp_blocks_range	 r;		/* blocks r.from .. r.to, their logs and receipts */
 	char			(*hashes)[BP_BLOCKS_HASH_STR];	/* r.n block hashes, lower-case */
+	/* r.n call-trace arrays (bp_index_fetch_traces), or NULL: none fetched. Owned. */
+	cJSON			**traces;
 };
 
 /* Frees what b owns and zeroes it. */
@@ -40,5 +44,16 @@ int	bp_index_fetch_check(struct bp_index_fetch *b, int64_t head, const char *hea
  */
 int	bp_index_fetch_batch(struct bp_blocks_src *, int64_t from, int64_t to, int64_t head,
 	    const char *head_hash, struct bp_index_fetch *b, int *too_large, char *err, size_t errlen);
+
+/*
+ * The call traces of the checked blocks of b (bp_index_fetch_check returned 0), by hash so that
+ * they are of the blocks checked: debug_traceBlockByHash with the callTracer, one JSON-RPC
+ * batch, read outside any database transaction. Each answer must be an array of one frame per
+ * transaction of its block, in order (txHash, when given, naming it). Fills b->traces. Returns
+ * 0; 1 when the node does not serve the method (-32601 or an error answer: no tracing); -1
+ * with err set when no upstream answered or an answer is malformed (try again later).
+ */
+int	bp_index_fetch_traces(struct bp_blocks_src *, struct bp_index_fetch *b, char *err,
+	    size_t errlen);
 
 #endif

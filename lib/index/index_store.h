@@ -47,6 +47,9 @@ struct bp_index_store_block {
 							 * in order (checked), or NULL */
 	const cJSON			*block;		/* the node's block object, its
 							 * transactions included */
+	const cJSON			*traces;	/* its transactions' call frames
+							 * (callTracer, checked), or NULL:
+							 * not fetched */
 };
 
 /*

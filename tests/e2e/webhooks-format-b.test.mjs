@@ -144,7 +144,7 @@ test('bad format-B bodies are 400s naming the field', async () => {
     [{ event_type: 'TOKEN_TRANSFER', filters: { contracts: [A], topic: [] } }, /^filters\.topic is not a filter/],
     [{ event_type: 'NEW_BLOCK', config: {} }, /^config: a format-B webhook/],
     [{ event_type: 'token_transfer', config: { contracts: [A] }, filters: {} }, /^filters: only format-B/],
-    [{ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [A] } }, /^event_type: INTERNAL_TRANSFER is not served yet/],
+    [{ event_type: 'INTERNAL_TRANSFER' }, /^filters\.addresses is required for INTERNAL_TRANSFER/],
   ];
   for (const [body, why] of bad) {
     const res = await api('/v1/webhooks', { method: 'POST', key, body: { url: `${base}/x`, chain: 'ethereum', ...body } });
@@ -190,6 +190,30 @@ test('ADDRESS_ACTIVITY and MINED_TRANSACTION of one native send, in one webhook'
     transactionIndex: r.index, from: A, to: B, value: '12345', status: 'success', gasUsed: Number(r.gasUsed),
     effectiveGasPrice: r.gasPrice.toString() });
   assert.notEqual(act.json.id, mt.json.id);
+});
+
+test('INTERNAL_TRANSFER: a forwarder\'s inner call with value, from the call traces; addresses and min_value narrow', async () => {
+  // A contract whose code sends what it gets on: CALL(gas, D, CALLVALUE, 0, 0, 0, 0).
+  const D = getAddress(account(83).address);
+  const runtime = `600060006000600034 73${D.slice(2).toLowerCase()} 5a f1 00`.replaceAll(' ', '');
+  const made = await mined(deployer.sendTransaction({ data: `0x602180600b6000396000f3${runtime}` }));
+  const F = getAddress(made.contractAddress);
+  const w = await hook({ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [D] } });
+  const big = await hook({ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [F], min_value: '5000' } });
+  const sender = await hook({ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [A] } });
+  const r1 = await mined(wallet(80, provider).sendTransaction({ to: F, value: 4000n }));
+  const r2 = await mined(wallet(80, provider).sendTransaction({ to: F, value: 7000n }));
+  assert.equal(await provider.getBalance(F), 0n, 'the forwarder passed the value on');
+  await arrived(w.path, 2);
+  await arrived(big.path, 1);
+  await sleep(1000);
+  assert.deepEqual(got.get(w.path).map((d) => d.json.data.transactionHash).sort(), [r1.hash, r2.hash].sort());
+  assert.equal(got.get(big.path).length, 1, 'min_value left the 4000 wei one out');
+  assert.equal(got.get(sender.path), undefined, 'the transaction\'s own call is not internal');
+  const [d] = got.get(big.path);
+  assertEnvelope(d, 'INTERNAL_TRANSFER');
+  assert.deepEqual(d.json.data, { blockNumber: r2.blockNumber, transactionHash: r2.hash, logIndex: null,
+    from: F, to: D, value: '7000', asset: 'ETH', contract: null, traceAddress: [0], callType: 'CALL' });
 });
 
 test('NFT_ACTIVITY: a mint, with its activity; NEW_BLOCK: the block as the node has it', async () => {
