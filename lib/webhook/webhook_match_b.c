@@ -199,8 +199,9 @@ match_move(struct match *m, struct filter *f, struct bp_webhook_b_move *mv,
 	    (long long)e->pos.log_index, item);
 	if ((f->btypes & BP_WEBHOOK_B_BIT(t)) && (f->addrs.n == 0 ||
 	    bp_webhook_match_has(&f->addrs, mv->from) || bp_webhook_match_has(&f->addrs, mv->to)))
+		/* Both wait for the worker to complete them: a symbol, an NFT's metadata. */
 		if (bp_webhook_b_data_move(&m->data, t, mv) == -1 || emit_b(m, f, t, source,
-		    t == BP_WEBHOOK_B_TOKEN_TRANSFER ? e->pos.contract : NULL) == -1)
+		    e->pos.contract) == -1)
 			return -1;
 	if (!(f->btypes & BP_WEBHOOK_B_BIT(BP_WEBHOOK_B_ADDRESS_ACTIVITY)))
 		return 0;
