@@ -115,12 +115,19 @@ bp_webhook_b_traces_served(const struct bp_config *cfg, const struct bp_network 
 
 	memset(&err, 0, sizeof(err));
 	if ((up = bp_upstream_new(cfg)) == NULL ||
-	    (p = cJSON_Parse("[\"latest\",false]")) == NULL) {
+	    (p = cJSON_Parse("[\"latest\"]")) == NULL) {
 		snprintf(why, cap, "event_types: INTERNAL_TRANSFER: out of memory");
 		goto out;
 	}
-	/* By hash, as the indexer asks: a node may serve one of the two methods only. */
-	if ((blk = bp_rpc_client_call(up, net, "eth_getBlockByNumber", p, &err)) == NULL ||
+	/* As the indexer asks (index_fetch.h): trace_block, else debug_traceBlockByHash. */
+	if ((tr = bp_rpc_client_call(up, net, "trace_block", p, &err)) != NULL &&
+	    cJSON_IsArray(tr))
+		goto out;
+	cJSON_Delete(tr);
+	tr = NULL;
+	cJSON_Delete(p);
+	if ((p = cJSON_Parse("[\"latest\",false]")) == NULL ||
+	    (blk = bp_rpc_client_call(up, net, "eth_getBlockByNumber", p, &err)) == NULL ||
 	    (h = bp_blocks_jstr(blk, "hash")) == NULL) {
 		snprintf(why, cap, "event_types: INTERNAL_TRANSFER: the node of %s.%s did not"
 		    " answer (%s); try again", net->chain, net->network, blk == NULL ?
@@ -133,8 +140,8 @@ bp_webhook_b_traces_served(const struct bp_config *cfg, const struct bp_network 
 	    (tr = bp_rpc_client_call(up, net, "debug_traceBlockByHash", p, &err)) == NULL ||
 	    !cJSON_IsArray(tr))
 		snprintf(why, cap, "event_types: INTERNAL_TRANSFER needs call traces, which the"
-		    " node of %s.%s does not serve (debug_traceBlockByHash: %s)", net->chain,
-		    net->network, tr == NULL ? err.message : "not an array");
+		    " node of %s.%s does not serve (trace_block, debug_traceBlockByHash: %s)",
+		    net->chain, net->network, tr == NULL ? err.message : "not an array");
 out:
 	cJSON_Delete(p);
 	cJSON_Delete(blk);

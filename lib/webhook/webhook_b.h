@@ -66,8 +66,8 @@ int		 bp_webhook_filters_parse(uint32_t mask, const cJSON *filters,
 		    struct bp_buf *canon, char *why, size_t cap);
 
 /*
- * Whether network net's upstream serves call traces (debug_traceBlockByHash of its latest
- * block, callTracer), which INTERNAL_TRANSFER needs: 0, or -1 with why naming event_types and
+ * Whether network net's upstream serves call traces (trace_block, or debug_traceBlockByHash
+ * with the callTracer, of its latest block), which INTERNAL_TRANSFER needs: 0, or -1 with why naming event_types and
  * the network (the node does not serve them, or did not answer). Asked when such a webhook is
  * created, with no transaction open.
  */

@@ -693,7 +693,7 @@ bp_webhook_match_pending(const struct bp_config *cfg, struct bp_db *db, const ch
 {
 	/* No block yet: block 0, always final, and no reorg's rollback names it. */
 	static const struct bp_index_store_block pending = { 0, "pending", "pending", NULL, 0,
-	    NULL, NULL, NULL };
+	    NULL, NULL, NULL, 0 };
 	struct match m;
 	size_t i;
 	int ok = 0;
