@@ -19,6 +19,8 @@
 #
 #   bench/indexer.sh          BLOCKS=1000 PER_BLOCK=20 BATCH=100 RUNS=3 by default
 #   WEBHOOKS=0 bench/indexer.sh   skips the webhook run
+#   TRACES=1 bench/indexer.sh     adds a run with one INTERNAL_TRANSFER webhook: the indexer then
+#                                 fetches every block's call traces too (debug_traceBlockByHash)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -126,21 +128,41 @@ webhooks() {
 	sqlite3 "$dir/bench.db" "$sql COMMIT;"
 }
 
-# measure_webhooks: prints "idx_s recorded dropped" (best of RUNS), with receipts.
-measure_webhooks() {
-	local best="" s t0 t1 i counts
+# measure_with SETUP: the indexer's best time of RUNS, with receipts, each on a fresh database
+# that SETUP fills first.
+measure_with() {
+	local best="" s t0 t1 i
 	for ((i = 0; i < RUNS; i++)); do
 		config true
-		webhooks
+		"$1"
 		t0=$(date +%s.%N)
 		BLOCKPORT_CONFIG=$dir/bench.ini build/cron/indexer --once
 		t1=$(date +%s.%N)
 		s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 		best=$(awk -v a="$s" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
 	done
+	echo "$best"
+}
+
+# measure_webhooks: prints "idx_s recorded dropped" (best of RUNS), with receipts.
+measure_webhooks() {
+	local best counts
+	best=$(measure_with webhooks)
 	counts=$(sqlite3 "$dir/bench.db" "SELECT sum(recorded) || ' ' ||
 		(sum(dropped_day) + sum(dropped_backlog)) FROM webhook_counts")
 	echo "$best $counts"
+}
+
+# trace_webhook: one INTERNAL_TRANSFER webhook, in the fresh database of config.
+trace_webhook() {
+	BLOCKPORT_CONFIG=$dir/bench.ini build/blockport account create \
+		--email "trace@example.test" --plan enterprise >/dev/null
+	sqlite3 "$dir/bench.db" "INSERT INTO webhooks (id, account_id, url, chain, network,
+		event_type, event_types, config, secret, status, created_at, updated_at)
+		SELECT 'wh_trace', id, 'https://127.0.0.1:9/h', 'ethereum', 'ethereum.devnet',
+		'log', 'INTERNAL_TRANSFER',
+		'{\"addresses\":[\"0x00000000000000000000000000000000000000be\"]}',
+		'whsec_bench', 'active', 0, 0 FROM accounts WHERE email = 'trace@example.test'"
 }
 
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
@@ -166,4 +188,11 @@ if [ "${WEBHOOKS:-1}" != 0 ] && [ -z "$pg_base" ]; then	# its webhooks are writt
 	echo "events recorded $recorded, not recorded past the free plan's fences $dropped"
 	echo "with webhooks / without (with receipts): $(ratio "$(rate "$blocks" "$widx")" \
 		"$(rate "$blocks" "$idx_receipts")")  (goal >= 80%)"
+fi
+if [ "${TRACES:-0}" = 1 ]; then
+	read -r tidx < <(measure_with trace_webhook)
+	printf '%-44s %9s %10s %10s\n' "indexer, an INTERNAL_TRANSFER webhook" "$tidx" \
+		"$(rate "$blocks" "$tidx")" "$(rate "$logs" "$tidx")"
+	echo "with call traces / without (with receipts): $(ratio "$(rate "$blocks" "$tidx")" \
+		"$(rate "$blocks" "$idx_receipts")")"
 fi

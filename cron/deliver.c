@@ -24,7 +24,10 @@
 #include "core/util.h"
 #include "core/worker.h"
 #include "evm/chain.h"
+#include "evm/address.h"
+#include "evm/u256.h"
 #include "net/mail.h"
+#include "nft/nft.h"
 #include "net/upstream.h"
 #include "webhook/webhook.h"
 #include "webhook/webhook_queue.h"
@@ -39,7 +42,30 @@ struct state {
 	struct bp_chain			*chain;
 	struct bp_webhook_sender	*sender;
 	int64_t				 pruned_at;
+	struct bp_webhook_nft_meta	 meta;		/* NFT_ACTIVITY's, from lib/nft's cache */
 };
+
+/* The webhook filler's NFT metadata (webhook_token.h): the NFT cache's, never a fetch. */
+static int
+nft_meta(void *arg, struct bp_db *db, const char *network, const char *contract,
+    const char *token_id, struct bp_buf *out)
+{
+	const struct bp_config *cfg = arg;
+	const struct bp_network *net;
+	char chain[BP_NAME_MAX], *dot;
+	struct bp_u256 id;
+	uint8_t a[20];
+
+	bp_strlcpy(chain, network, sizeof(chain));
+	if ((dot = strchr(chain, '.')) == NULL)
+		return bp_buf_adds(out, "null");
+	*dot = '\0';
+	if ((net = bp_config_network(cfg, chain, dot + 1)) == NULL ||
+	    bp_addr_parse(contract, strlen(contract), 0, a) == -1 ||
+	    bp_u256_from_dec(&id, token_id, strlen(token_id)) == -1)
+		return bp_buf_adds(out, "null");
+	return bp_nft_cached_metadata(cfg, db, net, a, &id, out);
+}
 
 /* Tells the owner of webhook id that it was paused; logs when there is no SMTP server. */
 static void
@@ -118,7 +144,8 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	int64_t start = bp_mono_us(), first = 0;
 	int n, filled, claiming = 1, failed = 0, rc = BP_WORKER_FAILED;
 
-	if ((filled = bp_webhook_tokens_fill(w->db, w->cfg, s->chain, TOKENS_MAX)) == -1) {
+	if ((filled = bp_webhook_tokens_fill(w->db, w->cfg, s->chain, &s->meta,
+	    TOKENS_MAX)) == -1) {
 		snprintf(msg, msglen, "database error while completing token events");
 		return BP_WORKER_FAILED;
 	}
@@ -193,6 +220,8 @@ deliver_init(struct bp_worker_ctx *w)
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -1;
 	w->state = s;
+	s->meta.fn = nft_meta;
+	s->meta.arg = (void *)w->cfg;
 	if ((s->up = bp_upstream_new(w->cfg)) == NULL ||
 	    (s->chain = bp_chain_new(w->cfg, s->up)) == NULL ||
 	    (s->sender = bp_webhook_sender_new(w->cfg)) == NULL)

@@ -10,6 +10,7 @@
  *   2. the batch: blocks, logs and receipts in one JSON-RPC batch, checked to be one chain that
  *      continues the stored head (index_fetch.h); a batch that does not link to the stored
  *      head is a reorg: walk back and roll back (index_reorg.h);
+ *      and, when an INTERNAL_TRANSFER webhook wants them, their call traces;
  *   3. one SQLite transaction: the rows, the holdings, the store hook and the cursor
  *      (index_store.h), so a crash leaves no gap and no duplicate;
  *   4. pruning past index_retention_blocks, a bounded slice (index_prune.h).
@@ -154,7 +155,7 @@ index_chain(struct bp_db *db, struct state *s, struct chain *c, struct bp_index_
 	struct bp_index_store_cursor cur;
 	struct bp_index_fetch b;
 	int64_t head, to;
-	int r, too_large;
+	int r, too_large, want, t;
 
 	if (bp_index_store_cursor_load(db, &c->st, &cur) == -1) {
 		snprintf(err, errlen, "database error");
@@ -187,6 +188,20 @@ index_chain(struct bp_db *db, struct state *s, struct chain *c, struct bp_index_
 		/* Blocks that do not fit max_response: smaller batches, for this process. */
 		c->batch = (to - cur.head) / 2;
 		bp_warn("%s: %s; index_batch now %lld", c->st.key, err, (long long)c->batch);
+	}
+	/*
+	 * INTERNAL_TRANSFER webhooks need the blocks' call traces: fetched here, with no
+	 * transaction open, and only when one wants them (a trace costs the node a replay).
+	 */
+	if (r == 0 && (want = bp_webhook_match_traces_wanted(db, c->st.key)) != 0) {
+		if (want == -1) {
+			snprintf(err, errlen, "database error");
+			r = -1;
+		} else if ((t = bp_index_fetch_traces(&c->src, &b, err, errlen)) == -1)
+			r = -1;
+		else if (t == 1)	/* said at create; an upstream changed since */
+			bp_warn("%s: %s: no INTERNAL_TRANSFER events for blocks %lld-%lld",
+			    c->st.key, err, (long long)b.r.from, (long long)b.r.to);
 	}
 	s->nsupply = 0;
 	if (r == 0 && bp_index_store_batch(db, &c->st, &b, head, n) == -1) {

@@ -538,10 +538,6 @@ bp_blocks_hashes(struct bp_blocks_src *src, int64_t lo, int64_t hi,
 	}
 	rc = 0;
 out:
-	for (i = 0; i < n; i++) {
-		cJSON_Delete((cJSON *)calls[i].params);
-		cJSON_Delete(calls[i].result);
-	}
-	free(calls);
+	bp_rpc_client_calls_free(calls, n);
 	return rc;
 }

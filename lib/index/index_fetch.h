@@ -9,12 +9,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "evm/blocks.h"
 
 /* A fetched batch: the answers, and each block's hash once checked. */
 struct bp_index_fetch {
 	struct bp_blocks_range	 r;		/* blocks r.from .. r.to, their logs and receipts */
 	char			(*hashes)[BP_BLOCKS_HASH_STR];	/* r.n block hashes, lower-case */
+	/* r.n call-trace arrays (bp_index_fetch_traces), or NULL: none fetched. Owned. */
+	cJSON			**traces;
+	int			 traces_flat;	/* trace_block's entries; else callTracer's */
 };
 
 /* Frees what b owns and zeroes it. */
@@ -40,5 +45,17 @@ int	bp_index_fetch_check(struct bp_index_fetch *b, int64_t head, const char *hea
  */
 int	bp_index_fetch_batch(struct bp_blocks_src *, int64_t from, int64_t to, int64_t head,
 	    const char *head_hash, struct bp_index_fetch *b, int *too_large, char *err, size_t errlen);
+
+/*
+ * The call traces of the checked blocks of b (bp_index_fetch_check returned 0), read outside
+ * any database transaction in one JSON-RPC batch: trace_block (parity's flat entries, each
+ * naming its block's hash, checked), or, from a node without it (geth),
+ * debug_traceBlockByHash with the callTracer (by the hashes checked; one frame per
+ * transaction, in order). Fills b->traces and b->traces_flat. Returns 0; 1 when the node
+ * serves neither (-32601: no tracing); -1 with err set when no upstream answered or an answer
+ * is malformed or of another block (try again later).
+ */
+int	bp_index_fetch_traces(struct bp_blocks_src *, struct bp_index_fetch *b, char *err,
+	    size_t errlen);
 
 #endif

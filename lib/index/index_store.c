@@ -672,6 +672,8 @@ hook_blocks(struct bp_db *db, const struct bp_index_store_chain *c, const struct
 		blk.nevents = start[i] - first;
 		blk.receipts = b->r.receipts != NULL ? b->r.receipts[i] : NULL;
 		blk.block = b->r.blocks[i];
+		blk.traces = b->traces != NULL ? b->traces[i] : NULL;
+		blk.traces_flat = b->traces_flat;
 		if (c->hook->block(c->hook->arg, db, c->key, &blk) == -1) {
 			bp_err("%s: the store hook failed on block %lld", c->key,
 			    (long long)blk.number);

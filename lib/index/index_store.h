@@ -47,6 +47,9 @@ struct bp_index_store_block {
 							 * in order (checked), or NULL */
 	const cJSON			*block;		/* the node's block object, its
 							 * transactions included */
+	const cJSON			*traces;	/* its call traces (index_fetch.h,
+							 * checked), or NULL: not fetched */
+	int				 traces_flat;	/* trace_block's; else callTracer's */
 };
 
 /*

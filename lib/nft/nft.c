@@ -441,6 +441,35 @@ render_metadata(const struct bp_config *cfg, const struct bp_network *net,
 }
 
 int
+bp_nft_cached_metadata(const struct bp_config *cfg, struct bp_db *db,
+    const struct bp_network *net, const uint8_t contract[20], const struct bp_u256 *id,
+    struct bp_buf *out)
+{
+	struct bp_nft_names nm;
+	struct bp_nft_meta m;
+	struct bp_buf gw;
+	int rc;
+
+	names_init(&nm, net, contract, id);
+	if (bp_nft_meta_load(db, &nm, &m) == -1)
+		return -1;
+	if (!m.ok) {
+		bp_nft_meta_free(&m);
+		return bp_buf_adds(out, "null");
+	}
+	bp_buf_init(&gw, BP_NFT_URI_MAX + 1);
+	/* Members named as format B's data name theirs (camelCase). */
+	rc = bp_buf_adds(out, "{\"name\":") == -1 || bp_nft_json_str_or_null(out, m.name) == -1 ||
+	    bp_nft_json_member(out, "description", m.description) == -1 ||
+	    bp_nft_json_member(out, "image", m.image) == -1 ||
+	    bp_nft_json_member(out, "imageGatewayUrl", image_gateway(cfg, m.image, &gw)) == -1 ||
+	    bp_buf_printf(out, ",\"traits\":%s}", m.traits != NULL ? m.traits : "[]") == -1 ? -1 : 0;
+	bp_buf_free(&gw);
+	bp_nft_meta_free(&m);
+	return rc;
+}
+
+int
 bp_nft_metadata(struct bp_nft *n, struct bp_db *db, const struct bp_network *net,
     const uint8_t contract[20], const struct bp_u256 *id, struct bp_buf *out,
     struct bp_error *err)

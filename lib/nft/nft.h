@@ -38,6 +38,16 @@ int		 bp_nft_metadata(struct bp_nft *, struct bp_db *, const struct bp_network *
 		    const uint8_t contract[20], const struct bp_u256 *token_id, struct bp_buf *out,
 		    struct bp_error *err);
 
+/*
+ * The cached metadata of a token, from the cache only (never a fetch: a webhook's delivery
+ * must not wait on a token's server), appended to out as {name, description, image,
+ * imageGatewayUrl, traits}, or null when the cache has no good document for it. Returns 0, or
+ * -1 on a database error or out of memory.
+ */
+int		 bp_nft_cached_metadata(const struct bp_config *, struct bp_db *,
+		    const struct bp_network *, const uint8_t contract[20],
+		    const struct bp_u256 *token_id, struct bp_buf *out);
+
 /* GET /v1/nfts/{chain}/collection/{contract}: as bp_nft_metadata. */
 int		 bp_nft_collection(struct bp_nft *, struct bp_db *, const struct bp_network *,
 		    const uint8_t contract[20], struct bp_buf *out, struct bp_error *err);

@@ -202,3 +202,15 @@ bp_rpc_client_batch(struct bp_upstream *up, const struct bp_network *net,
 		return 0;
 	return client_send(up, net, calls, n, 1);
 }
+
+void
+bp_rpc_client_calls_free(struct bp_rpc_client_call *calls, size_t n)
+{
+	size_t i;
+
+	for (i = 0; calls != NULL && i < n; i++) {
+		cJSON_Delete((cJSON *)calls[i].params);
+		cJSON_Delete(calls[i].result);
+	}
+	free(calls);
+}

@@ -47,6 +47,9 @@ struct bp_rpc_client_call {
 	struct bp_rpc_client_error	 err;
 };
 
+/* Frees the params and results of calls[0..n) (params the caller's cJSON) and calls itself. */
+void		 bp_rpc_client_calls_free(struct bp_rpc_client_call *calls, size_t n);
+
 /*
  * Reads ans (len bytes; NULL when len is 0), an upstream's answer to the client's request for
  * calls[0..n), whose ids are 0..n-1 (a single call: 0), into the calls. The answer is not

@@ -413,7 +413,10 @@ input(const struct bp_config *cfg, const cJSON *body, int create, int testkey,
 			/* Stored as 'log' (migration 016); event_types says what it is. */
 			in->type = BP_WEBHOOK_LOG;
 			in->has_type = 1;
-			return input_b(body, 1, in, why, cap);
+			if (input_b(body, 1, in, why, cap) == -1)
+				return -1;
+			return (in->types & BP_WEBHOOK_B_BIT(BP_WEBHOOK_B_INTERNAL_TRANSFER)) ?
+			    bp_webhook_b_traces_served(cfg, in->net, why, cap) : 0;
 		}
 		if (type == NULL) {
 			snprintf(why, cap, "event_type is required");

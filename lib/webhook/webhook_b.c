@@ -8,6 +8,9 @@
 
 #include "core/hex.h"
 #include "evm/address.h"
+#include "evm/blocks.h"
+#include "net/upstream.h"
+#include "rpc/rpc_client.h"
 #include "webhook.h"
 #include "webhook_b.h"
 
@@ -100,26 +103,60 @@ upper(const char *s)
 	return s[0] >= 'A' && s[0] <= 'Z';
 }
 
-/*
- * The type this deployment cannot serve yet: INTERNAL_TRANSFER needs the node's call traces,
- * which do not feed the matcher. A webhook that would never fire is refused rather than made
- * (docs/webhooks.md).
- */
-static int
-served(enum bp_webhook_btype t, const char *field, char *why, size_t cap)
+int
+bp_webhook_b_traces_served(const struct bp_config *cfg, const struct bp_network *net,
+    char *why, size_t cap)
 {
-	if (t == BP_WEBHOOK_B_INTERNAL_TRANSFER)
-		snprintf(why, cap, "%s: INTERNAL_TRANSFER is not served yet (it needs the node's"
-		    " call traces, which the indexer does not record)", field);
-	else
-		return 0;
-	return -1;
+	struct bp_rpc_client_error err;
+	struct bp_upstream *up;
+	cJSON *blk = NULL, *tr = NULL, *p = NULL;
+	const char *h;
+	char params[BP_BLOCKS_HASH_STR + 40];
+
+	memset(&err, 0, sizeof(err));
+	if ((up = bp_upstream_new(cfg)) == NULL ||
+	    (p = cJSON_Parse("[\"latest\"]")) == NULL) {
+		snprintf(why, cap, "event_types: INTERNAL_TRANSFER: out of memory");
+		goto out;
+	}
+	/* As the indexer asks (index_fetch.h): trace_block, else debug_traceBlockByHash. */
+	if ((tr = bp_rpc_client_call(up, net, "trace_block", p, &err)) != NULL &&
+	    cJSON_IsArray(tr))
+		goto out;
+	cJSON_Delete(tr);
+	tr = NULL;
+	cJSON_Delete(p);
+	if ((p = cJSON_Parse("[\"latest\",false]")) == NULL ||
+	    (blk = bp_rpc_client_call(up, net, "eth_getBlockByNumber", p, &err)) == NULL ||
+	    (h = bp_blocks_jstr(blk, "hash")) == NULL) {
+		snprintf(why, cap, "event_types: INTERNAL_TRANSFER: the node of %s.%s did not"
+		    " answer (%s); try again", net->chain, net->network, blk == NULL ?
+		    err.message : "no latest block");
+		goto out;
+	}
+	cJSON_Delete(p);
+	snprintf(params, sizeof(params), "[\"%.66s\",{\"tracer\":\"callTracer\"}]", h);
+	if ((p = cJSON_Parse(params)) == NULL ||
+	    (tr = bp_rpc_client_call(up, net, "debug_traceBlockByHash", p, &err)) == NULL ||
+	    !cJSON_IsArray(tr))
+		snprintf(why, cap, "event_types: INTERNAL_TRANSFER needs call traces, which the"
+		    " node of %s.%s does not serve (trace_block, debug_traceBlockByHash: %s)",
+		    net->chain, net->network, tr == NULL ? err.message : "not an array");
+out:
+	cJSON_Delete(p);
+	cJSON_Delete(blk);
+	bp_upstream_free(up);
+	if (tr == NULL || !cJSON_IsArray(tr)) {
+		cJSON_Delete(tr);
+		return -1;
+	}
+	cJSON_Delete(tr);
+	return 0;
 }
 
 int
 bp_webhook_btypes_input(const cJSON *body, uint32_t *mask, char *why, size_t cap)
 {
-	char field[32];
 	const cJSON *one = cJSON_GetObjectItemCaseSensitive(body, "event_type");
 	const cJSON *many = cJSON_GetObjectItemCaseSensitive(body, "event_types"), *it;
 	enum bp_webhook_btype t;
@@ -134,8 +171,6 @@ bp_webhook_btypes_input(const cJSON *body, uint32_t *mask, char *why, size_t cap
 			    B_ALL);
 			return -1;
 		}
-		if (served(t, "event_type", why, cap) == -1)
-			return -1;
 		*mask = BP_WEBHOOK_B_BIT(t);
 		return 1;
 	}
@@ -154,9 +189,6 @@ bp_webhook_btypes_input(const cJSON *body, uint32_t *mask, char *why, size_t cap
 			snprintf(why, cap, "event_types[%d] must be %s", i, B_ALL);
 			return -1;
 		}
-		snprintf(field, sizeof(field), "event_types[%d]", i);
-		if (served(t, field, why, cap) == -1)
-			return -1;
 		if (*mask & BP_WEBHOOK_B_BIT(t)) {
 			snprintf(why, cap, "event_types[%d]: %s is listed twice", i,
 			    btype_names[t]);
@@ -437,7 +469,10 @@ bp_webhook_b_data_move(struct bp_buf *b, enum bp_webhook_btype t,
 		    (bp_webhook_b_put_u256(b, "tokenId", &mv->token_id, 1) == -1 ||
 		    bp_buf_printf(b, ",\"standard\":\"%s\"", mv->standard) == -1)) ||
 		    (mv->direction != NULL &&
-		    bp_buf_printf(b, ",\"direction\":\"%s\"", mv->direction) == -1);
+		    bp_buf_printf(b, ",\"direction\":\"%s\"", mv->direction) == -1) ||
+		    (t == BP_WEBHOOK_B_INTERNAL_TRANSFER &&
+		    bp_buf_printf(b, ",\"traceAddress\":%s,\"callType\":\"%s\"",
+		    mv->trace_address, mv->call_type) == -1);
 		break;
 	}
 	return fail || bp_buf_adds(b, "}") == -1 ? -1 : 0;

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/buf.h"
+#include "core/config.h"
 #include "evm/u256.h"
 
 enum bp_webhook_btype {
@@ -65,6 +66,15 @@ int		 bp_webhook_filters_parse(uint32_t mask, const cJSON *filters,
 		    struct bp_buf *canon, char *why, size_t cap);
 
 /*
+ * Whether network net's upstream serves call traces (trace_block, or debug_traceBlockByHash
+ * with the callTracer, of its latest block), which INTERNAL_TRANSFER needs: 0, or -1 with why naming event_types and
+ * the network (the node does not serve them, or did not answer). Asked when such a webhook is
+ * created, with no transaction open.
+ */
+int		 bp_webhook_b_traces_served(const struct bp_config *, const struct bp_network *net,
+		    char *why, size_t cap);
+
+/*
  * Appends the envelope {id, type, createdAt, chain, chainId, data} around data (a JSON object,
  * len bytes); created_ms is Unix milliseconds (createdAt is ISO 8601 with milliseconds).
  */
@@ -90,10 +100,12 @@ struct bp_webhook_b_move {
 	struct bp_u256		 token_id;	/* NFT */
 	const char		*standard;	/* "ERC721", "ERC1155"; NULL for the others */
 	const char		*direction;	/* ADDRESS_ACTIVITY: "outgoing", "incoming" */
+	/* INTERNAL_TRANSFER: the frame's place ("[0,1]", JSON) and kind ("CALL", "CREATE"...). */
+	const char		*trace_address, *call_type;
 };
 
 /*
- * The data of TOKEN_TRANSFER, ADDRESS_ACTIVITY and NFT_ACTIVITY events of mv, written into b
+ * The data of TOKEN_TRANSFER, ADDRESS_ACTIVITY, NFT_ACTIVITY and INTERNAL_TRANSFER events of mv, written into b
  * (reset first). A token's symbol and decimals (and valueFormatted) are null placeholders the
  * token filler completes before the first attempt (webhook_token.c); an NFT's metadata is
  * null (see docs/webhooks.md). 0 or -1.

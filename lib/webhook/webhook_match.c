@@ -693,7 +693,7 @@ bp_webhook_match_pending(const struct bp_config *cfg, struct bp_db *db, const ch
 {
 	/* No block yet: block 0, always final, and no reorg's rollback names it. */
 	static const struct bp_index_store_block pending = { 0, "pending", "pending", NULL, 0,
-	    NULL, NULL };
+	    NULL, NULL, NULL, 0 };
 	struct match m;
 	size_t i;
 	int ok = 0;
@@ -710,20 +710,36 @@ out:
 	return match_close(&m, ok);
 }
 
-int
-bp_webhook_match_pending_wanted(struct bp_db *db, const char *chain)
+/* Whether a webhook of network chain (not disabled) has format-B type t: 1, 0, or -1. */
+static int
+type_wanted(struct bp_db *db, const char *chain, enum bp_webhook_btype t)
 {
 	static const char sql[] = "SELECT 1 FROM webhooks WHERE network = ? AND status <> 'disabled'"
-	    " AND event_types LIKE '%PENDING_TRANSACTION%' LIMIT 1";
+	    " AND event_types LIKE ? LIMIT 1";
 	struct bp_stmt *st;
 	enum bp_db_step step;
+	char like[64];
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
+	snprintf(like, sizeof(like), "%%%s%%", bp_webhook_btype_name(t));
 	bp_stmt_text(st, 1, chain);
+	bp_stmt_text(st, 2, like);
 	step = bp_stmt_step(st);
 	bp_stmt_reset(st);
 	return step == BP_DB_ROW ? 1 : step == BP_DB_DONE ? 0 : -1;
+}
+
+int
+bp_webhook_match_pending_wanted(struct bp_db *db, const char *chain)
+{
+	return type_wanted(db, chain, BP_WEBHOOK_B_PENDING_TRANSACTION);
+}
+
+int
+bp_webhook_match_traces_wanted(struct bp_db *db, const char *chain)
+{
+	return type_wanted(db, chain, BP_WEBHOOK_B_INTERNAL_TRANSFER);
 }
 
 int

@@ -37,5 +37,10 @@ int	bp_webhook_match_pending(const struct bp_config *, struct bp_db *db, const c
 	    const cJSON *txs);
 /* Whether a webhook of network chain wants pending transactions: 1, 0, or -1 on error. */
 int	bp_webhook_match_pending_wanted(struct bp_db *db, const char *chain);
+/*
+ * Whether a webhook of network chain wants INTERNAL_TRANSFER, so that the indexer fetches the
+ * blocks' call traces (index_fetch.h) before its store step: 1, 0, or -1 on error.
+ */
+int	bp_webhook_match_traces_wanted(struct bp_db *db, const char *chain);
 
 #endif

@@ -4,8 +4,9 @@
  * enough), each event's data built by webhook_b.c and recorded with its type, in the indexer's
  * store transaction like format A's.
  *
- * INTERNAL_TRANSFER and PENDING_TRANSACTION are not matched here: the indexer's block holds no
- * call traces and no mempool (docs/webhooks.md says what such webhooks get).
+ * INTERNAL_TRANSFER comes from the block's call traces, which the indexer fetches only when a
+ * webhook of the network wants them (bp_webhook_match_traces_wanted); PENDING_TRANSACTION from
+ * cron/pending's transactions (bp_webhook_match_b_pending).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,8 +199,9 @@ match_move(struct match *m, struct filter *f, struct bp_webhook_b_move *mv,
 	    (long long)e->pos.log_index, item);
 	if ((f->btypes & BP_WEBHOOK_B_BIT(t)) && (f->addrs.n == 0 ||
 	    bp_webhook_match_has(&f->addrs, mv->from) || bp_webhook_match_has(&f->addrs, mv->to)))
+		/* Both wait for the worker to complete them: a symbol, an NFT's metadata. */
 		if (bp_webhook_b_data_move(&m->data, t, mv) == -1 || emit_b(m, f, t, source,
-		    t == BP_WEBHOOK_B_TOKEN_TRANSFER ? e->pos.contract : NULL) == -1)
+		    e->pos.contract) == -1)
 			return -1;
 	if (!(f->btypes & BP_WEBHOOK_B_BIT(BP_WEBHOOK_B_ADDRESS_ACTIVITY)))
 		return 0;
@@ -259,6 +261,8 @@ each_move(struct match *m, struct filter *f, const struct bp_index_store_event *
 	}
 }
 
+static int	match_traces(struct match *, struct filter *);
+
 int
 bp_webhook_match_b(struct match *m, struct filter *f)
 {
@@ -283,6 +287,9 @@ bp_webhook_match_b(struct match *m, struct filter *f)
 		for (i = 0; i < m->blk->nevents; i++)
 			if (each_move(m, f, &m->blk->events[i]) == -1)
 				return -1;
+	if ((f->btypes & BP_WEBHOOK_B_BIT(BP_WEBHOOK_B_INTERNAL_TRANSFER)) &&
+	    m->blk->traces != NULL)
+		return match_traces(m, f);
 	return 0;
 }
 
@@ -329,6 +336,188 @@ bp_webhook_match_b_pending(struct match *m, struct filter *f)
 		    &v, &n, has_sel ? sel : NULL) == -1 ||
 		    emit_b(m, f, BP_WEBHOOK_B_PENDING_TRANSACTION, source, NULL) == -1)
 			return -1;
+	}
+	return 0;
+}
+
+#define TRACE_DEPTH	1100	/* the EVM's call depth is 1024 */
+#define TRACE_PATH	(SOURCE_MAX - 80)
+
+/* Frame kinds that move value to their "to"; a DELEGATECALL's value is its caller's, not moved. */
+static int
+moves_value(const char *type)
+{
+	return type != NULL && (strcmp(type, "CALL") == 0 || strcmp(type, "CREATE") == 0 ||
+	    strcmp(type, "CREATE2") == 0 || strcmp(type, "SELFDESTRUCT") == 0);
+}
+
+/*
+ * One frame that may have moved value: its members from, to and value of o (names given: the
+ * two trace formats name them apart), of kind call_type ("CALL"...), at trace address path
+ * ("0,1") in transaction hash; recorded when it moved some and passes f. 0 or -1.
+ */
+static int
+internal(struct match *m, struct filter *f, const char *hash, const struct tx *t,
+    const uint8_t *sel, const cJSON *o, const char *fname, const char *tname, const char *vname,
+    const char *call_type, const char *path)
+{
+	const cJSON *value = cJSON_GetObjectItemCaseSensitive(o, vname);
+	struct bp_webhook_b_move mv;
+	char source[SOURCE_MAX], ta[TRACE_PATH + 2];
+	uint8_t from[20], to[20];
+
+	memset(&mv, 0, sizeof(mv));
+	if (!cJSON_IsString(value) || bp_u256_from_quantity(&mv.value, value->valuestring,
+	    strlen(value->valuestring)) == -1 || bp_u256_is_zero(&mv.value) ||
+	    address(o, fname, from) == -1 || address(o, tname, to) == -1 ||
+	    !(bp_webhook_match_has(&f->addrs, from) || bp_webhook_match_has(&f->addrs, to)) ||
+	    !passes(m, f, hash, sel, t != NULL && t->has_to ? t->to : NULL, &mv.value, NULL))
+		return 0;
+	snprintf(ta, sizeof(ta), "[%s]", path);
+	mv.block = m->blk->number;
+	mv.block_hash = m->blk->hash;
+	mv.tx_hash = hash;
+	mv.log_index = -1;
+	mv.from = from;
+	mv.to = to;
+	mv.trace_address = ta;
+	mv.call_type = call_type;
+	snprintf(source, sizeof(source), "trace:%s:%s", hash, path);
+	if (bp_webhook_b_data_move(&m->data, BP_WEBHOOK_B_INTERNAL_TRANSFER, &mv) == -1)
+		return -1;
+	return emit_b(m, f, BP_WEBHOOK_B_INTERNAL_TRANSFER, source, NULL);
+}
+
+/*
+ * The frames under fr (a callTracer frame of transaction hash, at depth, its trace address path
+ * "0,1" of len bytes): each one that moved value, matched. A frame that failed ("error") moved
+ * nothing, nor did any under it.
+ */
+static int
+match_frame(struct match *m, struct filter *f, const char *hash, const struct tx *t,
+    const uint8_t *sel, const cJSON *fr, int depth, char *path, size_t len)
+{
+	const cJSON *c, *type;
+	size_t k = 0, n;
+
+	if (cJSON_GetObjectItemCaseSensitive(fr, "error") != NULL || depth > TRACE_DEPTH)
+		return 0;
+	type = cJSON_GetObjectItemCaseSensitive(fr, "type");
+	if (depth > 0 && cJSON_IsString(type) && moves_value(type->valuestring) &&
+	    internal(m, f, hash, t, sel, fr, "from", "to", "value", type->valuestring,
+	    path) == -1)
+		return -1;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(fr, "calls")) {
+		n = (size_t)snprintf(path + len, TRACE_PATH - len, "%s%zu", len > 0 ? "," : "", k++);
+		if (len + n >= TRACE_PATH)	/* deeper than a source holds: not named, not sent */
+			break;
+		if (match_frame(m, f, hash, t, sel, c, depth + 1, path, len + n) == -1)
+			return -1;
+		path[len] = '\0';
+	}
+	return 0;
+}
+
+/*
+ * trace_block's entries (parity's flat form, depth first): call (not delegatecall nor
+ * staticcall), create and suicide entries under a transaction's own call; an entry with an
+ * error, and those under it, moved nothing.
+ */
+static int
+match_flat(struct match *m, struct filter *f)
+{
+	const cJSON *e, *a, *r, *ta, *i, *type, *ct;
+	char path[TRACE_PATH], failed[TRACE_PATH + 1], hash[BP_BLOCKS_HASH_STR];
+	char prev[BP_BLOCKS_HASH_STR] = "";
+	const struct tx *t = NULL;
+	uint8_t sel[4];
+	size_t len, fl = 0;
+	int rc, tx_failed = 0;
+
+	cJSON_ArrayForEach(e, m->blk->traces) {
+		a = cJSON_GetObjectItemCaseSensitive(e, "action");
+		r = cJSON_GetObjectItemCaseSensitive(e, "result");
+		ta = cJSON_GetObjectItemCaseSensitive(e, "traceAddress");
+		type = cJSON_GetObjectItemCaseSensitive(e, "type");
+		if (bp_blocks_jhash(e, "transactionHash", hash) == -1 || !cJSON_IsArray(ta) ||
+		    !cJSON_IsString(type))
+			continue;	/* a block reward, or not an entry */
+		if (strcmp(hash, prev) != 0) {
+			bp_strlcpy(prev, hash, sizeof(prev));
+			t = bp_webhook_match_tx(m, hash);
+			fl = 0;
+			tx_failed = 0;
+		}
+		len = 0;
+		path[0] = '\0';
+		cJSON_ArrayForEach(i, ta)
+			if (cJSON_IsNumber(i) && len + 24 < sizeof(path))
+				len += (size_t)snprintf(path + len, sizeof(path) - len, "%s%d",
+				    len > 0 ? "," : "", i->valueint);
+		/* The transaction failed, or this is under its last failed entry (depth first). */
+		if (tx_failed || (fl > 0 && strncmp(path, failed, fl) == 0 &&
+		    (path[fl] == ',' || path[fl] == '\0')))
+			continue;
+		if (cJSON_GetObjectItemCaseSensitive(e, "error") != NULL) {
+			if (len == 0)
+				tx_failed = 1;
+			else
+				memcpy(failed, path, (fl = len) + 1);
+			continue;
+		}
+		if (cJSON_GetArraySize(ta) == 0)
+			continue;
+		rc = 0;
+		if (strcmp(type->valuestring, "call") == 0) {
+			ct = cJSON_GetObjectItemCaseSensitive(a, "callType");
+			if (cJSON_IsString(ct) && strcmp(ct->valuestring, "call") == 0)
+				rc = internal(m, f, hash, t, selector_of(m, t, sel), a, "from", "to",
+				    "value", "CALL", path);
+		} else if (strcmp(type->valuestring, "create") == 0) {
+			/* The new contract is the result's: merge its address into a copy. */
+			cJSON *o = cJSON_Duplicate(a, 1);
+			const cJSON *addr = cJSON_GetObjectItemCaseSensitive(r, "address");
+
+			if (o == NULL)
+				return -1;
+			if (cJSON_IsString(addr) && cJSON_AddStringToObject(o, "address",
+			    addr->valuestring) != NULL)
+				rc = internal(m, f, hash, t, selector_of(m, t, sel), o, "from",
+				    "address", "value", "CREATE", path);
+			cJSON_Delete(o);
+		} else if (strcmp(type->valuestring, "suicide") == 0)
+			rc = internal(m, f, hash, t, selector_of(m, t, sel), a, "address",
+			    "refundAddress", "balance", "SELFDESTRUCT", path);
+		if (rc == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* INTERNAL_TRANSFER: the value-moving inner frames of the block's transactions. */
+static int
+match_traces(struct match *m, struct filter *f)
+{
+	const cJSON *txs = cJSON_GetObjectItemCaseSensitive(m->blk->block, "transactions");
+	const cJSON *fr, *x = txs != NULL ? txs->child : NULL;
+	const struct tx *t;
+	char path[TRACE_PATH], hash[BP_BLOCKS_HASH_STR];
+	uint8_t sel[4];
+
+	if (m->blk->traces_flat)
+		return match_flat(m, f);
+	/* index_fetch.c checked one frame per transaction, in order. */
+	cJSON_ArrayForEach(fr, m->blk->traces) {
+		if (x == NULL)
+			break;
+		if (bp_blocks_jhash(x, "hash", hash) == 0) {
+			t = bp_webhook_match_tx(m, hash);
+			path[0] = '\0';
+			if (match_frame(m, f, hash, t, selector_of(m, t, sel),
+			    cJSON_GetObjectItemCaseSensitive(fr, "result"), 0, path, 0) == -1)
+				return -1;
+		}
+		x = x->next;
 	}
 	return 0;
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "core/buf.h"
 #include "core/config.h"
 #include "core/db.h"
@@ -179,14 +181,44 @@ formatted(struct bp_buf *out, const char *body, int64_t decimals)
 	return replace(out, body, "\"valueFormatted\":null", text);
 }
 
+/*
+ * NFT_ACTIVITY: "metadata":null in body becomes the token's cached metadata (meta's), into out
+ * (body as it is for the other types, or when the cache has none). 0 or -1.
+ */
+static int
+nft_metadata(struct bp_buf *out, struct bp_db *db, const struct bp_webhook_nft_meta *meta,
+    const char *network, const char *body, struct bp_buf *tmp)
+{
+	const cJSON *data, *contract, *id;
+	cJSON *j;
+	int rc;
+
+	if (meta == NULL || strstr(body, "\"metadata\":null") == NULL ||
+	    strstr(body, "\"type\":\"NFT_ACTIVITY\"") == NULL ||
+	    (j = cJSON_Parse(body)) == NULL)
+		return copy(out, body);
+	data = cJSON_GetObjectItemCaseSensitive(j, "data");
+	contract = cJSON_GetObjectItemCaseSensitive(data, "contract");
+	id = cJSON_GetObjectItemCaseSensitive(data, "tokenId");
+	bp_buf_reset(tmp);
+	if (!cJSON_IsString(contract) || !cJSON_IsString(id) ||
+	    bp_buf_adds(tmp, "\"metadata\":") == -1 ||
+	    meta->fn(meta->arg, db, network, contract->valuestring, id->valuestring, tmp) == -1)
+		rc = copy(out, body);
+	else
+		rc = replace(out, body, "\"metadata\":null", tmp->data);
+	cJSON_Delete(j);
+	return rc;
+}
+
 int
 bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_chain *ch,
-    size_t max)
+    const struct bp_webhook_nft_meta *meta, size_t max)
 {
-	static const char sql_wait[] = "SELECT e.id, e.body, t.symbol, t.decimals FROM"
+	static const char sql_wait[] = "SELECT e.id, e.body, t.symbol, t.decimals, e.network FROM"
 	    " webhook_events e JOIN webhook_tokens t ON t.network = e.network AND"
 	    " t.contract = e.token WHERE e.state = 'pending' AND e.token IS NOT NULL LIMIT ?";
-	struct bp_buf a, b, sym, fields;
+	struct bp_buf a, b, sym, fields, md;
 	struct bp_stmt *st;
 	enum bp_db_step step;
 	int n = 0, fail = 0;
@@ -197,6 +229,7 @@ bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_
 	bp_buf_init(&b, 2 * 1024 * 1024);
 	bp_buf_init(&sym, 512);
 	bp_buf_init(&fields, 512);
+	bp_buf_init(&md, 256 * 1024);	/* an NFT's metadata; larger goes out as null */
 	if (bp_db_begin(db) == -1)
 		return -1;
 	if ((st = bp_db_stmt(db, sql_wait)) == NULL)
@@ -219,8 +252,9 @@ bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_
 		bp_buf_reset(&fields);
 		fail = fail || bp_buf_printf(&fields, "\"asset\":%s", sym.data) == -1 ||
 		    replace(&b, a.data, "\"asset\":null", fields.data) == -1 ||
-		    formatted(&a, b.data, bp_col_is_null(st, 3) ? -1 : bp_col_int(st, 3)) == -1;
-		if (fail || bp_webhook_queue_complete(db, bp_col_text(st, 0), a.data) == -1) {
+		    formatted(&a, b.data, bp_col_is_null(st, 3) ? -1 : bp_col_int(st, 3)) == -1 ||
+		    nft_metadata(&b, db, meta, bp_col_text(st, 4), a.data, &md) == -1;
+		if (fail || bp_webhook_queue_complete(db, bp_col_text(st, 0), b.data) == -1) {
 			fail = 1;
 			break;
 		}
@@ -233,6 +267,7 @@ bp_webhook_tokens_fill(struct bp_db *db, const struct bp_config *cfg, struct bp_
 	bp_buf_free(&b);
 	bp_buf_free(&sym);
 	bp_buf_free(&fields);
+	bp_buf_free(&md);
 	return n;
 fail:
 	bp_db_rollback(db);
@@ -240,5 +275,6 @@ fail:
 	bp_buf_free(&b);
 	bp_buf_free(&sym);
 	bp_buf_free(&fields);
+	bp_buf_free(&md);
 	return -1;
 }

@@ -7,10 +7,11 @@
 // with the webhook still active. Dev accounts 80-84 are this file's; the deployer mints.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import https from 'node:https';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { JsonRpcProvider, getAddress } from 'ethers';
+import { ContractFactory, JsonRpcProvider, getAddress } from 'ethers';
 import { Webhook } from 'standardwebhooks';
 import { wallet, account } from '../../devchain/dev.mjs';
 import { api, assertError, env, newKey, openapi, sleep, waitFor } from './helpers.mjs';
@@ -144,7 +145,7 @@ test('bad format-B bodies are 400s naming the field', async () => {
     [{ event_type: 'TOKEN_TRANSFER', filters: { contracts: [A], topic: [] } }, /^filters\.topic is not a filter/],
     [{ event_type: 'NEW_BLOCK', config: {} }, /^config: a format-B webhook/],
     [{ event_type: 'token_transfer', config: { contracts: [A] }, filters: {} }, /^filters: only format-B/],
-    [{ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [A] } }, /^event_type: INTERNAL_TRANSFER is not served yet/],
+    [{ event_type: 'INTERNAL_TRANSFER' }, /^filters\.addresses is required for INTERNAL_TRANSFER/],
   ];
   for (const [body, why] of bad) {
     const res = await api('/v1/webhooks', { method: 'POST', key, body: { url: `${base}/x`, chain: 'ethereum', ...body } });
@@ -192,6 +193,30 @@ test('ADDRESS_ACTIVITY and MINED_TRANSACTION of one native send, in one webhook'
   assert.notEqual(act.json.id, mt.json.id);
 });
 
+test('INTERNAL_TRANSFER: a forwarder\'s inner call with value, from the call traces; addresses and min_value narrow', async () => {
+  // A contract whose code sends what it gets on: CALL(gas, D, CALLVALUE, 0, 0, 0, 0).
+  const D = getAddress(account(83).address);
+  const runtime = `600060006000600034 73${D.slice(2).toLowerCase()} 5a f1 00`.replaceAll(' ', '');
+  const made = await mined(deployer.sendTransaction({ data: `0x602180600b6000396000f3${runtime}` }));
+  const F = getAddress(made.contractAddress);
+  const w = await hook({ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [D] } });
+  const big = await hook({ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [F], min_value: '5000' } });
+  const sender = await hook({ event_type: 'INTERNAL_TRANSFER', filters: { addresses: [A] } });
+  const r1 = await mined(wallet(80, provider).sendTransaction({ to: F, value: 4000n }));
+  const r2 = await mined(wallet(80, provider).sendTransaction({ to: F, value: 7000n }));
+  assert.equal(await provider.getBalance(F), 0n, 'the forwarder passed the value on');
+  await arrived(w.path, 2);
+  await arrived(big.path, 1);
+  await sleep(1000);
+  assert.deepEqual(got.get(w.path).map((d) => d.json.data.transactionHash).sort(), [r1.hash, r2.hash].sort());
+  assert.equal(got.get(big.path).length, 1, 'min_value left the 4000 wei one out');
+  assert.equal(got.get(sender.path), undefined, 'the transaction\'s own call is not internal');
+  const [d] = got.get(big.path);
+  assertEnvelope(d, 'INTERNAL_TRANSFER');
+  assert.deepEqual(d.json.data, { blockNumber: r2.blockNumber, transactionHash: r2.hash, logIndex: null,
+    from: F, to: D, value: '7000', asset: 'ETH', contract: null, traceAddress: [0], callType: 'CALL' });
+});
+
 test('NFT_ACTIVITY: a mint, with its activity; NEW_BLOCK: the block as the node has it', async () => {
   const w = await hook({ event_types: ['NFT_ACTIVITY', 'NEW_BLOCK'], filters: { addresses: [B] } });
   const r = await mined(erc721.mint(B));
@@ -209,6 +234,40 @@ test('NFT_ACTIVITY: a mint, with its activity; NEW_BLOCK: the block as the node 
   assert.deepEqual(nb.json.data, { blockNumber: blk.number, hash: blk.hash, parentHash: blk.parentHash,
     timestamp: blk.timestamp, gasUsed: Number(blk.gasUsed), transactionCount: blk.transactions.length });
   assert.equal((await api(`/v1/webhooks/${w.id}`, { method: 'DELETE', key })).status, 200);	// every block fires it
+});
+
+test('NFT_ACTIVITY carries the token\'s metadata once Blockport has it cached', async () => {
+  // A collection whose tokenURI is this test's own http server.
+  const meta = http.createServer((req, res) => {
+    const m = /^\/meta\/(\d+)$/.exec(req.url);
+    res.writeHead(m ? 200 : 404, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(m ? { name: `Hook ${m[1]}`, description: 'for webhooks',
+      image: 'https://example.test/hook.png', attributes: [{ trait_type: 'Level', value: '3' }] } : {}));
+  });
+  await new Promise((resolve) => meta.listen(0, '127.0.0.1', resolve));
+  try {
+    const art = JSON.parse(readFileSync(new URL('../../devchain/node_modules/@openzeppelin/contracts/build/contracts/ERC721PresetMinterPauserAutoId.json', import.meta.url), 'utf8'));
+    const nft = await (await new ContractFactory(art.abi, art.bytecode, deployer)
+      .deploy('Hooked', 'HK', `http://127.0.0.1:${meta.address().port}/meta/`)).waitForDeployment();
+    const addr = getAddress(await nft.getAddress());
+    await mined(nft.mint(B));
+    // Blockport fetches and caches it (the API's read does, as cron/nftmeta would).
+    await waitFor(async () => (await api(`/v1/nfts/ethereum/metadata/${addr}/0`, { key })).json?.name === 'Hook 0',
+      'the metadata cached', 30000);
+    const w = await hook({ event_type: 'NFT_ACTIVITY', filters: { contracts: [addr] } });
+    const r = await mined(nft.connect(wallet(81, provider)).transferFrom(B, C, 0n));
+    // (The mint may come too: the webhook can be older than the indexing of its block.)
+    const d = await waitFor(() => (got.get(w.path) ?? []).find((x) => x.json.data.transactionHash === r.hash),
+      'the transfer', 30000);
+    assertEnvelope(d, 'NFT_ACTIVITY');
+    assert.equal(d.json.data.activity, 'transfer');
+    assert.deepEqual(d.json.data.metadata, { name: 'Hook 0', description: 'for webhooks',
+      image: 'https://example.test/hook.png', imageGatewayUrl: 'https://example.test/hook.png',
+      traits: [{ trait_type: 'Level', value: '3' }] });
+  } finally {
+    meta.close();
+    meta.closeAllConnections?.();
+  }
 });
 
 test('retries at format B\'s gaps (1 s in the test config), 8 attempts, then failed; the webhook stays active', { timeout: 60000 }, async () => {

@@ -494,6 +494,110 @@ test_match_pending(void)
 	cJSON_Delete(txs);
 }
 
+/* A webhook of types (not asked at create: the unit has no node to probe for traces). */
+static void
+make_hook_as(const char *types, const char *filters, struct bp_webhook *w)
+{
+	char sql[256];
+
+	make_hook("[\"ADDRESS_ACTIVITY\"]", filters, w);
+	snprintf(sql, sizeof(sql), "UPDATE webhooks SET event_types = '%s' WHERE id = '%s'",
+	    types, w->id);
+	CU_ASSERT_FATAL(bp_db_exec(u.db, sql) == 0);
+}
+
+#define A3	"0x90F79bf6EB2c4f870365E785982E1f101E93b906"
+#define BH2	"0xabababababababababababababababababababababababababababababababab"
+
+static const char frames[] = "[{\"txHash\":\"" TX "\",\"result\":{\"type\":\"CALL\","
+	    "\"from\":\"" A1 "\",\"to\":\"" TOKEN "\",\"value\":\"0x10\",\"calls\":["
+	    "{\"type\":\"CALL\",\"from\":\"" TOKEN "\",\"to\":\"" A2 "\",\"value\":\"0x5\"},"
+	    "{\"type\":\"DELEGATECALL\",\"from\":\"" TOKEN "\",\"to\":\"" A2 "\",\"value\":\"0x5\"},"
+	    "{\"type\":\"CALL\",\"from\":\"" TOKEN "\",\"to\":\"" A3 "\",\"value\":\"0x0\","
+	    "\"error\":\"execution reverted\",\"calls\":[{\"type\":\"CALL\",\"from\":\"" A3 "\","
+	    "\"to\":\"" A2 "\",\"value\":\"0x8\"}]},"
+	    "{\"type\":\"CALL\",\"from\":\"" TOKEN "\",\"to\":\"" A3 "\",\"value\":\"0x0\","
+	    "\"calls\":[{\"type\":\"CALL\",\"from\":\"" A3 "\",\"to\":\"" A2 "\","
+	    "\"value\":\"0x9\"}]}]}}]";
+
+/*
+ * INTERNAL_TRANSFER from the block's call frames: inner frames that moved value (not the
+ * transaction's own call, not a DELEGATECALL, not a failed frame or one under it), once each,
+ * addresses and min_value narrowing; nothing without traces.
+ */
+static void
+match_internal(const char *json, int flat)
+{
+	struct bp_webhook w, min, top, tok;
+	struct bp_index_store_block blk;
+	char body[4096];
+	cJSON *block = cJSON_Parse("{\"transactions\":[{\"hash\":\"" TX "\",\"input\":\"0x\"}]}");
+	cJSON *traces = cJSON_Parse(json);
+
+	CU_ASSERT_FATAL(block != NULL && traces != NULL);
+	make_hook_as("INTERNAL_TRANSFER", "{\"addresses\":[\"" A2 "\"]}", &w);
+	make_hook_as("INTERNAL_TRANSFER", "{\"addresses\":[\"" A2 "\"],\"min_value\":\"6\"}",
+	    &min);
+	make_hook_as("INTERNAL_TRANSFER", "{\"addresses\":[\"" A1 "\"]}", &top);
+	make_hook_as("INTERNAL_TRANSFER", "{\"addresses\":[\"" TOKEN "\"]}", &tok);
+	CU_ASSERT_EQUAL(bp_webhook_match_traces_wanted(u.db, "ethereum.devnet"), 1);
+	CU_ASSERT_EQUAL(bp_webhook_match_traces_wanted(u.db, "ethereum.other"), 0);
+	memset(&blk, 0, sizeof(blk));
+	blk.number = 21;
+	blk.hash = BH2;
+	blk.parent_hash = BH;
+	blk.block = block;
+	CU_ASSERT_FATAL(bp_db_begin(u.db) == 0);
+	CU_ASSERT_EQUAL(bp_webhook_match_block(cfg, u.db, "ethereum.devnet", &blk), 0);
+	CU_ASSERT_EQUAL(events(w.id, NULL, 0), 0);	/* no traces fetched: none */
+	blk.traces = traces;
+	blk.traces_flat = flat;
+	CU_ASSERT_EQUAL(bp_webhook_match_block(cfg, u.db, "ethereum.devnet", &blk), 0);
+	CU_ASSERT_EQUAL(bp_webhook_match_block(cfg, u.db, "ethereum.devnet", &blk), 0);
+	CU_ASSERT_FATAL(bp_db_commit(u.db) == 0);
+	CU_ASSERT_EQUAL(events(w.id, NULL, 0), 2);
+	CU_ASSERT_EQUAL(events(tok.id, body, sizeof(body)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"type\":\"INTERNAL_TRANSFER\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"data\":{\"blockNumber\":21,\"transactionHash\":\""
+	    TX "\",\"logIndex\":null,\"from\":\"0x5FbDB2315678afecb367f032d93F642f64180aa3\","
+	    "\"to\":\"" A2 "\",\"value\":\"5\",\"asset\":\"ETH\",\"contract\":null,"
+	    "\"traceAddress\":[0],\"callType\":\"CALL\"}}"));
+	CU_ASSERT_EQUAL(events(min.id, body, sizeof(body)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(body, "\"value\":\"9\",\"asset\":\"ETH\",\"contract\":null,"
+	    "\"traceAddress\":[3,0]"));
+	CU_ASSERT_EQUAL(events(top.id, NULL, 0), 0);
+	bp_webhook_clear(&w);
+	bp_webhook_clear(&min);
+	bp_webhook_clear(&top);
+	bp_webhook_clear(&tok);
+	cJSON_Delete(block);
+	cJSON_Delete(traces);
+}
+
+/* The same transaction as trace_block (parity's flat entries, depth first) answers it. */
+#define FLAT(ta, ty, ct, fr, to, v, more) "{\"action\":{\"callType\":\"" ct "\",\"from\":\"" fr \
+    "\",\"to\":\"" to "\",\"value\":\"" v "\"},\"blockHash\":\"" BH2 "\",\"traceAddress\":" ta \
+    ",\"transactionHash\":\"" TX "\",\"type\":\"" ty "\"" more "}"
+static const char flat[] = "[" FLAT("[]", "call", "call", A1, TOKEN, "0x10", "") ","
+    FLAT("[0]", "call", "call", TOKEN, A2, "0x5", "") ","
+    FLAT("[1]", "call", "delegatecall", TOKEN, A2, "0x5", "") ","
+    FLAT("[2]", "call", "call", TOKEN, A3, "0x0", ",\"error\":\"Reverted\"") ","
+    FLAT("[2,0]", "call", "call", A3, A2, "0x8", "") ","
+    FLAT("[3]", "call", "call", TOKEN, A3, "0x0", "") ","
+    FLAT("[3,0]", "call", "call", A3, A2, "0x9", "") "]";
+
+static void
+test_match_internal(void)
+{
+	match_internal(frames, 0);
+}
+
+static void
+test_match_internal_flat(void)
+{
+	match_internal(flat, 1);
+}
+
 BP_UNIT_SUITE(webhook_b,  setup, teardown,
 	{ "format B: types, event_type or event_types", test_types },
 	{ "format B: filters, canonical", test_filters_good },
@@ -502,4 +606,6 @@ BP_UNIT_SUITE(webhook_b,  setup, teardown,
 	{ "format B: its retry schedule ends in failed, the webhook active", test_queue_b },
 	{ "format B: matching, each filter narrowing; NEW_BLOCK", test_match_b },
 	{ "format B: PENDING_TRANSACTION from the node's transactions", test_match_pending },
+	{ "format B: INTERNAL_TRANSFER from the block's call traces", test_match_internal },
+	{ "format B: INTERNAL_TRANSFER from trace_block's entries", test_match_internal_flat },
 );
