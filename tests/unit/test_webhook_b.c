@@ -191,7 +191,7 @@ test_payloads(void)
 	struct bp_webhook_b_move mv;
 	struct bp_buf b, env;
 	uint8_t from[20], to[20], contract[20];
-	cJSON *blk;
+	cJSON *blk, *parsed;
 
 	bp_buf_init(&b, 4096);
 	bp_buf_init(&env, 8192);
@@ -217,7 +217,9 @@ test_payloads(void)
 	CU_ASSERT_EQUAL(strncmp(env.data, "{\"id\":\"evt_1\",\"type\":\"TOKEN_TRANSFER\","
 	    "\"createdAt\":\"2023-11-14T22:13:20.123Z\",\"chain\":\"ethereum\",\"chainId\":31337,"
 	    "\"data\":{\"blockNumber\":7,", 110), 0);
-	CU_ASSERT_PTR_NOT_NULL(cJSON_Parse(env.data) ? env.data : NULL);
+	parsed = cJSON_Parse(env.data);
+	CU_ASSERT_PTR_NOT_NULL(parsed);
+	cJSON_Delete(parsed);
 	/* An NFT mint: the zero address sends; metadata null. */
 	memset(from, 0, sizeof(from));
 	mv.standard = "ERC721";
