@@ -147,13 +147,45 @@ else
 fi
 
 servers=${E2E_SERVERS:-lighttpd apache}
+# The sanitizers of a stack's programs report into DIR/san (any file there fails the run).
+san_dir() {	# DIR
+	mkdir -p "$1/san"
+	chmod 777 "$1/san"
+	export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$1/san/asan"
+	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$1/san/ubsan"
+}
+
+# Runs node's test runner on its arguments, shows the TAP lines that matter, and counts them
+# into the totals; sets g to this run's failures (a cancelled test, or a runner that did not
+# finish, is a failure too).
+run_node() {	# WHAT ARG...
+	local what=$1 out p
+	shift
+	out=$(mktemp)
+	node --test --test-reporter=tap --test-concurrency=1 "$@" 2>&1 | tee "$out" |
+		grep -E '^(not ok|ok)|^# (pass|fail|cancelled|kill)|^ +(not ok|ok)|error:|expected|actual' |
+		head -400
+	p=$(awk '/^# pass/ { print $3 }' "$out")
+	g=$(awk '/^# (fail|cancelled)/ { n += $3; seen = 1 } END { if (seen) print n }' "$out")
+	[ -n "$p" ] || { p=0; g=1; echo "the $what runner did not finish"; tail -20 "$out"; }
+	passed=$((passed + p))
+	failed=$((failed + g))
+	rm -f "$out"
+}
+
+# Fails the run on any sanitizer report left in DIR/san.
+san_check() {	# DIR WHERE
+	if ls "$1"/san/* >/dev/null 2>&1; then
+		echo "sanitizer reports $2:"
+		cat "$1"/san/* | head -80
+		failed=$((failed + 1))
+	fi
+}
+
 for server in $servers; do
 	echo "== end-to-end tests behind $server"
 	dir=$(mktemp -d /tmp/blockport-e2e.XXXXXX)
-	mkdir -p "$dir/san"
-	chmod 777 "$dir/san"
-	export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$dir/san/asan"
-	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$dir/san/ubsan"
+	san_dir "$dir"
 	if ! bash scripts/stack.sh start "$dir" --test --server "$server" --build "$top/$build"; then
 		echo "stack did not start behind $server; logs:"
 		tail -n 20 "$dir"/*.log "$dir"/*.out 2>/dev/null
@@ -165,23 +197,10 @@ for server in $servers; do
 	# shellcheck disable=SC1091
 	. "$dir/env"
 	set +a
-	out=$(mktemp)
-	node --test --test-reporter=tap --test-concurrency=1 tests/e2e/ 2>&1 | tee "$out" |
-		grep -E '^(not ok|ok|# (pass|fail|cancelled))|^ +(not ok|ok)|error:|expected|actual' | head -400
-	p=$(awk '/^# pass/ { print $3 }' "$out")
-	# A cancelled test (a hook or the event loop gave out) is a failure too.
-	f=$(awk '/^# (fail|cancelled)/ { n += $3; seen = 1 } END { if (seen) print n }' "$out")
-	[ -n "$p" ] || { p=0; f=1; echo "the e2e runner did not finish"; tail -20 "$out"; }
-	passed=$((passed + p))
-	failed=$((failed + f))
-	rm -f "$out"
+	run_node e2e tests/e2e/
 	bash scripts/stack.sh stop "$dir"
-	if ls "$dir"/san/* >/dev/null 2>&1; then
-		echo "sanitizer reports behind $server:"
-		cat "$dir"/san/* | head -80
-		failed=$((failed + 1))
-	fi
-	if [ "$f" != 0 ]; then
+	san_check "$dir" "behind $server"
+	if [ "$g" != 0 ]; then
 		echo "logs of the failed run are in $dir"
 	else
 		rm -rf "$dir"
@@ -202,10 +221,7 @@ cluster_workers="bundler indexer nfts tokens webhooks-delivery ws"
 if [ "${E2E_CLUSTER:-1}" != 0 ]; then	# E2E_CLUSTER=0 leaves it out
 	echo "== e2e on the cluster"
 	dir=$(mktemp -d /tmp/blockport-cluster.XXXXXX)
-	mkdir -p "$dir/san"
-	chmod 777 "$dir/san"
-	export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$dir/san/asan"
-	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$dir/san/ubsan"
+	san_dir "$dir"
 	ln -sfn ../../devchain/node_modules tests/cluster/node_modules
 	if bash scripts/cluster.sh start "$dir" --test --build "$top/$build"; then
 		set -a
@@ -226,18 +242,9 @@ if [ "${E2E_CLUSTER:-1}" != 0 ]; then	# E2E_CLUSTER=0 leaves it out
 		# Two runs: the runner would order the files, and tests/cluster kills a head, last.
 		f=0
 		for group in e2e cluster; do
-			out=$(mktemp)
 			if [ $group = e2e ]; then set -- "${files[@]}"; else set -- tests/cluster/*.test.mjs; fi
-			node --test --test-reporter=tap --test-concurrency=1 "$@" 2>&1 | tee "$out" |
-				grep -E '^(not ok|ok)|^# (pass|fail|cancelled|kill)|^ +(not ok|ok)|error:|expected|actual' |
-				head -400
-			p=$(awk '/^# pass/ { print $3 }' "$out")
-			g=$(awk '/^# (fail|cancelled)/ { n += $3; seen = 1 } END { if (seen) print n }' "$out")
-			[ -n "$p" ] || { p=0; g=1; echo "the $group runner did not finish"; tail -20 "$out"; }
-			passed=$((passed + p))
-			failed=$((failed + g))
+			run_node "$group" "$@"
 			f=$((f + g))
-			rm -f "$out"
 		done
 	else
 		echo "the cluster did not start; logs:"
@@ -246,11 +253,7 @@ if [ "${E2E_CLUSTER:-1}" != 0 ]; then	# E2E_CLUSTER=0 leaves it out
 		failed=$((failed + 1))
 	fi
 	bash scripts/cluster.sh stop "$dir"
-	if ls "$dir"/san/* >/dev/null 2>&1; then
-		echo "sanitizer reports on the cluster:"
-		cat "$dir"/san/* | head -80
-		failed=$((failed + 1))
-	fi
+	san_check "$dir" "on the cluster"
 	if [ "$f" != 0 ]; then
 		echo "logs of the failed run are in $dir"
 	else
