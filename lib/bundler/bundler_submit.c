@@ -508,6 +508,17 @@ watch_one(struct bp_bundler_pool_bundle *b, void *arg)
 		w->open++;
 		return 0;
 	}
+	/*
+	 * The nonce moved and neither the receipt nor the transaction shows: another transaction
+	 * took it, or this one was mined a moment ago and the node has not stored it yet (anvil
+	 * moves the nonce first). A bundle sent that recently waits a pass or two: released now,
+	 * its ops would be re-checked against a nonce they used themselves and dropped.
+	 */
+	if (latest > (uint64_t)b->nonce && time(NULL) - b->sent_at < BP_BUNDLER_SUBMIT_TAKEN_GRACE) {
+		cJSON_Delete(tx);
+		w->open++;
+		return 0;
+	}
 	if (latest > (uint64_t)b->nonce) {
 		cJSON_Delete(tx);
 		bp_warn("bundle: %s: nonce %lld of bundle %lld was taken by another transaction; "

@@ -33,6 +33,7 @@ struct bp_upstream;
 #define BP_BUNDLER_SUBMIT_OPS_MAX	64	/* ops a bundle takes, at most */
 #define BP_BUNDLER_SUBMIT_STUCK_SECONDS	20	/* a bundle pending longer is re-sent with higher fees */
 #define BP_BUNDLER_SUBMIT_FEE_BUMP	25	/* percent added to both fees on a re-send */
+#define BP_BUNDLER_SUBMIT_TAKEN_GRACE	3	/* seconds a sent bundle's nonce may look taken before it is */
 #define BP_BUNDLER_SUBMIT_REORG_DEPTH	32	/* blocks behind the head whose bundles are re-checked */
 
 /* The submitter of one network: its key, address and beneficiary. */
