@@ -29,7 +29,8 @@ _Static_assert(offsetof(struct slot, key) == 0, "bp_slot_claim needs the key fir
  * bp:hm:CHAIN.NETWORK, moved by one script with the file's rule; the file is this head's mark
  * while Redis does not answer (the same rule as the counters, docs/limits.md). A read of the
  * mark (the cache's finality, a cached eth_blockNumber) is kept RECENT_US per network, so a
- * batch of cached reads costs one round trip, not one an item.
+ * batch of cached reads costs one round trip, not one an item; so is a report that leaves the
+ * mark where it is (redis_mark).
  */
 #define RECENT_US	INT64_C(100000)
 #define NRECENT		16
@@ -152,7 +153,15 @@ redis_mark(struct bp_head_mark *m, const struct bp_network *net, int64_t head,
 	const char *argv[3] = { key, h, u };
 	int64_t now = bp_mono_us(), out[2];
 
-	if (head < 0 && m->recent[i].k == k && now - m->recent[i].at < RECENT_US) {
+	/*
+	 * A recent read answers a read, and a report that would not move the mark either: the
+	 * head it already is, or one below it from another upstream (see_script's rule). So
+	 * eth_blockNumber costs a round trip once a block and head, not once a request, on top
+	 * of the admission's.
+	 */
+	if (m->recent[i].k == k && now - m->recent[i].at < RECENT_US && (head < 0 ||
+	    head == m->recent[i].mark || (head < m->recent[i].mark &&
+	    m->recent[i].owner != (int)upstream))) {
 		*mark = m->recent[i].mark;
 		*owner = m->recent[i].owner;
 		return 0;

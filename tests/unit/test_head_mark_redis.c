@@ -81,6 +81,55 @@ test_two_heads(void)
 	bp_head_mark_close(h2);
 }
 
+/* Scripts Redis has run (INFO commandstats: EVAL and EVALSHA calls), or -1. */
+static long
+evals(const char *url)
+{
+	char cmd[256], line[256];
+	long n = 0, c;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "redis-cli -u '%s' INFO commandstats", url);
+	if ((f = popen(cmd, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "cmdstat_evalsha:calls=%ld", &c) == 1 ||
+		    sscanf(line, "cmdstat_eval:calls=%ld", &c) == 1)
+			n += c;
+	return pclose(f) == 0 ? n : -1;
+}
+
+static void
+test_steady_head(void)
+{
+	const char *url = getenv("BLOCKPORT_TEST_REDIS");
+	struct bp_network a = fresh_net();
+	struct bp_config c1;
+	struct bp_head_mark *h1;
+	long before, after;
+	int i;
+
+	head(&c1, 5, url);
+	CU_ASSERT_FATAL((h1 = bp_head_mark_open(&c1)) != NULL);
+	CU_ASSERT_EQUAL(bp_head_mark_see(h1, &a, 200, 0), 200);
+	CU_ASSERT_FATAL((before = evals(url)) >= 0);
+	/*
+	 * The same head again, and a lagging fallback's lower one: neither moves the mark, so
+	 * neither costs a round trip while the last answer is recent (each did before: 200).
+	 */
+	for (i = 0; i < 100; i++) {
+		CU_ASSERT_EQUAL(bp_head_mark_see(h1, &a, 200, 0), 200);
+		CU_ASSERT_EQUAL(bp_head_mark_see(h1, &a, 150, 1), 200);
+	}
+	after = evals(url);
+	CU_ASSERT(after >= before && after - before < 10);
+	/* A new head, and the owner's own lower one, still go to Redis at once. */
+	CU_ASSERT_EQUAL(bp_head_mark_see(h1, &a, 201, 0), 201);
+	CU_ASSERT_EQUAL(bp_head_mark_see(h1, &a, 199, 0), 199);
+	CU_ASSERT(evals(url) - after >= 2);
+	bp_head_mark_close(h1);
+}
+
 static void
 test_redis_down(void)
 {
@@ -108,6 +157,7 @@ test_redis_down(void)
 
 static const struct bp_unit_case cases[] = {
 	{ "two heads share one mark through Redis", test_two_heads },
+	{ "a head that stays put costs no round trip per report", test_steady_head },
 	{ "Redis down: each head's own file, no wait", test_redis_down },
 };
 static const struct bp_unit_suite suite = { "head_mark_redis", setup, teardown, cases,
