@@ -165,12 +165,19 @@ if [[ " $parts " == *" 2 "* ]]; then
 	lua "$key" > "$dir/post.lua"
 	# The shared engines' and the balancer's CPU over both cluster runs and their warm-ups.
 	pg0=$(bench_cpu "ppid:$pgpid"); rd0=$(bench_cpu "ppid:$rdpid"); ha0=$(bench_cpu "ppid:$hapid")
+	# Redis's own time inside the scripts (INFO commandstats: usec and calls of EVAL/EVALSHA),
+	# which the process CPU above mixes with its network work and the box's wake-ups.
+	rurl=$(cenv REDIS_URL)
+	rstat() { redis-cli -u "$rurl" INFO commandstats | tr -d '\r' |
+		awk -F'[:=,]' '/^cmdstat_eval(sha)?:/ { c += $3; u += $5 } END { print c + 0, u + 0 }'; }
+	read -r rc0 ru0 <<<"$(rstat)"
 	read -r lb_rps lb_n lb_heads lb_w < <(run haproxy "$lb/v1/rpc/bench/d50" "$g1" "$g2")
 	ha1=$(bench_cpu "ppid:$hapid")
 	read -r h_rps h_n h_cpu h_w < <(run head1 "$h1/v1/rpc/bench/d50" "$g1")
 	lb_pg=$(awk -v a="$pg0" -v b="$(bench_cpu "ppid:$pgpid")" 'BEGIN { print b - a }')
 	lb_rd=$(awk -v a="$rd0" -v b="$(bench_cpu "ppid:$rdpid")" 'BEGIN { print b - a }')
 	lb_ha=$(awk -v a="$ha0" -v b="$ha1" 'BEGIN { print b - a }')
+	read -r rc1 ru1 <<<"$(rstat)"
 	lua "$lkey" > "$dir/post.lua"
 	read -r l_rps l_n l_cpu _ < <(run lone "$lone/v1/rpc/bench/d50" "$gl")
 	echo "   eth_call at latest (no cache), ${secs}s after a 1 s warm-up, BLOCKPORT_PROCS=$BLOCKPORT_PROCS" \
@@ -188,4 +195,6 @@ if [[ " $parts " == *" 2 "* ]]; then
 	echo "over both cluster runs and their warm-ups ($all requests): PostgreSQL" \
 		"$(us_per "$lb_pg" $all) us, Redis $(us_per "$lb_rd" $all) us CPU a request;" \
 		"HAProxy $(us_per "$lb_ha" $((lb_n + lb_w))) us a request it passed"
+	echo "Redis inside its scripts (INFO commandstats): $((rc1 - rc0)) calls," \
+		"$(awk -v u=$((ru1 - ru0)) -v c=$((rc1 - rc0)) 'BEGIN { if (c > 0) printf "%.1f", u / c; else print "n/a" }') us a call"
 fi
