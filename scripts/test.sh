@@ -213,7 +213,7 @@ done
 # of a head). A subset of tests/e2e: not run again here are the files that test what neither
 # the database nor the counters nor the balancer change, already run behind lighttpd and Apache:
 # concurrency (the FastCGI thread pool), rpc-smuggling (the JSON-RPC envelope against a Go node
-# stub) and frozen (a frozen upstream: the upstream health file is each head's own). The files
+# stub) and frozen (a frozen upstream, one head's case: tests/cluster has the shared one). The files
 # that need the workers run when the cluster starts them (CLUSTER_WORKERS=all, its default);
 # the cases that assume one head are skipped with the reason (helpers.mjs's onCluster).
 cluster_skip="concurrency rpc-smuggling frozen"

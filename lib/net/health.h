@@ -23,6 +23,12 @@ enum bp_health_state {
 /* Maps (creating if needed) the file at path; NULL after logging why. */
 struct bp_health	*bp_health_open(const char *path);
 void			 bp_health_close(struct bp_health *);
+/*
+ * Shares the marks with the other heads through Redis at url (redis://; the limits' server): a
+ * mark one head sets reaches the others within 100 ms, and lasts as long there. 0, or -1 when
+ * url is not valid. Redis down: each head keeps its own marks, as without it.
+ */
+int			 bp_health_share(struct bp_health *, const char *url);
 
 /*
  * The state of url at now. A URL whose mark has expired is BP_HEALTH_PROBE for one caller per

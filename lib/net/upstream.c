@@ -108,6 +108,10 @@ bp_upstream_new(const struct bp_config *cfg)
 	 */
 	if (cfg->limits_file[0] != '\0' && health_path(cfg, path, sizeof(path)) == 0)
 		u->health = bp_health_open(path);
+	/* On a cluster every head's too (docs/scale.md): a node one head found dead, all skip. */
+	if (u->health != NULL && strncmp(cfg->limits_url, "redis://", 8) == 0 &&
+	    bp_health_share(u->health, cfg->limits_url) == -1)
+		bp_warn("upstream health: %s is not a Redis URL: kept to this head", cfg->limits_url);
 	u->metrics = bp_metrics_open(cfg);
 	ret = u;
 	u = NULL;

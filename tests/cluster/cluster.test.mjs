@@ -100,6 +100,36 @@ test('a key revoked on one head is refused by the other within 2 s', async () =>
   assert.equal((await direct(heads[0], '/v1/cluster-revoke', key)).status, 401);
 });
 
+test('a node one head found frozen is skipped by the other at once (upstream health in Redis)', async () => {
+  const relay = Number(process.env.FROZEN_PID);
+  assert.ok(relay > 0, 'FROZEN_PID is set by scripts/stack.sh');
+  const key = newKey({ plan: 'enterprise' });
+  // eth_blockNumber: never cached on this network, so each call goes to an upstream.
+  const call = async (head) => {
+    const t0 = Date.now();
+    const res = await fetch(`${head}/v1/rpc/ethereum/frozen`, { method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });
+    return { ms: Date.now() - t0, json: await res.json() };
+  };
+  for (const h of heads) assert.match((await call(h)).json.result ?? '', /^0x/, 'both heads answer');
+  process.kill(relay, 'SIGSTOP');
+  try {
+    // The first head waits out the frozen node's first byte (upstream_first_byte_ms 500),
+    // answers from the devchain behind it, and marks the node down.
+    const first = await call(heads[0]);
+    assert.match(first.json.result ?? '', /^0x/, JSON.stringify(first.json));
+    assert.ok(first.ms >= 400, `the first head waited ${first.ms} ms for the frozen node`);
+    await sleep(150);	// past the 100 ms a head keeps its last read of Redis
+    // The second head has never waited on it: it skips it at once, from the shared mark.
+    const second = await call(heads[1]);
+    assert.match(second.json.result ?? '', /^0x/, JSON.stringify(second.json));
+    assert.ok(second.ms < 400, `the second head took ${second.ms} ms: it waited on the frozen node`);
+  } finally {
+    process.kill(relay, 'SIGCONT');
+  }
+});
+
 function redis(cmd) {
   execFileSync('bash', [`${top}scripts/redis.sh`, ...cmd], { stdio: ['ignore', 'pipe', 'pipe'] });
 }
