@@ -181,15 +181,21 @@ bad:
 
 const uint8_t bp_userop_7702_marker[20] = { 0x77, 0x02 };
 
-/* factory: an address, or viem's "0x7702" for the EIP-7702 marker; as read_address. */
+/*
+ * factory into out (*n bytes): an address, or viem's "0x7702", the EIP-7702 marker's short form,
+ * kept as 2 bytes because clients pack initCode as factory ++ factoryData and a paymaster signs
+ * that (the EntryPoint reads it as the marker). As read_address otherwise.
+ */
 static int
-read_factory(const cJSON *j, uint8_t out[20], char *why, size_t cap)
+read_factory(const cJSON *j, uint8_t out[20], size_t *n, char *why, size_t cap)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "factory");
 
+	*n = 20;
 	if (cJSON_IsString(m) && m->valuestring != NULL &&
 	    strcmp(m->valuestring, "0x7702") == 0) {
-		memcpy(out, bp_userop_7702_marker, 20);
+		memcpy(out, bp_userop_7702_marker, 2);
+		*n = 2;
 		return 1;
 	}
 	return read_address(j, "factory", 0, out, why, cap);
@@ -291,7 +297,7 @@ bp_userop_from_json_v07(const cJSON *j0, struct bp_userop *op, const char **fiel
 	/* The four quantities v0.7 packs in 16 bytes each (accountGasLimits, gasFees). */
 	static const unsigned bits[BP_USEROP_NUM__MAX] = { 256, 128, 128, 256, 128, 128 };
 	uint8_t factory[20], paymaster[20], word[32], *fdata = NULL, *pdata = NULL, *pnd = NULL;
-	size_t flen = 0, plen = 0, i;
+	size_t flen = 0, plen = 0, factory_len, i;
 	int has_factory, has_pm;
 	cJSON *j = NULL;
 
@@ -324,7 +330,7 @@ bp_userop_from_json_v07(const cJSON *j0, struct bp_userop *op, const char **fiel
 		goto bad;
 	/* initCode = factory ++ factoryData. */
 	*field = "factory";
-	if ((has_factory = read_factory(j, factory, why, cap)) == -1)
+	if ((has_factory = read_factory(j, factory, &factory_len, why, cap)) == -1)
 		goto bad;
 	*field = "factoryData";
 	if (read_data(j, "factoryData", 0, &fdata, &flen, why, cap) == -1)
@@ -333,7 +339,7 @@ bp_userop_from_json_v07(const cJSON *j0, struct bp_userop *op, const char **fiel
 		snprintf(why, cap, "factoryData needs factory");
 		goto bad;
 	}
-	if (has_factory && join(factory, 20, fdata, flen, &op->bytes[BP_USEROP_INIT_CODE],
+	if (has_factory && join(factory, factory_len, fdata, flen, &op->bytes[BP_USEROP_INIT_CODE],
 	    &op->len[BP_USEROP_INIT_CODE]) == -1)
 		goto oom;
 	/* paymasterAndData = paymaster ++ both gas limits (16 bytes each) ++ paymasterData. */
