@@ -4,13 +4,17 @@
 // becomes 0xef0100 || Simple7702Account, viem recovers the EOA from the transaction's
 // authorization, and viem's toSimple7702SmartAccount on the EOA works against EntryPoint v0.8.
 // Then lib/evm/userop.c's userOpHash of a 7702 op (build/tools/evmtool userop-hash) equals the
-// EntryPoint's getUserOpHash, which reads the delegate from the EOA's code, and viem's.
+// EntryPoint's getUserOpHash, which reads the delegate from the EOA's code, and viem's; and
+// POST /v1/gas/sponsor takes such an op as viem sends it (factory 0x7702, eip7702Auth), answers
+// the EntryPoint's userOpHash, and the sponsored op lands through handleOps.
 // The keys are new ones (the sender funded with anvil_setBalance): no dev account is taken.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { concat, createPublicClient, getAddress, http, parseAbi, parseEther, toHex } from 'viem';
+import {
+  concat, createPublicClient, createWalletClient, getAddress, http, parseAbi, parseEther, parseEventLogs, toHex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
   entryPoint08Abi, formatUserOperationRequest, getUserOperationHash, toPackedUserOperation,
@@ -18,7 +22,7 @@ import {
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 import { recoverAuthorizationAddress } from 'viem/utils';
-import { env } from './helpers.mjs';
+import { api, env, newKey } from './helpers.mjs';
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const DELEGATE = getAddress(dc.simple_7702_account);
@@ -103,4 +107,45 @@ test('the userOpHash of a 7702 op (factory 0x7702, eip7702Auth) is the EntryPoin
   const plain = { ...op, factory: undefined, factoryData: undefined };
   assert.equal(cHash(plain), await onChain(plain));
   assert.notEqual(cHash(plain), cHash(op));
+});
+
+test('POST /v1/gas/sponsor: a 7702 op as viem sends it gets the EntryPoint\'s userOpHash, and lands', async () => {
+  assert.ok(authorization, 'the delegation of the first test');
+  const key = newKey({ plan: 'enterprise' });
+  const pol = await api('/v1/gas/policies', { method: 'POST', key,
+    body: { name: `7702-${Date.now()}`, chain: 'ethereum', rules: { max_gas_usd: '100' } } });
+  assert.equal(pol.status, 201, pol.text);
+  const account = await toSimple7702SmartAccount({ client: pub, owner });
+  const fees = await pub.estimateFeesPerGas();
+  const op = {
+    sender: owner.address, nonce: await account.getNonce({ key: 0n }), factory: '0x7702', factoryData: '0x',
+    callData: await account.encodeCalls([{ to: DELEGATE, value: 0n, data: '0x' }]),
+    callGasLimit: 100000n, verificationGasLimit: 300000n, preVerificationGas: 60000n,
+    maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, signature: '0x',
+    authorization: { ...authorization, address: getAddress(authorization.address) },
+  };
+  const res = await api('/v1/gas/sponsor', { method: 'POST', key, body: { chain: 'ethereum',
+    policy_id: pol.json.id, entry_point: EP08, user_operation: formatUserOperationRequest(op) } });
+  assert.equal(res.status, 200, res.text);
+  const s = res.json;
+  const signed = { ...op, paymaster: s.paymaster, paymasterData: s.paymasterData,
+    paymasterVerificationGasLimit: BigInt(s.paymasterVerificationGasLimit),
+    paymasterPostOpGasLimit: BigInt(s.paymasterPostOpGasLimit) };
+  const hash = await pub.readContract({ address: EP08, abi: entryPoint08Abi, functionName: 'getUserOpHash',
+    args: [toPackedUserOperation(signed)] });
+  assert.equal(s.user_op_hash, hash, 'the EntryPoint\'s own userOpHash');
+
+  // The EOA signs it as Simple7702Account checks; a fresh funded key sends handleOps.
+  signed.signature = await account.signUserOperation({ ...signed, chainId: chain.id });
+  const beneficiary = privateKeyToAccount(generatePrivateKey());
+  await pub.request({ method: 'anvil_setBalance', params: [beneficiary.address, toHex(parseEther('1'))] });
+  const wallet = createWalletClient({ chain, account: beneficiary, transport: http(env.chain) });
+  const tx = await wallet.writeContract({ address: EP08, abi: entryPoint08Abi, functionName: 'handleOps',
+    args: [[toPackedUserOperation(signed)], beneficiary.address] });
+  const rcpt = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
+  assert.equal(rcpt.status, 'success');
+  const [ev] = parseEventLogs({ abi: entryPoint08Abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
+  assert.equal(ev.args.userOpHash, hash);
+  assert.equal(ev.args.success, true);
+  assert.equal(ev.args.paymaster, getAddress(s.paymaster));
 });
