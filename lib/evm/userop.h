@@ -98,9 +98,9 @@ int		 bp_userop_from_json(const cJSON *j, struct bp_userop *op, const char **fie
  * 2^128) and paymasterData optional, null taken as absent. Packs initCode and
  * paymasterAndData as the EntryPoint does. Returns as bp_userop_from_json; op->version is v0.7.
  * factory may be "0x7702" (viem's short form of the EIP-7702 marker): initCode is then
- * 0x7702 ++ factoryData, as clients pack it. eip7702Auth is optional: {chainId, address, nonce (below 2^64), yParity (0 or 1), r,
- * s}, quantities of 1 to 64 hex digits, into op->auth (has_auth set); its signature is not
- * checked here (clients estimate with a dummy one).
+ * 0x7702 ++ factoryData, as clients pack it. eip7702Auth is optional: {chainId, address, nonce
+ * (below 2^64), yParity (0 or 1), r, s}, quantities of 1 to 64 hex digits, into op->auth
+ * (has_auth set); its signature is not checked here (clients estimate with a dummy one).
  */
 int		 bp_userop_from_json_v07(const cJSON *j, struct bp_userop *op, const char **field,
 		    char *why, size_t cap);
