@@ -184,7 +184,7 @@ const uint8_t bp_userop_7702_marker[20] = { 0x77, 0x02 };
 /*
  * factory into out (*n bytes): an address, or viem's "0x7702", the EIP-7702 marker's short form,
  * kept as 2 bytes because clients pack initCode as factory ++ factoryData and a paymaster signs
- * that (the EntryPoint reads it as the marker). As read_address otherwise.
+ * that (the EntryPoint reads 0x7702 alone as the marker). As read_address otherwise.
  */
 static int
 read_factory(const cJSON *j, uint8_t out[20], size_t *n, char *why, size_t cap)
@@ -203,7 +203,7 @@ read_factory(const cJSON *j, uint8_t out[20], size_t *n, char *why, size_t cap)
 
 /*
  * eip7702Auth into op->auth: 1 read, 0 absent, -1 bad (*field and why set). viem writes every
- * member as a quantity, r and s padded to 32 bytes, yParity to one.
+ * member as a quantity, r and s padded to 32 bytes, yParity to one byte.
  */
 static int
 read_auth(const cJSON *j, struct bp_userop *op, const char **field, char *why, size_t cap)
