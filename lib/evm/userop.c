@@ -179,6 +179,79 @@ bad:
 	return -1;
 }
 
+const uint8_t bp_userop_7702_marker[20] = { 0x77, 0x02 };
+
+/*
+ * factory into out (*n bytes): an address, or viem's "0x7702", the EIP-7702 marker's short form,
+ * kept as 2 bytes because clients pack initCode as factory ++ factoryData and a paymaster signs
+ * that (the EntryPoint reads 0x7702 alone as the marker). As read_address otherwise.
+ */
+static int
+read_factory(const cJSON *j, uint8_t out[20], size_t *n, char *why, size_t cap)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "factory");
+
+	*n = 20;
+	if (cJSON_IsString(m) && m->valuestring != NULL &&
+	    strcmp(m->valuestring, "0x7702") == 0) {
+		memcpy(out, bp_userop_7702_marker, 2);
+		*n = 2;
+		return 1;
+	}
+	return read_address(j, "factory", 0, out, why, cap);
+}
+
+/*
+ * eip7702Auth into op->auth: 1 read, 0 absent, -1 bad (*field and why set). viem writes every
+ * member as a quantity, r and s padded to 32 bytes, yParity to one byte.
+ */
+static int
+read_auth(const cJSON *j, struct bp_userop *op, const char **field, char *why, size_t cap)
+{
+	static const char *const q[5] = { "chainId", "nonce", "yParity", "r", "s" };
+	static const char *const fq[5] = { "eip7702Auth.chainId", "eip7702Auth.nonce",
+	    "eip7702Auth.yParity", "eip7702Auth.r", "eip7702Auth.s" };
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "eip7702Auth");
+	struct bp_tx_auth *t = &op->auth;
+	struct bp_u256 v[5];
+	uint64_t y;
+	size_t i;
+
+	if (a == NULL)
+		return 0;
+	*field = "eip7702Auth";
+	if (!cJSON_IsObject(a)) {
+		snprintf(why, cap, "eip7702Auth must be an object: {chainId, address, nonce, "
+		    "yParity, r, s}");
+		return -1;
+	}
+	*field = "eip7702Auth.address";
+	if (read_address(a, "address", 1, t->address, why, cap) == -1)
+		return -1;
+	for (i = 0; i < 5; i++) {
+		*field = fq[i];
+		if (read_quantity(a, q[i], 1, 256, &v[i], why, cap) == -1)
+			return -1;
+	}
+	/* EIP-7702 bounds the nonce to 64 bits; a y parity outside 0 and 1 cannot recover. */
+	*field = fq[1];
+	if (bp_u256_to_u64(&v[1], &t->nonce) == -1) {
+		snprintf(why, cap, "nonce must be below 2^64");
+		return -1;
+	}
+	*field = fq[2];
+	if (bp_u256_to_u64(&v[2], &y) == -1 || y > 1) {
+		snprintf(why, cap, "yParity must be 0x0 or 0x1");
+		return -1;
+	}
+	t->chain_id = v[0];
+	t->y_parity = (uint8_t)y;
+	bp_u256_to_be32(&v[3], t->r);
+	bp_u256_to_be32(&v[4], t->s);
+	op->has_auth = 1;
+	return 1;
+}
+
 /* The JSON-RPC members of v0.7 and v0.8 beyond v0.6's six quantities. */
 static const char *const pm_gas_names[2] = {
 	"paymasterVerificationGasLimit", "paymasterPostOpGasLimit"
@@ -224,7 +297,7 @@ bp_userop_from_json_v07(const cJSON *j0, struct bp_userop *op, const char **fiel
 	/* The four quantities v0.7 packs in 16 bytes each (accountGasLimits, gasFees). */
 	static const unsigned bits[BP_USEROP_NUM__MAX] = { 256, 128, 128, 256, 128, 128 };
 	uint8_t factory[20], paymaster[20], word[32], *fdata = NULL, *pdata = NULL, *pnd = NULL;
-	size_t flen = 0, plen = 0, i;
+	size_t flen = 0, plen = 0, factory_len, i;
 	int has_factory, has_pm;
 	cJSON *j = NULL;
 
@@ -257,7 +330,7 @@ bp_userop_from_json_v07(const cJSON *j0, struct bp_userop *op, const char **fiel
 		goto bad;
 	/* initCode = factory ++ factoryData. */
 	*field = "factory";
-	if ((has_factory = read_address(j, "factory", 0, factory, why, cap)) == -1)
+	if ((has_factory = read_factory(j, factory, &factory_len, why, cap)) == -1)
 		goto bad;
 	*field = "factoryData";
 	if (read_data(j, "factoryData", 0, &fdata, &flen, why, cap) == -1)
@@ -266,7 +339,7 @@ bp_userop_from_json_v07(const cJSON *j0, struct bp_userop *op, const char **fiel
 		snprintf(why, cap, "factoryData needs factory");
 		goto bad;
 	}
-	if (has_factory && join(factory, 20, fdata, flen, &op->bytes[BP_USEROP_INIT_CODE],
+	if (has_factory && join(factory, factory_len, fdata, flen, &op->bytes[BP_USEROP_INIT_CODE],
 	    &op->len[BP_USEROP_INIT_CODE]) == -1)
 		goto oom;
 	/* paymasterAndData = paymaster ++ both gas limits (16 bytes each) ++ paymasterData. */
@@ -295,6 +368,8 @@ bp_userop_from_json_v07(const cJSON *j0, struct bp_userop *op, const char **fiel
 		op->bytes[BP_USEROP_PAYMASTER_AND_DATA] = pnd;
 		op->len[BP_USEROP_PAYMASTER_AND_DATA] = i;
 	}
+	if (read_auth(j, op, field, why, cap) == -1)
+		goto bad;
 	free(fdata);
 	free(pdata);
 	cJSON_Delete(j);
@@ -423,11 +498,66 @@ static const uint8_t domain_typehash[32] = {
 	0x23, 0x9f, 0x7b, 0x17, 0x9b, 0x0f, 0xfa, 0xca, 0xa9, 0xa7, 0x5d, 0x52, 0x2b, 0x39, 0x40, 0x0f,
 };
 
+/*
+ * v0.8's EIP-712 hash: keccak256(0x1901 ++ domainSeparator ++ keccak256(typehash ++
+ * encode(op))), with keccak256(initCode) replaced by *init_hash when it is not NULL.
+ */
+static void
+hash_v08(const struct bp_userop *op, const uint8_t ep[20], const struct bp_u256 *cid,
+    const uint8_t *init_hash, uint8_t out[32])
+{
+	uint8_t buf[9 * 32], dom[5 * 32], w[66];
+
+	memcpy(buf, bp_userop_v08_typehash, 32);
+	packed_words(op, buf + 32);
+	if (init_hash != NULL)
+		memcpy(buf + 32 + 64, init_hash, 32);
+	w[0] = 0x19;
+	w[1] = 0x01;
+	memcpy(dom, domain_typehash, 32);
+	bp_keccak256((const uint8_t *)"ERC4337", 7, dom + 32);
+	bp_keccak256((const uint8_t *)"1", 1, dom + 64);
+	put_word_u256(dom + 96, cid);
+	put_word_addr(dom + 128, ep);
+	bp_keccak256(dom, sizeof(dom), w + 2);
+	bp_keccak256(buf, sizeof(buf), w + 34);
+	bp_keccak256(w, sizeof(w), out);
+}
+
+int
+bp_userop_is_7702(const struct bp_userop *op)
+{
+	size_t n = op->len[BP_USEROP_INIT_CODE];
+
+	/* Calldata past its end reads as zeros: a shorter initCode is compared as padded. */
+	return n >= 2 && memcmp(op->bytes[BP_USEROP_INIT_CODE], bp_userop_7702_marker,
+	    n < 20 ? n : 20) == 0;
+}
+
+void
+bp_userop_hash_7702(const struct bp_userop *op, const uint8_t ep[20], uint64_t chain_id,
+    const uint8_t delegate[20], uint8_t out[32])
+{
+	struct bp_keccak k;
+	struct bp_u256 cid;
+	uint8_t init_hash[32];
+	size_t n = op->len[BP_USEROP_INIT_CODE];
+
+	/* keccak256(delegate), or keccak256(delegate ++ initCode[20:]) past 20 bytes. */
+	bp_keccak_init(&k);
+	bp_keccak_update(&k, delegate, 20);
+	if (n > 20)
+		bp_keccak_update(&k, op->bytes[BP_USEROP_INIT_CODE] + 20, n - 20);
+	bp_keccak_final(&k, init_hash);
+	bp_u256_from_u64(&cid, chain_id);
+	hash_v08(op, ep, &cid, init_hash, out);
+}
+
 void
 bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20], uint64_t chain_id,
     uint8_t out[32])
 {
-	uint8_t buf[1 + 9 * 32 + 31], dom[5 * 32], outer[3 * 32], *w;
+	uint8_t buf[8 * 32], outer[3 * 32];
 	struct bp_u256 cid;
 
 	bp_u256_from_u64(&cid, chain_id);
@@ -435,30 +565,17 @@ bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20], uint64_t chai
 	case BP_EP_V07:
 		/* keccak256(abi.encode(keccak256(encode(op)), entryPoint, chainId)) */
 		packed_words(op, buf);
-		bp_keccak256(buf, 8 * 32, outer);
+		bp_keccak256(buf, sizeof(buf), outer);
 		put_word_addr(outer + 32, ep);
 		put_word_u256(outer + 64, &cid);
 		bp_keccak256(outer, sizeof(outer), out);
 		return;
 	case BP_EP_V08:
-		/*
-		 * EIP-712: keccak256(0x1901 ++ domainSeparator ++ keccak256(typehash ++
-		 * encode(op))). An initCode that is an EIP-7702 marker is hashed otherwise by the
-		 * EntryPoint; no such op is taken yet (docs/gas.md).
-		 */
-		memcpy(buf, bp_userop_v08_typehash, 32);
-		packed_words(op, buf + 32);
-		w = outer;
-		w[0] = 0x19;
-		w[1] = 0x01;
-		memcpy(dom, domain_typehash, 32);
-		bp_keccak256((const uint8_t *)"ERC4337", 7, dom + 32);
-		bp_keccak256((const uint8_t *)"1", 1, dom + 64);
-		put_word_u256(dom + 96, &cid);
-		put_word_addr(dom + 128, ep);
-		bp_keccak256(dom, sizeof(dom), w + 2);
-		bp_keccak256(buf, 9 * 32, w + 34);
-		bp_keccak256(w, 66, out);
+		if (bp_userop_is_7702(op))
+			bp_userop_hash_7702(op, ep, chain_id, op->has_auth ? op->auth.address :
+			    bp_userop_7702_marker, out);
+		else
+			hash_v08(op, ep, &cid, NULL, out);
 		return;
 	default:
 		bp_userop_hash(op, ep, chain_id, out);

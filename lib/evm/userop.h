@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "entry_point.h"
+#include "tx.h"
 #include "u256.h"
 
 /* The most bytes a client's initCode, callData, paymasterAndData or signature may hold. */
@@ -60,7 +61,13 @@ struct bp_userop {
 	/* v0.7+: paymasterVerificationGasLimit, paymasterPostOpGasLimit (0 when absent). */
 	struct bp_u256	 pm_gas[2];
 	int		 has_pm_gas[2];		/* the client gave it */
+	/* v0.7+: eip7702Auth, the sender's EIP-7702 authorization (unchecked signature). */
+	int		 has_auth;
+	struct bp_tx_auth auth;
 };
+
+/* EntryPoint v0.8's initCode marker of an EIP-7702 account: 0x7702 and 18 zero bytes. */
+extern const uint8_t bp_userop_7702_marker[20];
 
 /* One call an account makes: target, value and the call's first four bytes. */
 struct bp_userop_call {
@@ -90,6 +97,10 @@ int		 bp_userop_from_json(const cJSON *j, struct bp_userop *op, const char **fie
  * and factoryData, paymaster, paymasterVerificationGasLimit and paymasterPostOpGasLimit (below
  * 2^128) and paymasterData optional, null taken as absent. Packs initCode and
  * paymasterAndData as the EntryPoint does. Returns as bp_userop_from_json; op->version is v0.7.
+ * factory may be "0x7702" (viem's short form of the EIP-7702 marker): initCode is then
+ * 0x7702 ++ factoryData, as clients pack it. eip7702Auth is optional: {chainId, address, nonce
+ * (below 2^64), yParity (0 or 1), r, s}, quantities of 1 to 64 hex digits, into op->auth
+ * (has_auth set); its signature is not checked here (clients estimate with a dummy one).
  */
 int		 bp_userop_from_json_v07(const cJSON *j, struct bp_userop *op, const char **field,
 		    char *why, size_t cap);
@@ -106,10 +117,28 @@ extern const uint8_t bp_userop_v08_typehash[32];
 /*
  * The userOpHash of op as its version's EntryPoint ep on chain_id computes it: v0.6 as
  * bp_userop_hash, v0.7 keccak256(abi.encode(keccak256(encode(op)), ep, chainId)), v0.8 the
- * EIP-712 hash of domain ("ERC4337", "1", chainId, ep). Cannot fail.
+ * EIP-712 hash of domain ("ERC4337", "1", chainId, ep), with an EIP-7702 marker's rule
+ * (bp_userop_hash_7702). Cannot fail.
  */
 void		 bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20],
 		    uint64_t chain_id, uint8_t out[32]);
+
+/*
+ * Whether op's initCode is the EIP-7702 marker EntryPoint v0.8 recognises
+ * (Eip7702Support._isEip7702InitCode): at least 2 bytes, and its first 20, zero-padded, are
+ * bp_userop_7702_marker. Anything after 20 bytes is the call that initialises the account.
+ */
+int		 bp_userop_is_7702(const struct bp_userop *op);
+/*
+ * The v0.8 userOpHash of an op whose initCode is the EIP-7702 marker, when the sender's delegate
+ * (its code is 0xef0100 || delegate) is delegate: the EntryPoint hashes delegate ++ initCode[20:]
+ * in place of initCode (Eip7702Support._getEip7702InitCodeHashOverride). bp_userop_hash_v calls
+ * it with the delegate of op->auth, or without one (an EOA already delegated) with the marker
+ * itself as viem does: then only a caller that read the sender's code gets the EntryPoint's
+ * hash, through this function. Any other op: bp_userop_hash_v.
+ */
+void		 bp_userop_hash_7702(const struct bp_userop *op, const uint8_t ep[20],
+		    uint64_t chain_id, const uint8_t delegate[20], uint8_t out[32]);
 
 /* Frees op's bytes and zeroes it; an op that was zeroed or freed is a no-op. */
 void		 bp_userop_free(struct bp_userop *op);

@@ -11,6 +11,9 @@
  *  - a refused UserOperation names a field and leaves the op empty; an accepted one has byte
  *    fields within BP_USEROP_BYTES_MAX, hashes, encodes with the packed prefix inside the
  *    encoding, and its callData decodes to at most the room given;
+ *  - the same in the v0.8 form (bp_userop_from_json_v), whose eip7702Auth, when accepted, has a
+ *    y parity of 0 or 1, and whose userOpHash of an EIP-7702 op is bp_userop_hash_7702's with
+ *    the authorization's delegate;
  *  - the callData decoder never reports more calls than the room, and a call without four
  *    bytes of data has no selector;
  *  - accepted rules have at least one rule and render as JSON that parses back to the same
@@ -32,6 +35,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "evm/tx.h"
 #include "evm/userop.h"
 #include "gas/gas.h"
 #include "gas/policy.h"
@@ -49,26 +53,39 @@ check_calls(const uint8_t *data, size_t len)
 }
 
 static void
-check_op(const cJSON *j)
+check_op(const cJSON *j, enum bp_ep_version v)
 {
 	struct bp_userop op;
 	const char *field;
 	char why[256];
-	uint8_t ep[20] = { 1 }, h[32], *abi;
+	uint8_t ep[20] = { 1 }, h[32], h2[32], who[20], *abi;
 	struct bp_u256 wei;
 	size_t i, len, packed;
 
-	if (bp_userop_from_json(j, &op, &field, why, sizeof(why)) == -1) {
+	if (bp_userop_from_json_v(v, j, &op, &field, why, sizeof(why)) == -1) {
 		for (i = 0; i < BP_USEROP_BYTES__MAX; i++)
 			if (op.bytes[i] != NULL || op.len[i] != 0)
 				abort();
-		if (field == NULL || why[0] == '\0')
+		if (op.has_auth || field == NULL || why[0] == '\0')
 			abort();
 		return;
 	}
 	for (i = 0; i < BP_USEROP_BYTES__MAX; i++)
 		if (op.len[i] > BP_USEROP_BYTES_MAX || (op.len[i] > 0) != (op.bytes[i] != NULL))
 			abort();
+	if (v == BP_EP_V08) {
+		if (op.has_auth && op.auth.y_parity > 1)
+			abort();
+		bp_userop_hash_v(&op, ep, 1, h);
+		if (bp_userop_is_7702(&op) && op.has_auth) {
+			bp_userop_hash_7702(&op, ep, 1, op.auth.address, h2);
+			if (memcmp(h, h2, 32) != 0)
+				abort();
+			(void)bp_tx_auth_authority(&op.auth, who);
+		}
+		bp_userop_free(&op);
+		return;
+	}
 	bp_userop_hash(&op, ep, 1, h);
 	(void)bp_userop_max_cost(&op, &wei);
 	if ((abi = bp_userop_abi(&op, 149, &len, &packed)) != NULL) {
@@ -78,6 +95,21 @@ check_op(const cJSON *j)
 	}
 	check_calls(op.bytes[BP_USEROP_CALL_DATA], op.len[BP_USEROP_CALL_DATA]);
 	bp_userop_free(&op);
+}
+
+/* Each member of obj (inside the op root) replaced in turn by text, the op checked as v. */
+static void
+each_member(cJSON *root, cJSON *obj, const char *text, enum bp_ep_version v)
+{
+	cJSON *m;
+	int n, i;
+
+	n = cJSON_GetArraySize(obj);
+	for (i = 0; i < n; i++) {
+		m = cJSON_GetArrayItem(obj, i);
+		cJSON_ReplaceItemInObjectCaseSensitive(obj, m->string, cJSON_CreateString(text));
+		check_op(root, v);
+	}
 }
 
 static void
@@ -166,18 +198,26 @@ check_members(const char *text)
 	    "\"callGasLimit\":\"0x1\",\"verificationGasLimit\":\"0x1\","
 	    "\"preVerificationGas\":\"0x1\",\"maxFeePerGas\":\"0x1\","
 	    "\"maxPriorityFeePerGas\":\"0x1\"}";
+	/* A v0.8 op of an EIP-7702 account, as viem sends it. */
+	static const char op08[] = "{\"sender\":\"0x1111111111111111111111111111111111111111\","
+	    "\"nonce\":\"0x0\",\"factory\":\"0x7702\",\"factoryData\":\"0x\","
+	    "\"callData\":\"0xb61d27f6\",\"callGasLimit\":\"0x1\",\"verificationGasLimit\":\"0x1\","
+	    "\"preVerificationGas\":\"0x1\",\"maxFeePerGas\":\"0x1\","
+	    "\"maxPriorityFeePerGas\":\"0x1\",\"eip7702Auth\":{\"chainId\":\"0x1\","
+	    "\"address\":\"0x2222222222222222222222222222222222222222\",\"nonce\":\"0x0\","
+	    "\"yParity\":\"0x00\",\"r\":\"0x1\",\"s\":\"0x1\"}}";
 	static const char *const rules[] = { "max_gas_usd", "allowed_contracts", "allowed_methods" };
 	cJSON *j, *m, *r;
-	int n, i;
+	int i;
 
 	if ((j = cJSON_Parse(op)) == NULL)
 		return;
-	n = cJSON_GetArraySize(j);
-	for (i = 0; i < n; i++) {
-		m = cJSON_GetArrayItem(j, i);
-		cJSON_ReplaceItemInObjectCaseSensitive(j, m->string, cJSON_CreateString(text));
-		check_op(j);
-	}
+	each_member(j, j, text, BP_EP_V06);
+	cJSON_Delete(j);
+	if ((j = cJSON_Parse(op08)) == NULL)
+		return;
+	each_member(j, cJSON_GetObjectItemCaseSensitive(j, "eip7702Auth"), text, BP_EP_V08);
+	each_member(j, j, text, BP_EP_V08);
 	cJSON_Delete(j);
 	for (i = 0; i < 3; i++) {
 		if ((j = cJSON_CreateObject()) == NULL)
@@ -209,7 +249,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	}
 	if (len > 256 * 1024 || (j = cJSON_ParseWithLength((const char *)data, len)) == NULL)
 		return 0;
-	check_op(j);
+	check_op(j, BP_EP_V06);
+	check_op(j, BP_EP_V08);
 	check_rules(j);
 	check_history(j);
 	cJSON_Delete(j);

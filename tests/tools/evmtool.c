@@ -7,11 +7,16 @@
  *   evmtool personal-sign KEY MESSAGE       prints the 65-byte signature
  *   evmtool recover MESSAGE SIGNATURE       prints the signer's address (EIP-55)
  *   evmtool keccak HEXDATA                  prints keccak-256
+ *   evmtool userop-hash VERSION EP CHAIN_ID JSON
+ *	prints the userOpHash of the UserOperation JSON (the JSON-RPC form of VERSION, 0.6 to 0.8)
+ *	for EntryPoint EP (tests/e2e/eip7702.test.mjs)
  * Numbers are decimal or 0x-hex; KEY, TO, DATA and SIGNATURE are 0x-hex.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "core/hex.h"
 #include "evm/address.h"
@@ -19,6 +24,7 @@
 #include "evm/secp.h"
 #include "evm/tx.h"
 #include "evm/u256.h"
+#include "evm/userop.h"
 
 static int
 fail(const char *what, const char *arg)
@@ -92,6 +98,36 @@ sign_tx(char **a)
 	return 0;
 }
 
+static int
+userop_hash(char **a)
+{
+	struct bp_userop op;
+	enum bp_ep_version v;
+	uint8_t ep[20], hash[32];
+	uint64_t chain_id;
+	const char *field;
+	char why[256];
+	cJSON *j;
+	int rc;
+
+	if (bp_ep_version_parse(a[0], &v) == -1)
+		return fail("version", a[0]);
+	if (bp_addr_parse(a[1], strlen(a[1]), 0, ep) == -1)
+		return fail("entry point", a[1]);
+	if (u64_arg(a[2], &chain_id) == -1)
+		return fail("chain id", a[2]);
+	if ((j = cJSON_Parse(a[3])) == NULL)
+		return fail("json", a[3]);
+	rc = bp_userop_from_json_v(v, j, &op, &field, why, sizeof(why));
+	cJSON_Delete(j);
+	if (rc == -1)
+		return fail(field, why);
+	bp_userop_hash_v(&op, ep, chain_id, hash);
+	print_hex(hash, 32, "\n");
+	bp_userop_free(&op);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -102,6 +138,8 @@ main(int argc, char *argv[])
 
 	if (argc == 11 && strcmp(argv[1], "sign-tx") == 0)
 		rc = sign_tx(argv + 2);
+	else if (argc == 6 && strcmp(argv[1], "userop-hash") == 0)
+		rc = userop_hash(argv + 2);
 	else if (argc == 4 && strcmp(argv[1], "personal-sign") == 0) {
 		if (bp_hex_decode_fixed(argv[2], strlen(argv[2]), key, 32) == -1)
 			return fail("key", argv[2]);
@@ -126,7 +164,7 @@ main(int argc, char *argv[])
 		free(data);
 		rc = 0;
 	} else
-		fputs("usage: evmtool sign-tx|personal-sign|recover|keccak ... (see the source)\n",
+		fputs("usage: evmtool sign-tx|personal-sign|recover|keccak|userop-hash ... (see the source)\n",
 		    stderr);
 	bp_secp_cleanup();
 	return rc;

@@ -1,0 +1,151 @@
+// EIP-7702 with Blockport's C signer on the devchain (anvil, --hardfork prague; docs/evm.md,
+// "EIP-7702"): build/tools/chaintool's send7702 signs an authorization for a fresh EOA and a
+// type 4 transaction carrying it (lib/evm/tx.c) and sends it; anvil takes it, the EOA's code
+// becomes 0xef0100 || Simple7702Account, viem recovers the EOA from the transaction's
+// authorization, and viem's toSimple7702SmartAccount on the EOA works against EntryPoint v0.8.
+// Then lib/evm/userop.c's userOpHash of a 7702 op (build/tools/evmtool userop-hash) equals the
+// EntryPoint's getUserOpHash, which reads the delegate from the EOA's code, and viem's; and
+// POST /v1/gas/sponsor takes such an op as viem sends it (factory 0x7702, eip7702Auth), answers
+// the EntryPoint's userOpHash, and the sponsored op lands through handleOps.
+// The keys are new ones (the sender funded with anvil_setBalance): no dev account is taken.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import {
+  concat, createPublicClient, createWalletClient, getAddress, http, parseAbi, parseEther, parseEventLogs, toHex,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import {
+  entryPoint08Abi, formatUserOperationRequest, getUserOperationHash, toPackedUserOperation,
+  toSimple7702SmartAccount,
+} from 'viem/account-abstraction';
+import { foundry } from 'viem/chains';
+import { recoverAuthorizationAddress } from 'viem/utils';
+import { api, env, newKey } from './helpers.mjs';
+
+const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
+const DELEGATE = getAddress(dc.simple_7702_account);
+const EP08 = getAddress(dc.entry_point_v08);
+const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
+const pub = createPublicClient({ chain, transport: http(env.chain) });
+const tool = (name, ...args) => execFileSync(`${env.build}/tools/${name}`, args.map(String),
+  { encoding: 'utf8', env: { ...process.env, BLOCKPORT_CONFIG: env.config } }).trim();
+
+const ownerKey = generatePrivateKey();
+const owner = privateKeyToAccount(ownerKey);		// the EOA that delegates
+let authorization;						// its authorization, as the chain has it
+
+test('the C signer: a type 4 transaction delegates a fresh EOA to Simple7702Account', async () => {
+  const senderKey = generatePrivateKey();
+  const sender = privateKeyToAccount(senderKey);
+  await pub.request({ method: 'anvil_setBalance', params: [sender.address, toHex(parseEther('1'))] });
+  assert.equal(await pub.getCode({ address: owner.address }), undefined);
+
+  const [hash, eoa] = tool('chaintool', 'ethereum', 'devnet', 'send7702', senderKey,
+    ownerKey, DELEGATE).split(' ');
+  assert.equal(eoa, owner.address);
+  const rcpt = await pub.waitForTransactionReceipt({ hash, pollingInterval: 100, timeout: 60000 });
+  assert.equal(rcpt.status, 'success');
+
+  const tx = await pub.getTransaction({ hash });
+  assert.equal(tx.type, 'eip7702');
+  assert.equal(tx.from, sender.address.toLowerCase());
+  assert.equal(getAddress(tx.to), owner.address);
+  assert.equal(tx.authorizationList.length, 1);
+  [authorization] = tx.authorizationList;
+  assert.equal(getAddress(authorization.address), DELEGATE);
+  assert.equal(authorization.chainId, chain.id);
+  assert.equal(authorization.nonce, 0);
+  assert.equal(await recoverAuthorizationAddress({ authorization }), owner.address);
+
+  assert.equal(await pub.getCode({ address: owner.address }), concat(['0xef0100', DELEGATE]).toLowerCase());
+});
+
+test('viem\'s Simple7702Account on the delegated EOA reads EntryPoint v0.8', async () => {
+  assert.ok(authorization, 'the delegation of the test before');
+  const account = await toSimple7702SmartAccount({ client: pub, owner });
+  assert.equal(account.address, owner.address);
+  assert.equal(await account.isDeployed(), true);
+  // The EntryPoint's nonce: key 0, and viem's own key (high 192 bits), sequence 0 for both.
+  assert.equal(await account.getNonce({ key: 0n }), 0n);
+  const nonce = await account.getNonce();
+  assert.ok(nonce >> 64n > 0n && (nonce & 0xffffffffffffffffn) === 0n, `nonce ${nonce}`);
+  // The EOA runs Simple7702Account's code: its entryPoint() is v0.8's.
+  const ep = await pub.readContract({ address: owner.address,
+    abi: parseAbi(['function entryPoint() view returns (address)']), functionName: 'entryPoint' });
+  assert.equal(ep, EP08);
+});
+
+test('the userOpHash of a 7702 op (factory 0x7702, eip7702Auth) is the EntryPoint\'s and viem\'s', async () => {
+  assert.ok(authorization, 'the delegation of the first test');
+  const account = await toSimple7702SmartAccount({ client: pub, owner });
+  const op = {
+    sender: owner.address, nonce: 0n, factory: '0x7702', factoryData: '0x',
+    callData: await account.encodeCalls([{ to: DELEGATE, value: 0n, data: '0x' }]),
+    callGasLimit: 100000n, verificationGasLimit: 200000n, preVerificationGas: 50000n,
+    maxFeePerGas: 2000000000n, maxPriorityFeePerGas: 1000000000n, signature: '0x',
+    authorization: { ...authorization, address: getAddress(authorization.address) },
+  };
+  const cHash = (o) => tool('evmtool', 'userop-hash', '0.8', EP08, chain.id,
+    JSON.stringify(formatUserOperationRequest(o)));
+  const onChain = (o) => pub.readContract({ address: EP08, abi: entryPoint08Abi,
+    functionName: 'getUserOpHash', args: [toPackedUserOperation(o)] });
+  const viemHash = getUserOperationHash({ chainId: chain.id, entryPointAddress: EP08,
+    entryPointVersion: '0.8', userOperation: op });
+
+  assert.equal(cHash(op), await onChain(op));
+  assert.equal(cHash(op), viemHash);
+  // With factoryData the delegate is hashed with it (initCode past the marker's 20 bytes).
+  const withData = { ...op, factory: '0x7702000000000000000000000000000000000000', factoryData: '0x1234' };
+  assert.equal(cHash(withData), await onChain(withData));
+  // viem packs factory 0x7702 with factoryData as 0x7702 ++ factoryData: no marker for the
+  // EntryPoint, nor for Blockport (viem's own hash differs there).
+  const short = { ...op, factoryData: '0x1234' };
+  assert.equal(cHash(short), await onChain(short));
+  // Without the marker the plain v0.8 hash, equal to the EntryPoint's too.
+  const plain = { ...op, factory: undefined, factoryData: undefined };
+  assert.equal(cHash(plain), await onChain(plain));
+  assert.notEqual(cHash(plain), cHash(op));
+});
+
+test('POST /v1/gas/sponsor: a 7702 op as viem sends it gets the EntryPoint\'s userOpHash, and lands', async () => {
+  assert.ok(authorization, 'the delegation of the first test');
+  const key = newKey({ plan: 'enterprise' });
+  const pol = await api('/v1/gas/policies', { method: 'POST', key,
+    body: { name: `7702-${Date.now()}`, chain: 'ethereum', rules: { max_gas_usd: '100' } } });
+  assert.equal(pol.status, 201, pol.text);
+  const account = await toSimple7702SmartAccount({ client: pub, owner });
+  const fees = await pub.estimateFeesPerGas();
+  const op = {
+    sender: owner.address, nonce: await account.getNonce({ key: 0n }), factory: '0x7702', factoryData: '0x',
+    callData: await account.encodeCalls([{ to: DELEGATE, value: 0n, data: '0x' }]),
+    callGasLimit: 100000n, verificationGasLimit: 300000n, preVerificationGas: 60000n,
+    maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, signature: '0x',
+    authorization: { ...authorization, address: getAddress(authorization.address) },
+  };
+  const res = await api('/v1/gas/sponsor', { method: 'POST', key, body: { chain: 'ethereum',
+    policy_id: pol.json.id, entry_point: EP08, user_operation: formatUserOperationRequest(op) } });
+  assert.equal(res.status, 200, res.text);
+  const s = res.json;
+  const signed = { ...op, paymaster: s.paymaster, paymasterData: s.paymasterData,
+    paymasterVerificationGasLimit: BigInt(s.paymasterVerificationGasLimit),
+    paymasterPostOpGasLimit: BigInt(s.paymasterPostOpGasLimit) };
+  const hash = await pub.readContract({ address: EP08, abi: entryPoint08Abi, functionName: 'getUserOpHash',
+    args: [toPackedUserOperation(signed)] });
+  assert.equal(s.user_op_hash, hash, 'the EntryPoint\'s own userOpHash');
+
+  // The EOA signs it as Simple7702Account checks; a fresh funded key sends handleOps.
+  signed.signature = await account.signUserOperation({ ...signed, chainId: chain.id });
+  const beneficiary = privateKeyToAccount(generatePrivateKey());
+  await pub.request({ method: 'anvil_setBalance', params: [beneficiary.address, toHex(parseEther('1'))] });
+  const wallet = createWalletClient({ chain, account: beneficiary, transport: http(env.chain) });
+  const tx = await wallet.writeContract({ address: EP08, abi: entryPoint08Abi, functionName: 'handleOps',
+    args: [[toPackedUserOperation(signed)], beneficiary.address] });
+  const rcpt = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
+  assert.equal(rcpt.status, 'success');
+  const [ev] = parseEventLogs({ abi: entryPoint08Abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
+  assert.equal(ev.args.userOpHash, hash);
+  assert.equal(ev.args.success, true);
+  assert.equal(ev.args.paymaster, getAddress(s.paymaster));
+});
