@@ -92,7 +92,7 @@ int		bp_userop_validate_check_result(const struct bp_userop_validate_result *res
  */
 uint64_t	bp_userop_validate_pre_verification_gas(const struct bp_userop *op, int with_fixed);
 
-/* Sum of op's three gas limits, saturated at UINT64_MAX. */
+/* Sum of op's gas limits (three; v0.7/v0.8 the paymaster's two too), saturated at UINT64_MAX. */
 uint64_t	bp_userop_validate_total_gas(const struct bp_userop *op);
 
 /*
