@@ -147,3 +147,30 @@ test('v0.7: the estimate answers the paymaster\'s limits, the lookup the v0.7 fo
   assert.equal(rcpt.success, true);
   assert.equal(rcpt.nonce, op.nonce, 'the 2D nonce, key and sequence');
 });
+
+test('ops of v0.6, v0.7 and v0.8 pending together: each lands by its own EntryPoint\'s handleOps, one EntryPoint a bundle', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const id = await policy(key);
+  const client = bundlerClient(key, id);
+  const eps = { '0.6': dc.entry_point, ...Object.fromEntries(Object.entries(VERSIONS).map(([k, v]) => [k, v.ep])) };
+  // Prepared and signed first, then sent at once, so the pool holds the three together.
+  const ops = await Promise.all(Object.entries(eps).map(async ([version, ep]) => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const account = await toSimpleSmartAccount({ client: pub, owner, entryPoint: { address: getAddress(ep), version } });
+    const op = await client.prepareUserOperation({ account, calls: [{ to: owner.address, value: 0n, data: '0x' }] });
+    return { version, ep, op: { ...op, signature: await account.signUserOperation({ ...op, chainId: chain.id }) } };
+  }));
+  const hashes = await Promise.all(ops.map(async ({ ep, op }) => {
+    const sent = await rpc(key, 'eth_sendUserOperation', [rpcForm(op), getAddress(ep)]);
+    assert.match(sent.result ?? '', /^0x[0-9a-f]{64}$/, JSON.stringify(sent));
+    return sent.result;
+  }));
+  const receipts = await Promise.all(hashes.map((hash) =>
+    client.waitForUserOperationReceipt({ hash, timeout: 60000, pollingInterval: 200 })));
+  receipts.forEach((r, i) => {
+    assert.equal(r.success, true, ops[i].version);
+    assert.equal(getAddress(r.entryPoint), getAddress(ops[i].ep));
+    assert.equal(getAddress(r.receipt.to), getAddress(ops[i].ep), `v${ops[i].version}: handleOps of its EntryPoint`);
+  });
+  assert.equal(new Set(receipts.map((r) => r.receipt.transactionHash)).size, 3, 'three bundles');
+});
