@@ -155,7 +155,7 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 	uint8_t ep[20], *buf = NULL, *pnd = NULL;
 	const uint8_t *res;
 	size_t res_len;
-	uint64_t pvg, pre, paid, verif, call, post_op = 0;
+	uint64_t pvg, pre, paid, verif, call, post_op = 0, pm_verif = 0;
 	cJSON *orig, *d;
 	int ok, rc = -1, pm;
 
@@ -206,7 +206,15 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 	/* v0.7/v0.8 charged 10% of the call and postOp gas left unused: taken out again. */
 	if (op.version != BP_EP_V06)
 		call = bp_bundler_v07_exec_gas(call, EST_CALL_GAS + post_op);
+	/*
+	 * The simulation measures the account's and the paymaster's verification together; the
+	 * paymaster's alone is its validatePaymasterUserOp called from the EntryPoint, or when the
+	 * node cannot tell, the whole again (an overestimate costs only prefund, never a penalty).
+	 */
+	if (pm && (pm_verif = bp_bundler_v07_paymaster_gas(c->up, c->net, ep, &est)) == 0)
+		pm_verif = verif;
 	verif = verif + verif / 2 + 20000;
+	pm_verif = pm_verif + pm_verif / 2 + 20000;
 	call = call + call / 4 + 10000;
 	if (op.len[BP_USEROP_CALL_DATA] > 0 && call < BP_USEROP_VALIDATE_MIN_CALL_GAS)
 		call = BP_USEROP_VALIDATE_MIN_CALL_GAS;
@@ -231,13 +239,9 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 	rc = bp_buf_printf(c->result, "{\"preVerificationGas\":\"0x%llx\","
 	    "\"verificationGasLimit\":\"0x%llx\",\"callGasLimit\":\"0x%llx\"",
 	    (unsigned long long)pvg, (unsigned long long)verif, (unsigned long long)call);
-	/*
-	 * The simulation measures the account's and the paymaster's verification together: each
-	 * limit gets the whole (an overestimate costs only prefund, never a penalty).
-	 */
 	if (rc == 0 && pm)
 		rc = bp_buf_printf(c->result, ",\"paymasterVerificationGasLimit\":\"0x%llx\","
-		    "\"paymasterPostOpGasLimit\":\"0x%llx\"", (unsigned long long)verif,
+		    "\"paymasterPostOpGasLimit\":\"0x%llx\"", (unsigned long long)pm_verif,
 		    (unsigned long long)post_op);
 	if (rc == 0)
 		rc = bp_buf_adds(c->result, "}");

@@ -14,6 +14,7 @@
 #include "core/util.h"
 #include "evm/abi.h"
 #include "evm/address.h"
+#include "rpc/rpc_client.h"
 
 #define SIG_HANDLE_OPS_V06 "handleOps((address,uint256,bytes,bytes,uint256,uint256,uint256," \
 	"uint256,uint256,bytes,bytes)[],address)"
@@ -22,6 +23,8 @@
 #define SIG_SIMULATE_VALIDATION "simulateValidation((address,uint256,bytes,bytes,bytes32," \
 	"uint256,bytes32,bytes,bytes))"
 #define SIG_FAILED_OP_REVERT	"FailedOpWithRevert(uint256,string,bytes)"
+#define SIG_VALIDATE_PAYMASTER	"validatePaymasterUserOp((address,uint256,bytes,bytes,bytes32," \
+	"uint256,bytes32,bytes,bytes),bytes32,uint256)"
 
 /* 100 ETH: what a simulation gives an account that may not be funded yet. */
 #define FUND_WEI	"0x56bc75e2d63100000"
@@ -198,6 +201,54 @@ bp_bundler_v07_exec_gas(uint64_t x, uint64_t limit)
 	if (x > UINT64_MAX / 10 || 10 * x <= limit)
 		return x;
 	return (10 * x - limit) / 9;
+}
+
+uint64_t
+bp_bundler_v07_paymaster_gas(struct bp_upstream *up, const struct bp_network *net,
+    const uint8_t ep[20], const struct bp_userop *op)
+{
+	struct bp_rpc_client_error jerr;
+	struct bp_u256 cost;
+	uint8_t *enc, *data = NULL, *w;
+	char from[BP_ADDR_STRLEN], to[BP_ADDR_STRLEN], *hex = NULL;
+	size_t elen, packed, len;
+	uint64_t g = 0;
+	cJSON *params = NULL, *tx, *r = NULL;
+
+	if (op->len[BP_USEROP_PAYMASTER_AND_DATA] < 20 || bp_userop_max_cost(op, &cost) == -1 ||
+	    (enc = bp_userop_abi(op, (size_t)-1, &elen, &packed)) == NULL)
+		return 0;
+	len = 4 + 3 * 32 + elen;
+	if ((data = calloc(1, len)) == NULL || (hex = malloc(2 * len + 3)) == NULL)
+		goto out;
+	bp_abi_selector(SIG_VALIDATE_PAYMASTER, data);
+	w = data + 4;
+	w[31] = 0x60;			/* the op's offset, after the hash and maxCost */
+	bp_userop_hash_v(op, ep, (uint64_t)net->chain_id, w + 32);
+	bp_u256_to_be32(&cost, w + 64);
+	memcpy(w + 96, enc, elen);
+	bp_hex_encode(data, len, hex, 2 * len + 3);
+	bp_addr_format_lower(ep, from, sizeof(from));
+	bp_addr_format_lower(op->bytes[BP_USEROP_PAYMASTER_AND_DATA], to, sizeof(to));
+	if ((params = cJSON_CreateArray()) == NULL || (tx = cJSON_CreateObject()) == NULL)
+		goto out;
+	cJSON_AddItemToArray(params, tx);
+	cJSON_AddStringToObject(tx, "from", from);
+	cJSON_AddStringToObject(tx, "to", to);
+	cJSON_AddStringToObject(tx, "data", hex);
+	if ((r = bp_rpc_client_call(up, net, "eth_estimateGas", params, &jerr)) != NULL &&
+	    cJSON_IsString(r) && bp_hex_quantity_lenient(r->valuestring, strlen(r->valuestring),
+	    &g) == 0)
+		g = g > 21000 ? g - 21000 : 0;
+	else
+		g = 0;
+out:
+	cJSON_Delete(r);
+	cJSON_Delete(params);
+	free(hex);
+	free(data);
+	free(enc);
+	return g;
 }
 
 /* v into the 16-byte big-endian field at p. */

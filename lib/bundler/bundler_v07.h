@@ -86,6 +86,16 @@ int		bp_bundler_v07_execution_result(const uint8_t *data, size_t len, uint64_t *
 uint64_t	bp_bundler_v07_exec_gas(uint64_t x, uint64_t limit);
 
 /*
+ * The gas op's paymaster (the first 20 bytes of its packed paymasterAndData) takes to validate
+ * it when the EntryPoint ep of net calls validatePaymasterUserOp(op, userOpHash, maxCost):
+ * eth_estimateGas from ep, less a transaction's 21,000 (the calldata's cost stays, a margin for
+ * the EntryPoint's own encoding of the call). 0 when the node cannot tell (it refuses a call
+ * from a contract, or the paymaster reverts).
+ */
+uint64_t	bp_bundler_v07_paymaster_gas(struct bp_upstream *, const struct bp_network *net,
+		    const uint8_t ep[20], const struct bp_userop *op);
+
+/*
  * Sets the paymaster's two gas limits of a v0.7/v0.8 op (its pm_gas and the 16-byte fields of
  * its packed paymasterAndData, which must be at least 52 bytes and is the op's own copy).
  */

@@ -101,15 +101,23 @@ test('v0.7: the estimate answers the paymaster\'s limits, the lookup the v0.7 fo
   const owner = privateKeyToAccount(generatePrivateKey());
   const account = await toSimpleSmartAccount({ client: pub, owner, entryPoint: { address: getAddress(v.ep), version: '0.7' } });
   const client = bundlerClient(key, id);
-  const op = await client.prepareUserOperation({ account, calls: [{ to: owner.address, value: 0n, data: '0x' }] });
-  assert.ok(op.nonce >> 64n > 0n, 'permissionless.js puts a key in the nonce\'s upper bits');
-  assert.equal(getAddress(op.paymaster), getAddress(v.paymaster));
+  const prepared = await client.prepareUserOperation({ account, calls: [{ to: owner.address, value: 0n, data: '0x' }] });
+  assert.ok(prepared.nonce >> 64n > 0n, 'permissionless.js puts a key in the nonce\'s upper bits');
+  assert.equal(getAddress(prepared.paymaster), getAddress(v.paymaster));
 
-  const est = await rpc(key, 'eth_estimateUserOperationGas', [rpcForm(op), getAddress(v.ep)]);
+  const est = await rpc(key, 'eth_estimateUserOperationGas', [rpcForm(prepared), getAddress(v.ep)]);
   assert.ok(est.result, JSON.stringify(est));
   for (const k of ['preVerificationGas', 'verificationGasLimit', 'callGasLimit', 'paymasterVerificationGasLimit', 'paymasterPostOpGasLimit'])
     assert.match(est.result[k] ?? '', /^0x[0-9a-f]+$/, k);
   assert.ok(BigInt(est.result.verificationGasLimit) > 100000n, 'the deployment is in the verification');
+  // The paymaster's own validation, not the account's deployment; the op is sent with it below
+  // (the paymaster's data signed over that limit), so it is enough.
+  const pmv = BigInt(est.result.paymasterVerificationGasLimit);
+  assert.ok(pmv < BigInt(est.result.verificationGasLimit) && pmv < 100000n, JSON.stringify(est));
+  const op = { ...prepared, paymasterVerificationGasLimit: pmv };
+  const pmd = await rpc(key, 'pm_getPaymasterData', [rpcForm(op), getAddress(v.ep), toHex(chain.id), { policyId: id }]);
+  assert.equal(BigInt(pmd.result.paymasterVerificationGasLimit), pmv, JSON.stringify(pmd));
+  op.paymasterData = pmd.result.paymasterData;
   const unsponsored = { ...rpcForm(op) };
   for (const k of ['paymaster', 'paymasterData', 'paymasterVerificationGasLimit', 'paymasterPostOpGasLimit'])
     delete unsponsored[k];
