@@ -32,11 +32,14 @@ async function policy(key) {
   return res.json.id;
 }
 
-// viem's bundler client with Blockport's paymaster client, both on the bundler's URL.
+// viem's bundler client with Blockport's paymaster client, both on the bundler's URL. The fees
+// are the node's own: without the hook viem doubles the suggested tip, and on a devchain where
+// the bundles are the only transactions each op's doubled tip becomes the next suggestion.
 function bundlerClient(key, policyId) {
   const transport = http(URL, { fetchOptions: { headers: { 'X-API-Key': key } } });
   return createBundlerClient({ client: pub, chain, transport, pollingInterval: 200,
-    paymaster: createPaymasterClient({ transport }), paymasterContext: { policyId } });
+    paymaster: createPaymasterClient({ transport }), paymasterContext: { policyId },
+    userOperation: { estimateFeesPerGas: () => pub.estimateFeesPerGas() } });
 }
 
 const rpc = async (key, method, params) => {
