@@ -217,7 +217,7 @@ done
 # that need the workers run when the cluster starts them (CLUSTER_WORKERS=all, its default);
 # the cases that assume one head are skipped with the reason (helpers.mjs's onCluster).
 cluster_skip="concurrency rpc-smuggling frozen"
-cluster_workers="bundler indexer nfts tokens webhooks-delivery ws"
+cluster_workers="bundler bundler-v07 indexer nfts tokens webhooks-delivery ws"
 if [ "${E2E_CLUSTER:-1}" != 0 ]; then	# E2E_CLUSTER=0 leaves it out
 	echo "== e2e on the cluster"
 	dir=$(mktemp -d /tmp/blockport-cluster.XXXXXX)

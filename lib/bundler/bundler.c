@@ -10,6 +10,7 @@
 
 #include "bundler.h"
 #include "bundler_pool.h"
+#include "bundler_v07.h"
 #include "core/hex.h"
 #include "core/http.h"
 #include "core/log.h"
@@ -40,21 +41,32 @@ bp_bundler_chain_id(struct bp_bundler_call *c)
 int
 bp_bundler_entry_points(struct bp_bundler_call *c)
 {
+	struct bp_entry_point epc;
 	uint8_t ep[20];
 	char cs[BP_ADDR_STRLEN];
+	int v, n = 0;
 
-	if (c->net->entry_point[0] == '\0')
-		return bp_buf_adds(c->result, "[]") == -1 ? -1 : 0;
-	if (bp_addr_parse(c->net->entry_point, strlen(c->net->entry_point), 0, ep) == -1)
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "bad entry_point in the config");
-	bp_addr_format_checksum(ep, cs, sizeof(cs));
-	return bp_buf_printf(c->result, "[\"%s\"]", cs) == -1 ? -1 : 0;
+	/* v0.6 first (what a client that takes the first gets, as before), then v0.7, v0.8. */
+	if (bp_buf_adds(c->result, "[") == -1)
+		return -1;
+	for (v = 0; v < BP_EP__MAX; v++) {
+		bp_entry_point_of(c->net, (enum bp_ep_version)v, &epc);
+		if (epc.entry_point[0] == '\0')
+			continue;
+		if (bp_addr_parse(epc.entry_point, strlen(epc.entry_point), 0, ep) == -1)
+			return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "bad entry point in the "
+			    "config");
+		bp_addr_format_checksum(ep, cs, sizeof(cs));
+		if (bp_buf_printf(c->result, "%s\"%s\"", n++ ? "," : "", cs) == -1)
+			return -1;
+	}
+	return bp_buf_adds(c->result, "]") == -1 ? -1 : 0;
 }
 
 int
 bp_bundler_op_param(struct bp_bundler_call *c, struct bp_userop *op, uint8_t ep[20])
 {
-	uint8_t want[20];
+	struct bp_entry_point epc;
 	const char *s, *field;
 	char why[200];
 
@@ -66,20 +78,19 @@ bp_bundler_op_param(struct bp_bundler_call *c, struct bp_userop *op, uint8_t ep[
 		return -1;
 	if (bp_addr_parse(s, strlen(s), BP_ADDR_CHECKSUM, ep) == -1)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "entryPoint must be an address");
-	if (c->net->entry_point[0] == '\0' || bp_addr_parse(c->net->entry_point,
-	    strlen(c->net->entry_point), 0, want) == -1 || memcmp(want, ep, 20) != 0)
+	if (bp_entry_point_find(c->net, ep, &epc) == -1)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "unsupported entry point %.42s "
 		    "(eth_supportedEntryPoints lists the supported ones)", s);
-	if (bp_userop_from_json(cJSON_GetArrayItem(c->params, 0), op, &field, why,
+	/* The op in its EntryPoint's form: v0.7 and v0.8 take factory, paymaster and their data. */
+	if (bp_userop_from_json_v(epc.version, cJSON_GetArrayItem(c->params, 0), op, &field, why,
 	    sizeof(why)) == -1)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "userOperation.%s: %s",
 		    field ? field : "", why);
 	return 0;
 }
 
-/* Appends "NAME":"0x..." (bytes) to b. */
-static int
-put_bytes(struct bp_buf *b, const char *name, const uint8_t *p, size_t n)
+int
+bp_bundler_json_bytes(struct bp_buf *b, const char *name, const uint8_t *p, size_t n)
 {
 	char *hex;
 	int rc;
@@ -106,8 +117,10 @@ bp_bundler_op_json(const struct bp_userop *op, struct bp_buf *b)
 		if (bp_buf_printf(b, ",\"%s\":\"%s\"", bp_userop_num_name(i), q) == -1)
 			return -1;
 	}
+	if (op->version != BP_EP_V06)
+		return bp_bundler_v07_op_members(op, b);
 	for (i = 0; i < BP_USEROP_BYTES__MAX; i++)
-		if (put_bytes(b, bp_userop_bytes_name(i), op->bytes[i], op->len[i]) == -1)
+		if (bp_bundler_json_bytes(b, bp_userop_bytes_name(i), op->bytes[i], op->len[i]) == -1)
 			return -1;
 	return bp_buf_adds(b, "}");
 }
@@ -167,9 +180,10 @@ bp_bundler_send(struct bp_bundler_call *c)
 		    "block gas limit");
 		goto out;
 	}
-	if (bp_userop_validate_simulate(c->up, c->net, ep, &op, &res, &c->err) == -1)
+	if ((op.version == BP_EP_V06 ? bp_userop_validate_simulate : bp_bundler_v07_simulate)(c->up,
+	    c->net, ep, &op, &res, &c->err) == -1)
 		goto out;
-	bp_userop_hash(&op, ep, (uint64_t)c->net->chain_id, hash);
+	bp_userop_hash_v(&op, ep, (uint64_t)c->net->chain_id, hash);
 	bp_hex_encode(hash, 32, hex, sizeof(hex));
 	if (bp_bundler_op_json(&op, &json) == -1 || bp_buf_add(&json, "", 1) == -1) {
 		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
@@ -391,6 +405,9 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 1 && strcmp(row.status, "included") == 0)
 		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
+	/* Its event is its own EntryPoint's (v0.7 and v0.8 ops are the pool's only). */
+	if (found == 1)
+		bp_strlcpy(ep, row.entry_point, sizeof(ep));
 	bp_bundler_pool_op_free(&row);
 	if (tx[0] == '\0' &&
 	    bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx), &block) == -1)

@@ -11,12 +11,15 @@
 #include "bundler.h"
 #include "bundler_estimate.h"
 #include "bundler_paymaster.h"
+#include "bundler_v07.h"
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "userop_validate.h"
 
 #define SIG_SIMULATE_HANDLE_OP "simulateHandleOp((address,uint256,bytes,bytes,uint256,uint256," \
 	"uint256,uint256,uint256,bytes,bytes),address,bytes)"
+#define SIG_SIMULATE_HANDLE_OP_V07 "simulateHandleOp((address,uint256,bytes,bytes,bytes32," \
+	"uint256,bytes32,bytes,bytes),address,bytes)"
 #define SIG_EXECUTION_RESULT "ExecutionResult(uint256,uint256,uint48,uint48,bool,bytes)"
 #define SIG_FAILED_OP	"FailedOp(uint256,string)"
 
@@ -65,7 +68,8 @@ handle_op_calldata(const struct bp_userop *op, const uint8_t target[20], const u
 		return NULL;
 	n = 4 + 3 * 32 + elen + 32 + padded;
 	if ((out = calloc(1, n)) != NULL) {
-		bp_abi_selector(SIG_SIMULATE_HANDLE_OP, out);
+		bp_abi_selector(op->version == BP_EP_V06 ? SIG_SIMULATE_HANDLE_OP :
+		    SIG_SIMULATE_HANDLE_OP_V07, out);
 		out[4 + 31] = 0x60;
 		memcpy(out + 4 + 32 + 12, target, 20);
 		out[4 + 64 + 24] = (uint8_t)((0x60 + elen) >> 56);
@@ -95,7 +99,7 @@ simulate(struct bp_bundler_call *c, const uint8_t ep[20], const struct bp_userop
     const uint8_t target[20], const uint8_t *tdata, size_t tlen, uint64_t *pre, uint64_t *paid,
     int *ok, uint8_t **buf, const uint8_t **res, size_t *res_len)
 {
-	char override[160], sender[BP_ADDR_STRLEN];
+	char override[160], sender[BP_ADDR_STRLEN], *v07 = NULL;
 	uint8_t *data;
 	size_t len, retlen;
 	int rc;
@@ -104,13 +108,22 @@ simulate(struct bp_bundler_call *c, const uint8_t ep[20], const struct bp_userop
 	bp_addr_format_lower(op->sender, sender, sizeof(sender));
 	snprintf(override, sizeof(override), "{\"%s\":{\"balance\":\"0x56bc75e2d63100000\"}}",
 	    sender);
-	if ((data = handle_op_calldata(op, target, tdata, tlen, &len)) == NULL)
+	/* v0.7/v0.8: EntryPointSimulations at the EntryPoint's address too. */
+	if ((op->version != BP_EP_V06 && (v07 = bp_bundler_v07_override(op->version, ep,
+	    op->sender)) == NULL) || (data = handle_op_calldata(op, target, tdata, tlen,
+	    &len)) == NULL) {
+		free(v07);
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
-	rc = bp_userop_validate_eth_call(c->up, c->net, ep, data, len, "latest", override, buf, &retlen,
-	    &c->err);
+	}
+	rc = bp_userop_validate_eth_call(c->up, c->net, ep, data, len, "latest", v07 ? v07 : override,
+	    buf, &retlen, &c->err);
 	free(data);
+	free(v07);
 	if (rc == -1)
 		return -1;
+	if (op->version != BP_EP_V06)	/* it returns its result, and reverts only to fail */
+		return rc == 1 ? bp_bundler_v07_decode_revert(*buf, retlen, &c->err) :
+		    bp_bundler_v07_execution_result(*buf, retlen, pre, paid, ok, res, res_len, &c->err);
 	if (rc == 0)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "simulateHandleOp did not revert: "
 		    "the entry point is not a v0.6 EntryPoint");
@@ -139,12 +152,12 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 {
 	static const uint8_t zero[20];
 	struct bp_userop op, est;
-	uint8_t ep[20], *buf = NULL;
+	uint8_t ep[20], *buf = NULL, *pnd = NULL;
 	const uint8_t *res;
 	size_t res_len;
-	uint64_t pvg, pre, paid, verif, call;
+	uint64_t pvg, pre, paid, verif, call, post_op = 0, pm_verif = 0;
 	cJSON *orig, *d;
-	int ok, rc = -1;
+	int ok, rc = -1, pm;
 
 	memset(&op, 0, sizeof(op));
 	orig = cJSON_GetArrayItem(c->params, 0);
@@ -165,13 +178,43 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 	bp_u256_from_u64(&est.num[BP_USEROP_CALL_GAS_LIMIT], EST_CALL_GAS);
 	bp_u256_from_u64(&est.num[BP_USEROP_MAX_FEE_PER_GAS], 1);
 	bp_u256_from_u64(&est.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], 1);
+	/*
+	 * v0.7/v0.8 with a paymaster: its verification limit as the account's while simulated,
+	 * its postOp limit the op's own (0 when absent), on a copy of the packed data.
+	 */
+	pm = op.version != BP_EP_V06 && op.len[BP_USEROP_PAYMASTER_AND_DATA] >= 52;
+	if (pm) {
+		if (bp_u256_to_u64(&op.pm_gas[1], &post_op) == -1 || post_op > EST_CALL_GAS) {
+			bp_bundler_fail(c, BP_USEROP_VALIDATE_INVALID_PARAMS, "userOperation."
+			    "paymasterPostOpGasLimit is above %d", EST_CALL_GAS);
+			goto out;
+		}
+		if ((pnd = malloc(op.len[BP_USEROP_PAYMASTER_AND_DATA])) == NULL) {
+			bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
+			goto out;
+		}
+		memcpy(pnd, op.bytes[BP_USEROP_PAYMASTER_AND_DATA], op.len[BP_USEROP_PAYMASTER_AND_DATA]);
+		est.bytes[BP_USEROP_PAYMASTER_AND_DATA] = pnd;
+		bp_bundler_v07_set_pm_gas(&est, EST_VERIFICATION_GAS, post_op);
+	}
 	if (simulate(c, ep, &est, zero, NULL, 0, &pre, &paid, &ok, &buf, &res, &res_len) == -1)
 		goto out;
 	free(buf);
 	buf = NULL;
 	verif = pre > pvg ? pre - pvg : 0;
 	call = paid > pre ? paid - pre : 0;
+	/* v0.7/v0.8 charged 10% of the call and postOp gas left unused: taken out again. */
+	if (op.version != BP_EP_V06)
+		call = bp_bundler_v07_exec_gas(call, EST_CALL_GAS + post_op);
+	/*
+	 * The simulation measures the account's and the paymaster's verification together; the
+	 * paymaster's alone is its validatePaymasterUserOp called from the EntryPoint, or when the
+	 * node cannot tell, the whole again (an overestimate costs only prefund, never a penalty).
+	 */
+	if (pm && (pm_verif = bp_bundler_v07_paymaster_gas(c->up, c->net, ep, &est)) == 0)
+		pm_verif = verif;
 	verif = verif + verif / 2 + 20000;
+	pm_verif = pm_verif + pm_verif / 2 + 20000;
 	call = call + call / 4 + 10000;
 	if (op.len[BP_USEROP_CALL_DATA] > 0 && call < BP_USEROP_VALIDATE_MIN_CALL_GAS)
 		call = BP_USEROP_VALIDATE_MIN_CALL_GAS;
@@ -194,9 +237,16 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 		}
 	}
 	rc = bp_buf_printf(c->result, "{\"preVerificationGas\":\"0x%llx\","
-	    "\"verificationGasLimit\":\"0x%llx\",\"callGasLimit\":\"0x%llx\"}",
+	    "\"verificationGasLimit\":\"0x%llx\",\"callGasLimit\":\"0x%llx\"",
 	    (unsigned long long)pvg, (unsigned long long)verif, (unsigned long long)call);
+	if (rc == 0 && pm)
+		rc = bp_buf_printf(c->result, ",\"paymasterVerificationGasLimit\":\"0x%llx\","
+		    "\"paymasterPostOpGasLimit\":\"0x%llx\"", (unsigned long long)pm_verif,
+		    (unsigned long long)post_op);
+	if (rc == 0)
+		rc = bp_buf_adds(c->result, "}");
 out:
+	free(pnd);
 	free(buf);
 	bp_userop_free(&op);
 	return rc;

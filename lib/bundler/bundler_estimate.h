@@ -4,7 +4,9 @@
  * callGasLimit from EntryPoint.simulateHandleOp run with eth_call (gas price 1 wei, the sender
  * given a balance by a state override, so `paid` is the gas used), and a second simulation
  * whose target call is the op's callData, to answer -32521 with the revert data when it
- * reverts. Gas fields may be "0x0" or absent and the signature a dummy.
+ * reverts. Gas fields may be "0x0" or absent and the signature a dummy. A v0.7/v0.8 op is
+ * simulated by EntryPointSimulations through a state override (lib/bundler/bundler_v07.h),
+ * its unused-gas penalty taken out, and answered with the paymaster's limits when it has one.
  */
 #ifndef BP_BUNDLER_ESTIMATE_H
 #define BP_BUNDLER_ESTIMATE_H

@@ -13,6 +13,7 @@
 
 #include "bundler_pool.h"
 #include "bundler_submit.h"
+#include "bundler_v07.h"
 #include "core/hex.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -25,9 +26,8 @@
 #include "rpc/rpc_client.h"
 #include "userop_validate.h"
 
-#define SIG_HANDLE_OPS "handleOps((address,uint256,bytes,bytes,uint256,uint256,uint256,uint256," \
-	"uint256,bytes,bytes)[],address)"
 #define SIG_FAILED_OP	"FailedOp(uint256,string)"
+#define SIG_FAILED_OP_REVERT "FailedOpWithRevert(uint256,string,bytes)"
 #define EV_USER_OP	"UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)"
 #define CANDIDATES_MAX	256
 
@@ -122,9 +122,12 @@ struct cand {
 	int		parsed;
 };
 
+/* The ops of one bundle: all of one EntryPoint (the first op's), of its version. */
 struct cands {
 	struct cand	*c;
 	size_t		 n;
+	char		 ep[BP_BUNDLER_POOL_ADDR_STR];	/* "" until the first op */
+	enum bp_ep_version version;
 };
 
 static void
@@ -149,6 +152,11 @@ collect(const struct bp_bundler_pool_op *op, void *arg)
 	struct cand *c;
 	size_t i;
 
+	/* One EntryPoint a bundle: the best paying op's; the others wait for the next. */
+	if (cs->ep[0] == '\0')
+		bp_strlcpy(cs->ep, op->entry_point, sizeof(cs->ep));
+	if (strcmp(op->entry_point, cs->ep) != 0)
+		return 0;
 	for (i = 0; i < cs->n; i++)
 		if (strcmp(cs->c[i].sender, op->sender) == 0) {
 			c = &cs->c[i];
@@ -179,9 +187,9 @@ collect(const struct bp_bundler_pool_op *op, void *arg)
 	return 0;
 }
 
-/* Parses c's JSON into c->op; 0 or -1. */
+/* Parses c's JSON, in the form of version v, into c->op; 0 or -1. */
 static int
-parse_cand(struct cand *c)
+parse_cand(struct cand *c, enum bp_ep_version v)
 {
 	const char *field;
 	char why[160];
@@ -192,7 +200,7 @@ parse_cand(struct cand *c)
 		return 0;
 	if ((j = cJSON_Parse(c->json)) == NULL)
 		return -1;
-	rc = bp_userop_from_json(j, &c->op, &field, why, sizeof(why));
+	rc = bp_userop_from_json_v(v, j, &c->op, &field, why, sizeof(why));
 	cJSON_Delete(j);
 	c->parsed = rc == 0;
 	return rc;
@@ -208,9 +216,22 @@ put_word(uint8_t *w, uint64_t v)
 		w[31 - i] = (uint8_t)(v >> (8 * i));
 }
 
-/* The calldata of handleOps(ops, beneficiary); NULL when out of memory. */
+/* The version of the network's EntryPoint ep (a 0x string) into *v; 0, or -1 for none. */
+static int
+ep_version(const struct bp_network *net, const char *ep, uint8_t a[20], enum bp_ep_version *v)
+{
+	struct bp_entry_point epc;
+
+	if (bp_addr_parse(ep, strlen(ep), 0, a) == -1 || bp_entry_point_find(net, a, &epc) == -1)
+		return -1;
+	*v = epc.version;
+	return 0;
+}
+
+/* The calldata of handleOps(ops, beneficiary) of version v; NULL when out of memory. */
 static uint8_t *
-handle_ops(const struct cand *cs, size_t n, const uint8_t beneficiary[20], size_t *len)
+handle_ops(const struct cand *cs, size_t n, enum bp_ep_version v, const uint8_t beneficiary[20],
+    size_t *len)
 {
 	uint8_t **enc, *out = NULL, *p;
 	size_t *elen, packed, total = 0, i, off;
@@ -227,7 +248,7 @@ handle_ops(const struct cand *cs, size_t n, const uint8_t beneficiary[20], size_
 	*len = 4 + 64 + 32 + 32 * n + total;
 	if ((out = calloc(1, *len)) == NULL)
 		goto out;
-	bp_abi_selector(SIG_HANDLE_OPS, out);
+	bp_abi_selector(bp_bundler_v07_handle_ops_sig(v), out);
 	put_word(out + 4, 0x40);
 	memset(out + 4 + 32, 0, 12);
 	memcpy(out + 4 + 32 + 12, beneficiary, 20);
@@ -254,6 +275,9 @@ failed_op(const uint8_t *data, size_t len, uint64_t *index, char *reason, size_t
 	uint8_t sel[4];
 
 	bp_abi_selector(SIG_FAILED_OP, sel);
+	/* v0.7/v0.8's FailedOpWithRevert(index, reason, inner) reads the same way. */
+	if (data != NULL && len >= 4 && memcmp(data, sel, 4) != 0)
+		bp_abi_selector(SIG_FAILED_OP_REVERT, sel);
 	if (data == NULL || len < 4 || memcmp(data, sel, 4) != 0 ||
 	    bp_abi_read_u64(data + 4, len - 4, 0, index) == -1 ||
 	    bp_abi_read_string(data + 4, len - 4, 1, reason, cap) == -1)
@@ -276,16 +300,23 @@ struct watch {
 	const cJSON		*logs;
 };
 
-/* 1 when log is ep's UserOperationEvent for op hash h; success into *ok. */
+/*
+ * 1 when log is the UserOperationEvent of one of net's EntryPoints (the event is the same in
+ * every version; a bundle goes to one of them) for op hash h; success into *ok.
+ */
 static int
-op_event(const cJSON *log, const char *ep, const char *topic0, const char *h, int *ok)
+op_event(const cJSON *log, const struct bp_network *net, const char *topic0, const char *h,
+    int *ok)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(log, "address");
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(log, "topics");
 	const cJSON *t0 = cJSON_GetArrayItem(t, 0), *t1 = cJSON_GetArrayItem(t, 1);
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(log, "data");
+	enum bp_ep_version v;
+	uint8_t addr[20];
 
-	if (!cJSON_IsString(a) || strcasecmp(a->valuestring, ep) != 0 || !cJSON_IsString(t0) ||
+	if (!cJSON_IsString(a) || ep_version(net, a->valuestring, addr, &v) == -1 ||
+	    !cJSON_IsString(t0) ||
 	    strcasecmp(t0->valuestring, topic0) != 0 || !cJSON_IsString(t1) ||
 	    strcasecmp(t1->valuestring, h) != 0)
 		return 0;
@@ -300,7 +331,7 @@ outcome(const char *hash, void *arg)
 {
 	struct watch *w = arg;
 	struct bp_bundler_pool_outcome *o;
-	char ep[BP_ADDR_STRLEN], t0[BP_BUNDLER_POOL_HASH_STR];
+	char t0[BP_BUNDLER_POOL_HASH_STR];
 	uint8_t t[32];
 	const cJSON *l;
 
@@ -309,11 +340,10 @@ outcome(const char *hash, void *arg)
 	o = &w->out[w->nout++];
 	memset(o, 0, sizeof(*o));
 	bp_strlcpy(o->hash, hash, sizeof(o->hash));
-	bp_addr_format_lower(w->s->ep, ep, sizeof(ep));
 	bp_abi_event_topic(EV_USER_OP, t);
 	bp_hex_encode(t, 32, t0, sizeof(t0));
 	cJSON_ArrayForEach(l, w->logs)
-		if (op_event(l, ep, t0, hash, &o->success)) {
+		if (op_event(l, w->s->net, t0, hash, &o->success)) {
 			o->found = 1;
 			break;
 		}
@@ -355,10 +385,10 @@ bundle_op(const char *hash, void *arg)
 	return 0;
 }
 
-/* Signs the handleOps data as a type 2 transaction with nonce and fees. 0 or -1. */
+/* Signs the handleOps data to EntryPoint ep as a type 2 transaction with nonce and fees. 0 or -1. */
 static int
-sign(const struct bp_bundler_submitter *s, const uint8_t *data, size_t len, uint64_t nonce,
-    uint64_t gas_limit, const struct bp_u256 *fee, const struct bp_u256 *tip,
+sign(const struct bp_bundler_submitter *s, const uint8_t ep[20], const uint8_t *data, size_t len,
+    uint64_t nonce, uint64_t gas_limit, const struct bp_u256 *fee, const struct bp_u256 *tip,
     struct bp_bundler_pool_bundle *b)
 {
 	struct bp_tx1559 tx;
@@ -372,7 +402,7 @@ sign(const struct bp_bundler_submitter *s, const uint8_t *data, size_t len, uint
 	tx.max_priority_fee_per_gas = *tip;
 	tx.gas_limit = gas_limit;
 	tx.has_to = 1;
-	memcpy(tx.to, s->ep, 20);
+	memcpy(tx.to, ep, 20);
 	tx.data = data;
 	tx.data_len = len;
 	if (bp_tx_sign(&tx, s->key, &raw, &rawlen, h) == -1)
@@ -414,7 +444,8 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 	struct cand cs[BP_BUNDLER_SUBMIT_OPS_MAX];
 	struct bp_bundler_pool_op row;
 	struct bp_u256 fee, tip;
-	uint8_t *data = NULL;
+	enum bp_ep_version v = BP_EP_V06;
+	uint8_t *data = NULL, ep[20];
 	size_t i, n = 0, len;
 	uint64_t rem;
 	int rc = -1;
@@ -429,7 +460,9 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 		cs[n].json = row.op_json;
 		row.op_json = NULL;
 		n++;
-		if (parse_cand(&cs[n - 1]) == -1)
+		/* The bundle went to its ops' EntryPoint (one a bundle). */
+		if ((i == 0 && ep_version(w->s->net, row.entry_point, ep, &v) == -1) ||
+		    parse_cand(&cs[n - 1], v) == -1)
 			goto out;
 	}
 	if (bp_u256_from_dec(&fee, b->max_fee, strlen(b->max_fee)) == -1 ||
@@ -439,8 +472,9 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 		goto out;
 	bp_u256_div_u64(&fee, &fee, 100, &rem);
 	bp_u256_div_u64(&tip, &tip, 100, &rem);
-	if ((data = handle_ops(cs, n, w->s->beneficiary, &len)) == NULL ||
-	    sign(w->s, data, len, (uint64_t)b->nonce, (uint64_t)b->gas_limit, &fee, &tip, b) == -1)
+	if (n == 0 || (data = handle_ops(cs, n, v, w->s->beneficiary, &len)) == NULL ||
+	    sign(w->s, ep, data, len, (uint64_t)b->nonce, (uint64_t)b->gas_limit, &fee, &tip,
+	    b) == -1)
 		goto out;
 	/* Recorded before it is sent: a crash after this finds the new version. */
 	if (bp_bundler_pool_bundle_bump(w->db, b->id, b->tx_hash, b->raw_tx, b->max_fee,
@@ -569,8 +603,8 @@ reorg_one(struct bp_bundler_pool_bundle *b, void *arg)
 
 /* The gas limit of the handleOps transaction: eth_estimateGas + 20%, or the ops' sum. */
 static uint64_t
-gas_limit_of(struct bp_upstream *up, const struct bp_bundler_submitter *s, const uint8_t *data,
-    size_t len, const struct cand *cs, size_t n)
+gas_limit_of(struct bp_upstream *up, const struct bp_bundler_submitter *s, const uint8_t ep[20],
+    const uint8_t *data, size_t len, const struct cand *cs, size_t n)
 {
 	char from[BP_ADDR_STRLEN], to[BP_ADDR_STRLEN], *hex, *params;
 	uint64_t g = 0, sum = 60000;
@@ -585,7 +619,7 @@ gas_limit_of(struct bp_upstream *up, const struct bp_bundler_submitter *s, const
 	}
 	bp_hex_encode(data, len, hex, 2 * len + 3);
 	bp_addr_format_lower(s->addr, from, sizeof(from));
-	bp_addr_format_lower(s->ep, to, sizeof(to));
+	bp_addr_format_lower(ep, to, sizeof(to));
 	snprintf(params, 2 * len + 256, "[{\"from\":\"%s\",\"to\":\"%s\",\"data\":\"%s\"}]", from,
 	    to, hex);
 	r = call(up, s->net, "eth_estimateGas", params);
@@ -602,23 +636,32 @@ static int
 build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, const char *chain,
     size_t *nsent, size_t *ndropped)
 {
-	struct cands cs = { NULL, 0 };
+	struct cands cs;
 	struct bp_bundler_pool_bundle b;
 	struct bp_u256 base_fee, fee, tip;
 	struct bp_userop_validate_error err;
 	char (*hashes)[BP_BUNDLER_POOL_HASH_STR] = NULL, reason[256], why[300];
-	uint8_t *data = NULL, *ret = NULL;
+	uint8_t *data = NULL, *ret = NULL, ep[20];
 	size_t i, n = 0, len, retlen;
 	uint64_t block_gas, gas = 0, nonce, gas_limit, idx;
 	int rc = -1, r;
 
 	memset(&b, 0, sizeof(b));
 	memset(&err, 0, sizeof(err));
+	memset(&cs, 0, sizeof(cs));
 	if ((cs.c = calloc(CANDIDATES_MAX, sizeof(*cs.c))) == NULL)
 		return -1;
 	if (bp_bundler_pool_each_pending(db, chain, CANDIDATES_MAX, collect, &cs) == -1)
 		goto out;
 	if (cs.n == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (ep_version(s->net, cs.ep, ep, &cs.version) == -1) {
+		/* An EntryPoint the config no longer names: its ops cannot be bundled. */
+		for (i = 0; i < cs.n; i++)
+			bp_bundler_pool_drop(db, chain, cs.c[i].hash, "the network no longer has "
+			    "this op's EntryPoint");
 		rc = 0;
 		goto out;
 	}
@@ -628,7 +671,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 	for (i = 0; i < cs.n && n < BP_BUNDLER_SUBMIT_OPS_MAX; i++) {
 		if (gas + (uint64_t)cs.c[i].gas > block_gas / 10 * 9)
 			continue;
-		if (parse_cand(&cs.c[i]) == -1) {
+		if (parse_cand(&cs.c[i], cs.version) == -1) {
 			bp_bundler_pool_drop(db, chain, cs.c[i].hash, "the stored op does not parse");
 			continue;
 		}
@@ -646,10 +689,10 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		free(data);
 		free(ret);
 		ret = NULL;
-		if ((data = handle_ops(cs.c, n, s->beneficiary, &len)) == NULL)
+		if ((data = handle_ops(cs.c, n, cs.version, s->beneficiary, &len)) == NULL)
 			goto out;
 		/* At "pending": the next block's timestamp, which validity windows are held to. */
-		r = bp_userop_validate_eth_call(up, s->net, s->ep, data, len, "pending", NULL, &ret, &retlen,
+		r = bp_userop_validate_eth_call(up, s->net, ep, data, len, "pending", NULL, &ret, &retlen,
 		    &err);
 		if (r == -1)
 			goto out;
@@ -686,7 +729,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 	}
 	if (bp_u256_cmp(&tip, &fee) > 0)
 		tip = fee;
-	gas_limit = gas_limit_of(up, s, data, len, cs.c, n);
+	gas_limit = gas_limit_of(up, s, ep, data, len, cs.c, n);
 	if (gas_limit > block_gas)
 		gas_limit = block_gas;
 	if (tx_count(up, s, "pending", &nonce) == -1)
@@ -697,7 +740,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		memcpy(hashes[i], cs.c[i].hash, sizeof(hashes[i]));
 	bp_strlcpy(b.chain, chain, sizeof(b.chain));
 	bp_addr_format_lower(s->addr, b.bundler, sizeof(b.bundler));
-	if (sign(s, data, len, nonce, gas_limit, &fee, &tip, &b) == -1)
+	if (sign(s, ep, data, len, nonce, gas_limit, &fee, &tip, &b) == -1)
 		goto out;
 	/* Recorded with its nonce and bytes BEFORE it is sent (crash safety). */
 	if (bp_bundler_pool_bundle_record(db, &b, hashes, n) == -1) {

@@ -10,6 +10,7 @@
  *  2. reorgs: a bundle included in the last BP_BUNDLER_SUBMIT_REORG_DEPTH blocks whose receipt is gone
  *     or moved to another block is orphaned: its ops go back to pending;
  *  3. when no bundle is in flight: pending ops by priority fee (one a sender, its lowest nonce),
+ *     all of one EntryPoint (the best-paying op's: v0.6's, v0.7's or v0.8's handleOps),
  *     as many as fit the block gas limit, re-checked with eth_call of handleOps (an op that
  *     fails is dropped with its FailedOp reason), signed as an EIP-1559 transaction, RECORDED
  *     with its nonce and signed bytes, then sent.
@@ -42,7 +43,7 @@ struct bp_bundler_submitter {
 	uint8_t			 key[32];
 	uint8_t			 addr[20];
 	uint8_t			 beneficiary[20];
-	uint8_t			 ep[20];
+	uint8_t			 ep[20];	/* v0.6's (required); a bundle goes to its ops' own */
 };
 
 /*

@@ -171,8 +171,15 @@ num64(const struct bp_userop *op, enum bp_userop_num i)
 uint64_t
 bp_userop_validate_total_gas(const struct bp_userop *op)
 {
-	return sat_add(sat_add(num64(op, BP_USEROP_CALL_GAS_LIMIT),
+	uint64_t g, pm[2] = { 0, 0 };
+
+	g = sat_add(sat_add(num64(op, BP_USEROP_CALL_GAS_LIMIT),
 	    num64(op, BP_USEROP_VERIFICATION_GAS_LIMIT)), num64(op, BP_USEROP_PRE_VERIFICATION_GAS));
+	/* v0.7 and v0.8: the paymaster's own two limits count too. */
+	if (op->version != BP_EP_V06 && (bp_u256_to_u64(&op->pm_gas[0], &pm[0]) == -1 ||
+	    bp_u256_to_u64(&op->pm_gas[1], &pm[1]) == -1))
+		return UINT64_MAX;
+	return sat_add(g, sat_add(pm[0], pm[1]));
 }
 
 uint64_t

@@ -6,7 +6,8 @@
  * preVerificationGas of an op, and the calldata of the EntryPoint functions that take one op.
  *
  * The revert data of a node is untrusted: every decoder here checks bounds (tests/fuzz).
- * EntryPoint v0.7 would add its own encoders beside these; the codes and checks stay.
+ * EntryPoint v0.7 and v0.8 simulate otherwise (lib/bundler/bundler_v07.h) with the same codes
+ * and checks; bp_userop_validate_calldata and the gas sums follow the op's version.
  */
 #ifndef BP_USEROP_VALIDATE_H
 #define BP_USEROP_VALIDATE_H
@@ -92,7 +93,7 @@ int		bp_userop_validate_check_result(const struct bp_userop_validate_result *res
  */
 uint64_t	bp_userop_validate_pre_verification_gas(const struct bp_userop *op, int with_fixed);
 
-/* Sum of op's three gas limits, saturated at UINT64_MAX. */
+/* Sum of op's gas limits (three; v0.7/v0.8 the paymaster's two too), saturated at UINT64_MAX. */
 uint64_t	bp_userop_validate_total_gas(const struct bp_userop *op);
 
 /*

@@ -594,8 +594,8 @@ uint8_t *
 bp_userop_abi(const struct bp_userop *op, size_t pnd_len, size_t *len, size_t *packed_len)
 {
 	struct bp_abi_enc *e;
-	uint8_t *out = NULL, *zero = NULL;
-	size_t cap = 11 * 32 + 4 * 32 + 32, i;
+	uint8_t *out = NULL, *zero = NULL, w[32];
+	size_t cap = 11 * 32 + 4 * 32 + 32, head = 11 * 32, i;
 	const uint8_t *pnd = op->bytes[BP_USEROP_PAYMASTER_AND_DATA];
 
 	if (pnd_len == (size_t)-1)
@@ -610,13 +610,22 @@ bp_userop_abi(const struct bp_userop *op, size_t pnd_len, size_t *len, size_t *p
 	bp_abi_put_u256(e, &op->num[BP_USEROP_NONCE]);
 	bp_abi_put_bytes(e, op->bytes[BP_USEROP_INIT_CODE], op->len[BP_USEROP_INIT_CODE]);
 	bp_abi_put_bytes(e, op->bytes[BP_USEROP_CALL_DATA], op->len[BP_USEROP_CALL_DATA]);
-	for (i = BP_USEROP_CALL_GAS_LIMIT; i < BP_USEROP_NUM__MAX; i++)
-		bp_abi_put_u256(e, &op->num[i]);
+	if (op->version != BP_EP_V06) {
+		/* PackedUserOperation: the four limits and fees in two words. */
+		bp_userop_account_gas_limits(op, w);
+		bp_abi_put_bytes32(e, w);
+		bp_abi_put_u256(e, &op->num[BP_USEROP_PRE_VERIFICATION_GAS]);
+		bp_userop_gas_fees(op, w);
+		bp_abi_put_bytes32(e, w);
+		head = 9 * 32;
+	} else
+		for (i = BP_USEROP_CALL_GAS_LIMIT; i < BP_USEROP_NUM__MAX; i++)
+			bp_abi_put_u256(e, &op->num[i]);
 	bp_abi_put_bytes(e, pnd, pnd_len);
 	bp_abi_put_bytes(e, op->bytes[BP_USEROP_SIGNATURE], op->len[BP_USEROP_SIGNATURE]);
 	if (bp_abi_enc_finish(e, NULL, &out, len) == -1)
 		out = NULL;
-	*packed_len = 11 * 32 + tail_len(op->len[BP_USEROP_INIT_CODE]) +
+	*packed_len = head + tail_len(op->len[BP_USEROP_INIT_CODE]) +
 	    tail_len(op->len[BP_USEROP_CALL_DATA]);
 out:
 	bp_abi_enc_free(e);

@@ -149,10 +149,11 @@ void		 bp_userop_hash(const struct bp_userop *op, const uint8_t ep[20], uint64_t
 
 /*
  * The ABI encoding of op as a tuple argument (its own head and tails, without an outer
- * offset), with paymasterAndData replaced by pnd_len zero bytes when pnd_len is not
- * (size_t)-1: the bytes VerifyingPaymaster 0.6.0's pack() copies, up to the length word of
- * paymasterAndData, are the first *packed_len bytes. Returns a buffer the caller frees, or
- * NULL when out of memory.
+ * offset): v0.6's UserOperation, or for a v0.7/v0.8 op (op->version) the PackedUserOperation
+ * its EntryPoint takes (accountGasLimits and gasFees in a word each). With paymasterAndData
+ * replaced by pnd_len zero bytes when pnd_len is not (size_t)-1: the bytes VerifyingPaymaster
+ * 0.6.0's pack() copies, up to the length word of paymasterAndData, are the first *packed_len
+ * bytes. Returns a buffer the caller frees, or NULL when out of memory.
  */
 uint8_t		*bp_userop_abi(const struct bp_userop *op, size_t pnd_len, size_t *len,
 		    size_t *packed_len);

@@ -27,6 +27,8 @@ const erc20Abi = [{ type: 'function', name: 'approve', stateMutability: 'nonpaya
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const ENTRY_POINT = getAddress(dc.entry_point);
+// What eth_supportedEntryPoints lists: v0.6 first, then v0.7 and v0.8 (tests/e2e/bundler-v07.test.mjs).
+const ENTRY_POINTS = [ENTRY_POINT, getAddress(dc.entry_point_v07), getAddress(dc.entry_point_v08)];
 const PAYMASTER = getAddress(dc.paymaster);
 const TOKEN = getAddress(dc.tokens.erc20_18);
 const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
@@ -119,7 +121,7 @@ async function policy(rules = { max_gas_usd: '100' }) {
 
 test('config methods: chain id, entry points; unknown methods are -32601', async () => {
   assert.equal(await ok('eth_chainId', []), '0x7a69');
-  assert.deepEqual(await ok('eth_supportedEntryPoints', []), [ENTRY_POINT]);
+  assert.deepEqual(await ok('eth_supportedEntryPoints', []), ENTRY_POINTS);
   await refused('eth_sendTransaction', [], -32601);
   await refused('debug_bundler_dumpMempool', [], -32601);
   assert.equal(await ok('eth_getUserOperationByHash', [`0x${'ab'.repeat(32)}`]), null);
@@ -239,7 +241,7 @@ test('ERC-7769 -32602: fields, hex, entry point, gas and fees', async () => {
   await refused('eth_sendUserOperation', [{ ...op, sender: undefined }, ENTRY_POINT], -32602, /sender/);
   await refused('eth_sendUserOperation', [{ ...op, callData: '0x123' }, ENTRY_POINT], -32602, /callData/);
   await refused('eth_sendUserOperation', [op], -32602);
-  await refused('eth_sendUserOperation', [op, '0x0000000071727De22E5E9d8BAf0edAc6f37da032'], -32602, /entry point/);
+  await refused('eth_sendUserOperation', [op, PAYMASTER], -32602, /unsupported entry point/);
   await refused('eth_sendUserOperation', [op, 'nope'], -32602, /entryPoint/);
   await refused('eth_sendUserOperation', [{ ...op, maxFeePerGas: '0x1', maxPriorityFeePerGas: '0x1' }, ENTRY_POINT], -32602, /base fee/);
   await refused('eth_sendUserOperation', [{ ...op, maxPriorityFeePerGas: bump(op.maxFeePerGas, 1) }, ENTRY_POINT], -32602, /maxPriorityFeePerGas/);
@@ -406,7 +408,7 @@ test('scopes: reads take rpc:read or bundler:send, sending bundler:send, ERC-767
     { jsonrpc: '2.0', id: 1, method: 'eth_supportedEntryPoints', params: [] },
     { jsonrpc: '2.0', id: 2, method: 'eth_sendUserOperation', params: [op, ENTRY_POINT] }] });
   assert.equal(batch.status, 200, batch.text);
-  assert.deepEqual(batch.json[0].result, [ENTRY_POINT]);
+  assert.deepEqual(batch.json[0].result, ENTRY_POINTS);
   assert.equal(batch.json[1].error.code, -32003);
   const none = await api('/v1/bundler/ethereum/nonet', { method: 'POST', key, body: { jsonrpc: '2.0', id: 1, method: 'eth_chainId' } });
   assert.equal(none.status, 404);

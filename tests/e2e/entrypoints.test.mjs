@@ -193,7 +193,7 @@ test('ERC-7677 with viem\'s paymaster client: a SimpleAccount v0.7 (permissionle
   const owner = privateKeyToAccount(generatePrivateKey());
   const account = await toSimpleSmartAccount({ client: pub, owner, entryPoint: { address: getAddress(v.ep), version: '0.7' } });
   const transport = http(BUNDLER, { fetchOptions: { headers: { 'X-API-Key': key } } });
-  // The bundler does not take v0.7 ops yet: the gas is given, so viem asks it nothing; the
+  // The gas is given, so viem asks the bundler for no estimate; the
   // paymaster client's stub and final data come from Blockport's ERC-7677 methods.
   const client = createBundlerClient({ client: pub, chain, transport,
     paymaster: createPaymasterClient({ transport }), paymasterContext: { policyId: id } });
@@ -238,19 +238,25 @@ test('ERC-7677 with viem\'s paymaster client: a SimpleAccount v0.7 (permissionle
   assertError(assert, one, 403, 'forbidden');
 });
 
-test('the bundler today: eth_supportedEntryPoints is v0.6 only, and a v0.7 op is refused with a clear error', async () => {
+test('the bundler takes v0.7 ops: eth_supportedEntryPoints lists all three, an op in its version\'s form is validated on its EntryPoint', async () => {
   const key = newKey({ plan: 'enterprise' });
   const call = async (method, params) => (await api('/v1/bundler/ethereum/devnet', { method: 'POST', key,
     body: { jsonrpc: '2.0', id: 1, method, params } }));
   const eps = await call('eth_supportedEntryPoints', []);
-  assert.deepEqual(eps.json.result, [getAddress(dc.entry_point)]);
+  assert.deepEqual(eps.json.result, [getAddress(dc.entry_point), getAddress(dc.entry_point_v07), getAddress(dc.entry_point_v08)]);
   const { op } = await firstOp('0.7', VERSIONS['0.7']);
-  for (const method of ['eth_sendUserOperation', 'eth_estimateUserOperationGas']) {
-    const res = await call(method, [rpcForm(op), getAddress(dc.entry_point_v07)]);
-    assert.equal(res.status, 200, res.text);
-    assert.equal(res.json.error?.code, -32602, res.text);
-    assert.match(res.json.error.message, /unsupported entry point/);
-  }
+  // Read and simulated on the v0.7 EntryPoint: unsigned and unfunded, the account refuses it.
+  const sent = await call('eth_sendUserOperation', [rpcForm(op), getAddress(dc.entry_point_v07)]);
+  assert.equal(sent.status, 200, sent.text);
+  assert.ok([-32500, -32507].includes(sent.json.error?.code), sent.text);
+  assert.doesNotMatch(sent.json.error.message, /unsupported entry point/);
+  const est = await call('eth_estimateUserOperationGas', [rpcForm(op), getAddress(dc.entry_point_v07)]);
+  assert.equal(est.status, 200, est.text);
+  assert.match(est.json.result?.callGasLimit ?? '', /^0x[0-9a-f]+$/, est.text);
+  // An address that is no EntryPoint of the network still is.
+  const other = await call('eth_sendUserOperation', [rpcForm(op), getAddress(dc.paymaster_v07)]);
+  assert.equal(other.json.error?.code, -32602, other.text);
+  assert.match(other.json.error.message, /unsupported entry point/);
 });
 
 // ---- /v1/wallets for each version (docs/wallets.md) ----

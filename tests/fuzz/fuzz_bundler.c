@@ -1,8 +1,10 @@
 /*
  * libFuzzer harness for what the bundler reads from nodes and clients (docs/bundler.md): the
  * revert data of simulateValidation (bp_userop_validate_decode_validation: ValidationResult, FailedOp,
- * Error(string)) and of simulateHandleOp (bp_bundler_execution_result), and a client's
- * UserOperation rendered back as the JSON of eth_getUserOperationByHash (bp_bundler_op_json).
+ * Error(string)) and of simulateHandleOp (bp_bundler_execution_result), the same of v0.7/v0.8's
+ * EntryPointSimulations (bundler_v07.h: ValidationResult and ExecutionResult returned,
+ * FailedOpWithRevert), and a client's UserOperation, in v0.6's and in v0.7's form, rendered back
+ * as the JSON of eth_getUserOperationByHash (bp_bundler_op_json).
  *
  * Beyond memory safety it checks, aborting on a violation:
  *
@@ -12,7 +14,7 @@
  *  - an op that parses renders as JSON that parses back to the same op.
  *
  * So the fuzzer reaches the decoders without finding a selector, each input is also tried with
- * the four selectors in front.
+ * the five selectors in front.
  *
  *   bash tests/fuzz/run.sh 60
  */
@@ -25,6 +27,7 @@
 
 #include "bundler/bundler.h"
 #include "bundler/bundler_estimate.h"
+#include "bundler/bundler_v07.h"
 #include "bundler/userop_validate.h"
 #include "core/buf.h"
 #include "evm/abi.h"
@@ -38,7 +41,19 @@ static const char *const sigs[] = {
 	"FailedOp(uint256,string)",
 	"Error(string)",
 	"ExecutionResult(uint256,uint256,uint48,uint48,bool,bytes)",
+	"FailedOpWithRevert(uint256,string,bytes)",
 };
+
+/* A refusal: an ERC-7769 code, a NUL-terminated message, kept data a copy of the input. */
+static void
+check_refusal(const struct bp_userop_validate_error *err, const uint8_t *d, size_t n)
+{
+	if (err->code < -32507 || err->code > -32500 ||
+	    memchr(err->message, '\0', sizeof(err->message)) == NULL)
+		abort();
+	if (err->data != NULL && (err->len != n || memcmp(err->data, d, n) != 0))
+		abort();
+}
 
 static void
 decode(const uint8_t *d, size_t n)
@@ -51,38 +66,45 @@ decode(const uint8_t *d, size_t n)
 	int ok;
 
 	memset(&err, 0, sizeof(err));
-	if (bp_userop_validate_decode_validation(d, n, &res, &err) == -1) {
-		if (err.code < -32507 || err.code > -32500 ||
-		    memchr(err.message, '\0', sizeof(err.message)) == NULL)
-			abort();
-		if (err.data != NULL && (err.len != n || memcmp(err.data, d, n) != 0))
-			abort();
-	}
+	if (bp_userop_validate_decode_validation(d, n, &res, &err) == -1)
+		check_refusal(&err, d, n);
 	bp_userop_validate_error_free(&err);
 	if (bp_bundler_execution_result(d, n, &pre, &paid, &ok, &r, &rlen, &err) == 0) {
 		if (r < d || r + rlen > d + n)
 			abort();
 	}
 	bp_userop_validate_error_free(&err);
+	/* v0.7/v0.8: results are return data (no selector), failures revert. */
+	if (bp_bundler_v07_decode_validation(d, n, &res, &err) == -1)
+		check_refusal(&err, d, n);
+	bp_userop_validate_error_free(&err);
+	if (bp_bundler_v07_decode_revert(d, n, &err) != -1)
+		abort();
+	check_refusal(&err, d, n);
+	bp_userop_validate_error_free(&err);
+	if (bp_bundler_v07_execution_result(d, n, &pre, &paid, &ok, &r, &rlen, &err) == 0) {
+		if (r < d || r + rlen > d + n)
+			abort();
+	}
+	bp_userop_validate_error_free(&err);
 }
 
+/* An op of version v that parses renders as JSON that parses back to the same op. */
 static void
-roundtrip(const uint8_t *data, size_t size)
+roundtrip_v(const cJSON *j, enum bp_ep_version v)
 {
 	struct bp_userop op, back;
 	struct bp_buf b;
 	const char *field;
 	char why[200];
-	cJSON *j, *k;
+	cJSON *k;
 	size_t i;
 
-	if ((j = cJSON_ParseWithLength((const char *)data, size)) == NULL)
-		return;
-	if (bp_userop_from_json(j, &op, &field, why, sizeof(why)) == 0) {
+	if (bp_userop_from_json_v(v, j, &op, &field, why, sizeof(why)) == 0) {
 		bp_buf_init(&b, 1024 * 1024);
 		if (bp_bundler_op_json(&op, &b) == 0 && bp_buf_add(&b, "", 1) == 0) {
 			if ((k = cJSON_Parse(b.data)) == NULL ||
-			    bp_userop_from_json(k, &back, &field, why, sizeof(why)) == -1)
+			    bp_userop_from_json_v(v, k, &back, &field, why, sizeof(why)) == -1)
 				abort();
 			if (memcmp(op.sender, back.sender, 20) != 0 ||
 			    memcmp(op.num, back.num, sizeof(op.num)) != 0)
@@ -97,6 +119,17 @@ roundtrip(const uint8_t *data, size_t size)
 		bp_buf_free(&b);
 		bp_userop_free(&op);
 	}
+}
+
+static void
+roundtrip(const uint8_t *data, size_t size)
+{
+	cJSON *j;
+
+	if ((j = cJSON_ParseWithLength((const char *)data, size)) == NULL)
+		return;
+	roundtrip_v(j, BP_EP_V06);
+	roundtrip_v(j, BP_EP_V07);
 	cJSON_Delete(j);
 }
 
