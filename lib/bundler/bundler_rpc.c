@@ -130,7 +130,7 @@ item(struct bp_req *r, const struct bp_rpc_envelope_item *it, int batch, struct 
 		return answer(out, id, it->id.len, c, 0);
 	}
 	if ((lv = bp_req_charge(r, 1, m->cu)) != BP_LIMIT_OK) {
-		if (!batch) {
+		if (!batch || bp_req_charge_whole(lv)) {
 			bp_error_limited(r, lv);
 			return 1;
 		}

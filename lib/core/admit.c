@@ -79,8 +79,8 @@ bp_admit_charge(struct bp_limits *lim, const struct bp_key *k, unsigned nreq, un
 	return bp_limits_take(lim, (uint64_t)k->id, &lp, nreq, nday, cu, st);
 }
 
-int
-bp_admit(const struct bp_admit *a, const char *key, const char *addr, unsigned nday,
+static int
+admit(const struct bp_admit *a, const char *key, const char *addr, int count, unsigned nday,
     unsigned cu, struct bp_admission *out)
 {
 	/* No burst: a client without a valid key gets only 401s, nothing worth a burst. */
@@ -101,8 +101,24 @@ bp_admit(const struct bp_admit *a, const char *key, const char *addr, unsigned n
 			return bp_admit_limited(out, out->verdict);
 		return unauthorized(out, key);
 	}
+	if (!count)
+		return 0;
 	out->verdict = bp_admit_charge(a->lim, &out->key, 1, nday, cu, &out->limit);
 	if (out->verdict != BP_LIMIT_OK)
 		return bp_admit_limited(out, out->verdict);
 	return 0;
+}
+
+int
+bp_admit(const struct bp_admit *a, const char *key, const char *addr, unsigned nday,
+    unsigned cu, struct bp_admission *out)
+{
+	return admit(a, key, addr, 1, nday, cu, out);
+}
+
+int
+bp_admit_deferred(const struct bp_admit *a, const char *key, const char *addr,
+    struct bp_admission *out)
+{
+	return admit(a, key, addr, 0, 0, 0, out);
 }

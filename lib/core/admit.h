@@ -50,6 +50,14 @@ void		 bp_admit_fini(struct bp_admit *);
 int		 bp_admit(const struct bp_admit *, const char *key, const char *addr,
 		    unsigned nday, unsigned cu, struct bp_admission *out);
 /*
+ * The same, but a valid key's request is not counted yet (out->limit stays zero): the caller
+ * counts it with its first bp_admit_charge, with the day and compute units it then knows, so a
+ * JSON-RPC request costs one count (one Redis round trip on a cluster), not two. A request
+ * without a valid key is counted per client address at once, as by bp_admit.
+ */
+int		 bp_admit_deferred(const struct bp_admit *, const char *key, const char *addr,
+		    struct bp_admission *out);
+/*
  * Counts nreq requests, nday for the day and cu compute units for the admitted key k against its
  * plan (also later in a request, for work counted per item). Fills st; returns the verdict.
  */

@@ -125,10 +125,34 @@ bp_req_charge(struct bp_req *r, unsigned nday, unsigned cu)
 	struct bp_limit_state st;
 	enum bp_limit_verdict v;
 
-	v = bp_admit_charge(r->lim, &r->key, 0, nday, cu, &st);
+	v = bp_admit_charge(r->lim, &r->key, r->owed ? 1 : 0, nday, cu, &st);
+	if (r->owed)
+		r->limit = st;
+	r->owed = 0;
 	if (v != BP_LIMIT_OK)
 		r->limit.retry_after = st.retry_after;
 	return v;
+}
+
+int
+bp_req_charge_whole(enum bp_limit_verdict v)
+{
+	return v == BP_LIMIT_RPS || v == BP_LIMIT_FULL;
+}
+
+/* A request the handler did not count (BP_ROUTE_SELF_LIMIT): counted now, 429 when over. */
+static void
+settle_owed(struct bp_req *r)
+{
+	enum bp_limit_verdict v;
+
+	if (!r->owed)
+		return;
+	r->owed = 0;
+	if ((v = bp_admit_charge(r->lim, &r->key, 1, 0, 0, &r->limit)) == BP_LIMIT_OK)
+		return;
+	bp_buf_reset(&r->headers);	/* the refused answer's own headers only */
+	bp_error_limited(r, v);
 }
 
 int
@@ -177,17 +201,24 @@ bp_req_evm_network(struct bp_req *r, const char *chain, const char *network)
 	return evm_network(r, chain, network, "chain");
 }
 
-/* Authenticates and counts the request (lib/core/admit.c); 0 to go on, or the status set in r. */
+/*
+ * Authenticates and counts the request (lib/core/admit.c); 0 to go on, or the status set in r.
+ * A route that counts itself (self) leaves a valid key's request owed to its first charge.
+ */
 static int
-admit(const struct bp_admit *a, struct bp_req *r, unsigned nday, unsigned cu)
+admit(const struct bp_admit *a, struct bp_req *r, int self, unsigned cu)
 {
 	struct bp_admission ad;
 
-	bp_admit(a, bp_req_api_key(r), r->remote_addr, nday, cu, &ad);
+	if (self)
+		bp_admit_deferred(a, bp_req_api_key(r), r->remote_addr, &ad);
+	else
+		bp_admit(a, bp_req_api_key(r), r->remote_addr, 1, cu, &ad);
 	r->limit = ad.limit;
 	if (ad.auth == BP_AUTH_OK) {
 		r->key = ad.key;
 		r->authed = 1;
+		r->owed = self && ad.status == 0;
 	}
 	return ad.status == 0 ? 0 : error_admission(r, &ad);
 }
@@ -259,7 +290,8 @@ operator_path(const struct bp_app *app, struct bp_req *r)
 }
 
 static void
-dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, FCGX_Request *fr)
+route_request(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r,
+    FCGX_Request *fr)
 {
 	const struct bp_route *route = NULL;
 	int perr, matched = 0;
@@ -282,7 +314,7 @@ dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, F
 			matched = 0;
 		}
 	}
-	if (admit(a, r, route && (route->flags & BP_ROUTE_SELF_LIMIT) ? 0 : 1,
+	if (admit(a, r, route && (route->flags & BP_ROUTE_SELF_LIMIT),
 	    route && !(route->flags & BP_ROUTE_SELF_LIMIT) ? route->cu : 0) != 0)
 		return;
 	if (perr != 0)
@@ -312,6 +344,13 @@ dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, F
 	r->status = route->handler(r);
 	if (r->status == 0)
 		bp_error(r, 500, "internal_error", "handler gave no answer");
+}
+
+static void
+dispatch(const struct bp_app *app, const struct bp_admit *a, struct bp_req *r, FCGX_Request *fr)
+{
+	route_request(app, a, r, fr);
+	settle_owed(r);
 }
 
 static void

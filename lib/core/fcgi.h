@@ -87,9 +87,18 @@ const struct bp_route *bp_route_match(const struct bp_route *, size_t, struct bp
 
 /*
  * Counts more work inside a request whose route has BP_ROUTE_SELF_LIMIT: nday requests for the
- * daily count and cu compute units. Returns the verdict; r->limit is updated.
+ * daily count and cu compute units. Such a request's admission authenticates without counting
+ * (bp_admit_deferred): the first charge counts the request itself too, in the same step, and
+ * fills r->limit; a request that made none is counted after its handler, and answered 429
+ * instead when over the limit. Returns the verdict; r->limit is updated.
  */
 enum bp_limit_verdict bp_req_charge(struct bp_req *, unsigned nday, unsigned cu);
+/*
+ * 1 when verdict v of bp_req_charge refuses the whole request (its requests per second, or no
+ * counter for the key), not only the work charged: a batch then answers 429 as a whole, as an
+ * admission refused before any item would.
+ */
+int		 bp_req_charge_whole(enum bp_limit_verdict v);
 
 /* Answers 403 unless the key has scope s; 0 when it has. */
 int		 bp_req_need_scope(struct bp_req *, enum bp_scope s);

@@ -59,6 +59,7 @@ struct bp_req {
 	struct bp_limit_state limit;
 	struct bp_metrics *metrics;		/* the head's counters; NULL: none */
 	enum bp_limit_verdict refused;		/* the limit that answered 429; BP_LIMIT_OK */
+	int		 owed;			/* 1: the request is not counted yet (bp_req_charge) */
 	void		*ctx;			/* the thread's program context (lib/core/fcgi.h) */
 
 	/* The response. */

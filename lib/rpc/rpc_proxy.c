@@ -434,7 +434,7 @@ judge(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_network *net, co
 			v->hit = 0;
 			p->nhits--;
 		}
-		if (!batch)
+		if (!batch || bp_req_charge_whole(lv))
 			return bp_error_limited(r, lv);
 		set_v(v, BP_JSONRPC_LIMITED, "rate limited: %s exceeded; retry after %lld s",
 		    bp_limit_what(lv),

@@ -130,6 +130,25 @@ test('a node one head found frozen is skipped by the other at once (upstream hea
   }
 });
 
+test('a JSON-RPC request costs one admission script in Redis, not two', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const url = process.env.REDIS_URL;
+  const evals = () => execFileSync('redis-cli', ['-u', url, 'INFO', 'commandstats']).toString()
+    .split('\n').filter((l) => /^cmdstat_evalsha:/.test(l))
+    .reduce((n, l) => n + Number(/calls=(\d+)/.exec(l)[1]), 0);
+  const call = (id) => fetch(`${heads[0]}/v1/rpc/ethereum/devnet`, { method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }) }).then((r) => r.json());
+  assert.equal((await call(0)).result, '0x7a69');
+  const before = evals();
+  for (let i = 1; i <= 40; i++) assert.equal((await call(i)).result, '0x7a69');
+  // Admission and the method's compute units in one script a request (40), plus HAProxy's
+  // health checks meanwhile (a keyed request to each head every 0.5 s); two scripts a request
+  // (the admission, then the charge) would be 80 and more.
+  const n = evals() - before;
+  assert.ok(n >= 40 && n < 70, `${n} admission scripts for 40 requests`);
+});
+
 function redis(cmd) {
   execFileSync('bash', [`${top}scripts/redis.sh`, ...cmd], { stdio: ['ignore', 'pipe', 'pipe'] });
 }

@@ -577,6 +577,38 @@ test_admit_key(void)
 }
 
 static void
+test_admit_deferred(void)
+{
+	char gold[BP_KEY_LEN + 1];
+	int64_t acct = add_account("gold");
+	struct bp_limit_state st;
+	struct bp_admission ad;
+	struct bp_admit a;
+	int i;
+
+	CU_ASSERT_FATAL(bp_admit_init(&a, cfg, db, lim) == 0);
+	gen(1, gold);
+	add_key(acct, gold, "test", "");
+	bp_unit_fresh_second();
+	/* Authenticated, not counted: gold's 7 a second are all there for the charges. */
+	for (i = 0; i < 20; i++) {
+		memset(&ad, 0xaa, sizeof(ad));
+		CU_ASSERT_EQUAL(bp_admit_deferred(&a, gold, "192.0.2.5", &ad), 0);
+	}
+	CU_ASSERT_EQUAL(ad.auth, BP_AUTH_OK);
+	CU_ASSERT_EQUAL(ad.limit.limit, 0);
+	for (i = 0; i < 7; i++)
+		CU_ASSERT_EQUAL(bp_admit_charge(a.lim, &ad.key, 1, 1, 5, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(st.remaining, 0);
+	CU_ASSERT_EQUAL(bp_admit_charge(a.lim, &ad.key, 1, 1, 5, &st), BP_LIMIT_RPS);
+	/* Without a valid key the address is counted at once (anon_rps = 2). */
+	CU_ASSERT_EQUAL(bp_admit_deferred(&a, "nope", "192.0.2.6", &ad), 401);
+	CU_ASSERT_EQUAL(bp_admit_deferred(&a, "nope", "192.0.2.6", &ad), 401);
+	CU_ASSERT_EQUAL(bp_admit_deferred(&a, "nope", "192.0.2.6", &ad), 429);
+	bp_admit_fini(&a);
+}
+
+static void
 test_admit_db_error(void)
 {
 	char path[sizeof(dir) + 32], key[BP_KEY_LEN + 1];
@@ -617,4 +649,5 @@ BP_UNIT_SUITE(auth, setup, teardown,
 	{ "database errors", test_db_error },
 	{ "admission refused: 401 and 429 per address", test_admit_refused },
 	{ "admission of a key: who, figures, limits", test_admit_key },
+	{ "deferred admission: a key's request counted by its first charge", test_admit_deferred },
 	{ "admission when the key lookup fails: 500 with figures", test_admit_db_error })
