@@ -10,6 +10,7 @@
 
 #include "bundler.h"
 #include "bundler_pool.h"
+#include "bundler_rules.h"
 #include "core/hex.h"
 #include "core/http.h"
 #include "core/log.h"
@@ -167,7 +168,8 @@ bp_bundler_send(struct bp_bundler_call *c)
 		    "block gas limit");
 		goto out;
 	}
-	if (bp_userop_validate_simulate(c->up, c->net, ep, &op, &res, &c->err) == -1)
+	if (bp_userop_validate_simulate(c->up, c->net, ep, &op, &res, &c->err) == -1 ||
+	    bp_bundler_rules_check(c->up, c->net, ep, &op, &res, &c->err) == -1)
 		goto out;
 	bp_userop_hash(&op, ep, (uint64_t)c->net->chain_id, hash);
 	bp_hex_encode(hash, 32, hex, sizeof(hex));

@@ -660,9 +660,25 @@ int
 bp_erc7562_check(const char *trace, size_t len, const struct bp_erc7562_input *in,
     struct bp_erc7562_verdict *v)
 {
+	cJSON *root;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	if ((root = cJSON_ParseWithLength(trace, len)) == NULL) {
+		snprintf(v->message, sizeof(v->message), "the trace is not JSON");
+		return -1;
+	}
+	rc = bp_erc7562_check_json(root, in, v);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int
+bp_erc7562_check_json(const cJSON *trace, const struct bp_erc7562_input *in,
+    struct bp_erc7562_verdict *v)
+{
 	struct pending pend;
 	struct run r;
-	cJSON *root = NULL;
 	const cJSON *res, *logs, *s, *next;
 	char a[BP_ADDR_STRLEN];
 	int rc = -1, k;
@@ -681,12 +697,8 @@ bp_erc7562_check(const char *trace, size_t len, const struct bp_erc7562_input *i
 		snprintf(v->message, sizeof(v->message), "out of memory");
 		goto out;
 	}
-	if ((root = cJSON_ParseWithLength(trace, len)) == NULL) {
-		snprintf(v->message, sizeof(v->message), "the trace is not JSON");
-		goto out;
-	}
-	res = cJSON_GetObjectItemCaseSensitive(root, "result");
-	logs = cJSON_GetObjectItemCaseSensitive(res != NULL ? res : root, "structLogs");
+	res = cJSON_GetObjectItemCaseSensitive(trace, "result");
+	logs = cJSON_GetObjectItemCaseSensitive(res != NULL ? res : trace, "structLogs");
 	if (!cJSON_IsArray(logs)) {
 		snprintf(v->message, sizeof(v->message), "the trace has no structLogs");
 		goto out;
@@ -711,7 +723,8 @@ bp_erc7562_check(const char *trace, size_t len, const struct bp_erc7562_input *i
 		storage_rules(&r);
 	rc = 0;
 out:
-	cJSON_Delete(root);
+	if (rc == -1)
+		v->code = 0;
 	free(r.fr);
 	free(r.acc);
 	free(r.kec);

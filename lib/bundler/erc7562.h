@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 /* The entities of an op, in the order ERC-7562 names them. */
 enum bp_erc7562_entity {
 	BP_ERC7562_FACTORY,		/* 0 */
@@ -56,6 +58,10 @@ int		 bp_erc7562_staked(const uint8_t stake_be[32], uint64_t unstake_delay);
  * set), or -1 when the trace does not read (v->message says why).
  */
 int		 bp_erc7562_check(const char *trace, size_t len, const struct bp_erc7562_input *in,
+		    struct bp_erc7562_verdict *v);
+
+/* The same over the trace parsed (the answer, or its result object: not consumed). */
+int		 bp_erc7562_check_json(const cJSON *trace, const struct bp_erc7562_input *in,
 		    struct bp_erc7562_verdict *v);
 
 #endif

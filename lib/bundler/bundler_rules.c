@@ -1,0 +1,170 @@
+/*
+ * ERC-7562 on the bundler's validation path (bundler_rules.h).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "bundler_rules.h"
+#include "core/hex.h"
+#include "core/log.h"
+#include "evm/address.h"
+#include "rpc/rpc_client.h"
+
+enum trace_mode { TRACE_AUTO, TRACE_ON, TRACE_OFF };
+
+static enum trace_mode
+trace_mode(const struct bp_network *net)
+{
+	static const char *const off[] = { "false", "no", "off", "0" };
+	static const char *const on[] = { "true", "yes", "on", "1" };
+	size_t i;
+
+	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		if (strcasecmp(net->trace_validation, off[i]) == 0)
+			return TRACE_OFF;
+		if (strcasecmp(net->trace_validation, on[i]) == 0)
+			return TRACE_ON;
+	}
+	return TRACE_AUTO;
+}
+
+static int
+fail(struct bp_userop_validate_error *err, int code, const char *msg)
+{
+	err->code = code;
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+	return -1;
+}
+
+/* Whether a JSON-RPC error says the node has no debug_traceCall. */
+static int
+cannot_trace(const struct bp_rpc_client_error *e)
+{
+	static const char *const words[] = { "not supported", "does not exist", "not available",
+	    "unsupported", "not found", "unknown method", "disabled" };
+	size_t i;
+
+	if (e->kind != BP_RPC_CLIENT_ERR_RPC)
+		return 0;
+	if (e->code == -32601)
+		return 1;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasestr(e->message, words[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+static void
+stake_be(const struct bp_u256 *v, uint8_t out[32])
+{
+	bp_u256_to_be32(v, out);
+}
+
+void
+bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
+    const struct bp_userop_validate_result *res, struct bp_erc7562_input *in)
+{
+	uint8_t be[32];
+
+	memset(in, 0, sizeof(*in));
+	memcpy(in->entry_point, ep, 20);
+	memcpy(in->addr[BP_ERC7562_ACCOUNT], op->sender, 20);
+	in->present[BP_ERC7562_ACCOUNT] = 1;
+	stake_be(&res->sender_stake, be);
+	in->staked[BP_ERC7562_ACCOUNT] = bp_erc7562_staked(be, res->sender_unstake_delay);
+	if (op->len[BP_USEROP_INIT_CODE] >= 20) {
+		memcpy(in->addr[BP_ERC7562_FACTORY], op->bytes[BP_USEROP_INIT_CODE], 20);
+		in->present[BP_ERC7562_FACTORY] = 1;
+		stake_be(&res->factory_stake, be);
+		in->staked[BP_ERC7562_FACTORY] = bp_erc7562_staked(be, res->factory_unstake_delay);
+	}
+	if (op->len[BP_USEROP_PAYMASTER_AND_DATA] >= 20) {
+		memcpy(in->addr[BP_ERC7562_PAYMASTER], op->bytes[BP_USEROP_PAYMASTER_AND_DATA], 20);
+		in->present[BP_ERC7562_PAYMASTER] = 1;
+		stake_be(&res->paymaster_stake, be);
+		in->staked[BP_ERC7562_PAYMASTER] = bp_erc7562_staked(be,
+		    res->paymaster_unstake_delay);
+	}
+}
+
+/* debug_traceCall's params: the call, "latest", the struct-log tracer kept small. */
+static cJSON *
+trace_params(const uint8_t ep[20], const uint8_t *data, size_t len)
+{
+	char addr[BP_ADDR_STRLEN], *hex;
+	cJSON *p = NULL, *call, *opts;
+
+	if ((hex = malloc(2 * len + 3)) == NULL)
+		return NULL;
+	bp_hex_encode(data, len, hex, 2 * len + 3);
+	bp_addr_format_lower(ep, addr, sizeof(addr));
+	if ((p = cJSON_CreateArray()) == NULL || (call = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddItemToArray(p, call) || cJSON_AddStringToObject(call, "to", addr) == NULL ||
+	    cJSON_AddStringToObject(call, "data", hex) == NULL ||
+	    !cJSON_AddItemToArray(p, cJSON_CreateString("latest")) ||
+	    (opts = cJSON_CreateObject()) == NULL || !cJSON_AddItemToArray(p, opts) ||
+	    cJSON_AddTrueToObject(opts, "disableMemory") == NULL ||
+	    cJSON_AddTrueToObject(opts, "disableStorage") == NULL ||
+	    cJSON_AddFalseToObject(opts, "enableReturnData") == NULL) {
+		cJSON_Delete(p);
+		p = NULL;
+	}
+	free(hex);
+	return p;
+}
+
+int
+bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
+    const struct bp_userop *op, const struct bp_userop_validate_result *res,
+    struct bp_userop_validate_error *err)
+{
+	struct bp_rpc_client_error jerr;
+	struct bp_erc7562_verdict v;
+	struct bp_erc7562_input in;
+	enum trace_mode mode = trace_mode(net);
+	cJSON *params = NULL, *trace = NULL;
+	uint8_t *data;
+	size_t len;
+	int rc = -1;
+
+	if (mode == TRACE_OFF)
+		return 0;
+	if ((data = bp_userop_validate_calldata(BP_USEROP_VALIDATE_SIG_SIMULATE, op, &len)) == NULL ||
+	    (params = trace_params(ep, data, len)) == NULL) {
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
+		goto out;
+	}
+	if ((trace = bp_rpc_client_call(up, net, "debug_traceCall", params, &jerr)) == NULL) {
+		if (mode == TRACE_AUTO && cannot_trace(&jerr)) {
+			/* A node without tracing: eth_call's checks only (docs/bundler.md). */
+			rc = 0;
+			goto out;
+		}
+		snprintf(err->message, sizeof(err->message), "the %s %s node could not trace the "
+		    "validation (debug_traceCall: %.160s)", net->chain, net->network, jerr.message);
+		err->code = BP_USEROP_VALIDATE_INTERNAL;
+		goto out;
+	}
+	bp_bundler_rules_entities(op, ep, res, &in);
+	if (bp_erc7562_check_json(trace, &in, &v) == -1) {
+		bp_warn("%s: %s.%s: %s", __func__, net->chain, net->network, v.message);
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "the node's trace of the validation does not "
+		    "read");
+		goto out;
+	}
+	if (v.code != 0) {
+		fail(err, v.code, v.message);
+		goto out;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(trace);
+	cJSON_Delete(params);
+	free(data);
+	return rc;
+}

@@ -1,0 +1,34 @@
+/*
+ * ERC-7562's validation rules on the bundler's path (docs/bundler.md, "ERC-7562"): after
+ * simulateValidation passed, the same call is traced with the node's debug_traceCall (the
+ * default struct-log tracer, memory and storage off) and judged by lib/bundler/erc7562.c with
+ * the op's entities and their stakes. The network's trace_validation says when: "" or "auto"
+ * when the node answers debug_traceCall, "true" always (a node that cannot is an error),
+ * "false" never (eth_call only: the risk is in docs/bundler.md).
+ */
+#ifndef BP_BUNDLER_RULES_H
+#define BP_BUNDLER_RULES_H
+
+#include <stdint.h>
+
+#include "bundler/erc7562.h"
+#include "core/config.h"
+#include "evm/userop.h"
+#include "userop_validate.h"
+
+struct bp_upstream;
+
+/* The entities of the v0.6 op and their stakes from its ValidationResult, for the engine. */
+void	bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
+	    const struct bp_userop_validate_result *res, struct bp_erc7562_input *in);
+
+/*
+ * Traces simulateValidation(op) on ep and judges it. Returns 0 (passed, or not traced by the
+ * network's choice), or -1 with err set: -32502 or -32505 naming the rule, -32603 when the node
+ * did not answer or (trace_validation = true) cannot trace.
+ */
+int	bp_bundler_rules_check(struct bp_upstream *, const struct bp_network *net,
+	    const uint8_t ep[20], const struct bp_userop *op,
+	    const struct bp_userop_validate_result *res, struct bp_userop_validate_error *err);
+
+#endif
