@@ -167,7 +167,7 @@ paymaster_check(struct bp_db *db, const struct bp_bundler_pool_op *op, int cap)
 	enum bp_bundler_pool_add_result res = BP_BUNDLER_POOL_ERROR;
 	struct bp_stmt *st;
 
-	if (op->paymaster[0] == '\0' || op->paymaster_staked || cap <= 0)
+	if (op->paymaster[0] == '\0' || cap <= 0)	/* the caller's bound, by reputation and stake */
 		return BP_BUNDLER_POOL_ADDED;
 	if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_text(st, 1, op->chain) == -1 ||
 	    bp_stmt_text(st, 2, op->paymaster) == -1)

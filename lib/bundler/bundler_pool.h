@@ -65,8 +65,8 @@ enum bp_bundler_pool_add_result {
  * replaces a pending op of the same sender and nonce only when both fees are at least
  * BP_BUNDLER_POOL_REPLACE_BUMP percent higher (the old one becomes dropped, "replaced by HASH"), and
  * refuses a new nonce of an unstaked sender that has sender_cap ops pending or submitted, and an
- * op of an unstaked paymaster that has paymaster_cap ops pending or submitted (ERC-7562's
- * limits of unstaked entities). Returns the result.
+ * op of a paymaster that has paymaster_cap ops pending or submitted (0: no bound; the caller's
+ * from ERC-7562's reputation and stake). Returns the result.
  */
 enum bp_bundler_pool_add_result bp_bundler_pool_add(struct bp_db *, const struct bp_bundler_pool_op *op, int sender_cap,
 		    int paymaster_cap);

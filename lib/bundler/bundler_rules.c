@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
+#include "bundler_reputation.h"
 #include "bundler_rules.h"
 #include "core/hex.h"
 #include "core/log.h"
@@ -167,4 +169,88 @@ out:
 	cJSON_Delete(params);
 	free(data);
 	return rc;
+}
+
+/* "CHAIN.NETWORK" and the address of entity e of the op ("" when it names none). */
+static void
+entity_key(const struct bp_network *net, const struct bp_userop *op, enum bp_userop_bytes f,
+    char *chain, size_t clen, char addr[BP_ADDR_STRLEN])
+{
+	snprintf(chain, clen, "%s.%s", net->chain, net->network);
+	addr[0] = '\0';
+	if (op->len[f] >= 20)
+		bp_addr_format_lower(op->bytes[f], addr, BP_ADDR_STRLEN);
+}
+
+int
+bp_bundler_rules_reputation(struct bp_db *db, const struct bp_network *net,
+    const struct bp_userop *op, const uint8_t ep[20], const struct bp_userop_validate_result *res,
+    int *pm_cap, char *pm_status, size_t len, struct bp_userop_validate_error *err)
+{
+	static const enum bp_userop_bytes fields[] = { BP_USEROP_INIT_CODE,
+	    BP_USEROP_PAYMASTER_AND_DATA };
+	static const enum bp_erc7562_entity ents[] = { BP_ERC7562_FACTORY, BP_ERC7562_PAYMASTER };
+	struct bp_bundler_reputation_entry e;
+	struct bp_erc7562_input in;
+	char chain[160], addr[BP_ADDR_STRLEN];
+	size_t i;
+	int cap;
+
+	*pm_cap = 0;
+	snprintf(pm_status, len, "ok");
+	bp_bundler_rules_entities(op, ep, res, &in);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		entity_key(net, op, fields[i], chain, sizeof(chain), addr);
+		if (addr[0] == '\0')
+			continue;
+		if (bp_bundler_reputation_get(db, chain, addr, (int64_t)time(NULL), &e) == -1)
+			return fail(err, BP_USEROP_VALIDATE_INTERNAL, "database error");
+		cap = bp_bundler_reputation_cap(&e, in.staked[ents[i]]);
+		if (cap == -1) {
+			snprintf(err->message, sizeof(err->message), "the %s %s is banned (ERC-7562 "
+			    "reputation: %lld ops seen, %lld included)",
+			    bp_erc7562_entity_name(ents[i]), addr, (long long)e.ops_seen,
+			    (long long)e.ops_included);
+			err->code = BP_USEROP_VALIDATE_THROTTLED;
+			return -1;
+		}
+		if (ents[i] == BP_ERC7562_PAYMASTER) {
+			*pm_cap = cap;
+			snprintf(pm_status, len, "%s", bp_bundler_reputation_status_name(e.status));
+		}
+	}
+	return 0;
+}
+
+void
+bp_bundler_rules_seen(struct bp_db *db, const struct bp_network *net, const struct bp_userop *op)
+{
+	static const enum bp_userop_bytes fields[] = { BP_USEROP_INIT_CODE,
+	    BP_USEROP_PAYMASTER_AND_DATA };
+	char chain[160], addr[BP_ADDR_STRLEN];
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		entity_key(net, op, fields[i], chain, sizeof(chain), addr);
+		if (addr[0] != '\0' &&
+		    bp_bundler_reputation_add(db, chain, addr, 1, 0, (int64_t)time(NULL)) == -1)
+			bp_warn("%s: %s: the reputation of %s was not counted", __func__, chain, addr);
+	}
+}
+
+void
+bp_bundler_rules_crashed(struct bp_db *db, const struct bp_network *net, const struct bp_userop *op,
+    const char *reason)
+{
+	char chain[160], addr[BP_ADDR_STRLEN];
+
+	if (strncmp(reason, "AA1", 3) == 0)
+		entity_key(net, op, BP_USEROP_INIT_CODE, chain, sizeof(chain), addr);
+	else if (strncmp(reason, "AA3", 3) == 0)
+		entity_key(net, op, BP_USEROP_PAYMASTER_AND_DATA, chain, sizeof(chain), addr);
+	else
+		return;
+	if (addr[0] != '\0' &&
+	    bp_bundler_reputation_crashed(db, chain, addr, (int64_t)time(NULL)) == -1)
+		bp_warn("%s: %s: %s was not banned", __func__, chain, addr);
 }

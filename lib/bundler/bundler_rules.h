@@ -31,4 +31,28 @@ int	bp_bundler_rules_check(struct bp_upstream *, const struct bp_network *net,
 	    const uint8_t ep[20], const struct bp_userop *op,
 	    const struct bp_userop_validate_result *res, struct bp_userop_validate_error *err);
 
+struct bp_db;
+
+/*
+ * ERC-7562's reputation before the pool takes op: a banned factory or paymaster is -32504;
+ * else *pm_cap is the number of ops of its paymaster the pool may hold (0: no bound), by its
+ * reputation and stake. 0, or -1 with err set.
+ */
+int	bp_bundler_rules_reputation(struct bp_db *, const struct bp_network *net,
+	    const struct bp_userop *op, const uint8_t ep[20],
+	    const struct bp_userop_validate_result *res, int *pm_cap, char *pm_status, size_t len,
+	    struct bp_userop_validate_error *err);
+
+/* Counts op as seen for its factory and paymaster, once the pool took it (logged on error). */
+void	bp_bundler_rules_seen(struct bp_db *, const struct bp_network *net,
+	    const struct bp_userop *op);
+
+/*
+ * An op that failed a bundle's re-check with the EntryPoint's reason (FailedOp "AAxx ..."):
+ * an AA1x bans its factory, an AA3x its paymaster (ERC-7562: an entity whose validation held in
+ * simulation and broke in the bundle). Logged on error.
+ */
+void	bp_bundler_rules_crashed(struct bp_db *, const struct bp_network *net,
+	    const struct bp_userop *op, const char *reason);
+
 #endif

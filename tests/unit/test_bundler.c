@@ -123,8 +123,8 @@ test_pool(void)
 	mkop(&op, "c3", "0x5555555555555555555555555555555555555555", 0, 1000, 100, 1);
 	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
 	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_PAYMASTER_CAP);
-	op.paymaster_staked = 1;
-	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_ADDED);
+	op.paymaster_staked = 1;		/* a staked paymaster in good standing: no bound */
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 0), BP_BUNDLER_POOL_ADDED);
 	n = 0;
 	CU_ASSERT_EQUAL(bp_bundler_pool_each_pending(u.db, "ethereum.devnet", 100, count, &n), 8);
 	CU_ASSERT_EQUAL(n, 8);
