@@ -175,9 +175,8 @@ is_zero(const struct word *w)
 	return memcmp(w->b, zero, 32) == 0;
 }
 
-/* The precompiles of prague (0x01-0x11) and RIP-7212's 0x100: callable (OP-062). */
-static int
-precompile(const uint8_t a[20])
+int
+bp_erc7562_precompile(const uint8_t a[20])
 {
 	static const uint8_t zero[18];
 	unsigned v;
@@ -254,11 +253,9 @@ same(const uint8_t a[20], const uint8_t b[20])
 	return memcmp(a, b, 20) == 0;
 }
 
-/* The phase a frame the EntryPoint opens at depth 2 belongs to. */
-static int
-phase_of(const struct run *r, const uint8_t to[20])
+int
+bp_erc7562_phase(const struct bp_erc7562_input *in, const uint8_t to[20])
 {
-	const struct bp_erc7562_input *in = r->in;
 
 	if (same(to, in->entry_point))
 		return PHASE_NONE;
@@ -297,9 +294,8 @@ open_frame(struct run *r, int depth, const uint8_t code[20], int storage_parent,
 	return id;
 }
 
-/* The banned opcodes of OP-011 (and OP-080's, which stake allows). */
-static int
-banned(const char *op, int *stake_cures)
+int
+bp_erc7562_banned(const char *op, int *stake_cures)
 {
 	static const char *const names[] = {
 		"GASPRICE", "GASLIMIT", "DIFFICULTY", "PREVRANDAO", "RANDOM", "TIMESTAMP", "BASEFEE",
@@ -318,8 +314,8 @@ banned(const char *op, int *stake_cures)
 	return strncasecmp(op, "opcode", 6) == 0 || strncasecmp(op, "unknown", 7) == 0;
 }
 
-static int
-call_family(const char *op)
+int
+bp_erc7562_call_family(const char *op)
 {
 	return strcmp(op, "CALL") == 0 || strcmp(op, "CALLCODE") == 0 ||
 	    strcmp(op, "DELEGATECALL") == 0 || strcmp(op, "STATICCALL") == 0;
@@ -430,14 +426,14 @@ step(struct run *r, const cJSON *s, const cJSON *next, struct pending *pend)
 	if (cJSON_IsString(err) && strcasestr(err->valuestring, "gas") != NULL)
 		return refuse(r, -32502, "OP-020", "%s ran out of gas in validation",
 		    phase_name(phase));
-	if (banned(op, &cures)) {
+	if (bp_erc7562_banned(op, &cures)) {
 		if (!cures)
 			return refuse(r, -32502, "OP-011", "%s uses banned opcode %s", phase_name(phase), op);
 		if (!r->in->staked[phase])
 			return refuse(r, -32505, "OP-080", "unstaked %s uses opcode %s: allowed only to a "
 			    "staked entity", phase_name(phase), op);
 	}
-	if (strcmp(op, "GAS") == 0 && (!cJSON_IsString(nop) || !call_family(nop->valuestring)))
+	if (strcmp(op, "GAS") == 0 && (!cJSON_IsString(nop) || !bp_erc7562_call_family(nop->valuestring)))
 		return refuse(r, -32502, "OP-012", "%s uses banned opcode GAS (allowed only right "
 		    "before a call)", phase_name(phase));
 	if (strcmp(op, "CREATE2") == 0) {
@@ -469,14 +465,14 @@ step(struct run *r, const cJSON *s, const cJSON *next, struct pending *pend)
 		};
 
 		word_addr(&w, to);
-		if ((is_zero(&w2) || memcmp(w2.b, empty_hash, 32) == 0) && !precompile(to) &&
+		if ((is_zero(&w2) || memcmp(w2.b, empty_hash, 32) == 0) && !bp_erc7562_precompile(to) &&
 		    !same(to, r->in->addr[BP_ERC7562_ACCOUNT])) {
 			fmt_addr(to, a);
 			return refuse(r, -32502, "OP-041", "%s reads the code of %s, which has none",
 			    phase_name(phase), a);
 		}
 	}
-	if (call_family(op)) {
+	if (bp_erc7562_call_family(op)) {
 		int plain = op[0] == 'C' && op[4] != 'C';	/* CALL, CALLCODE carry a value */
 		uint64_t args = stack_u64(st, plain || strcmp(op, "CALLCODE") == 0 ? 4 : 3);
 
@@ -489,7 +485,7 @@ step(struct run *r, const cJSON *s, const cJSON *next, struct pending *pend)
 			return refuse(r, -32502, "OP-061", "%s calls %s with value: only the EntryPoint "
 			    "may get value", phase_name(phase), a);
 		}
-		if (ndepth == depth && !precompile(to) && !same(to, r->in->addr[BP_ERC7562_ACCOUNT])) {
+		if (ndepth == depth && !bp_erc7562_precompile(to) && !same(to, r->in->addr[BP_ERC7562_ACCOUNT])) {
 			fmt_addr(to, a);
 			return refuse(r, -32502, "OP-041", "%s calls %s, which has no code",
 			    phase_name(phase), a);
@@ -521,8 +517,8 @@ step(struct run *r, const cJSON *s, const cJSON *next, struct pending *pend)
 	}
 frames:
 	/* A call or create at depth d opens a frame when the next step is at d + 1. */
-	if (call_family(op) || strcmp(op, "CREATE") == 0 || strcmp(op, "CREATE2") == 0) {
-		pend->kind = call_family(op) ? (strcmp(op, "DELEGATECALL") == 0 ||
+	if (bp_erc7562_call_family(op) || strcmp(op, "CREATE") == 0 || strcmp(op, "CREATE2") == 0) {
+		pend->kind = bp_erc7562_call_family(op) ? (strcmp(op, "DELEGATECALL") == 0 ||
 		    strcmp(op, "CALLCODE") == 0 ? 2 : 1) : 3;
 		pend->create2 = strcmp(op, "CREATE2") == 0;
 		if (pend->kind != 3) {
@@ -531,7 +527,7 @@ frames:
 			word_addr(&w, pend->to);
 		}
 		pend->from = r->at[depth];
-		pend->phase = depth == 1 && pend->kind != 3 ? phase_of(r, pend->to) : phase;
+		pend->phase = depth == 1 && pend->kind != 3 ? bp_erc7562_phase(r->in, pend->to) : phase;
 	}
 	if (ndepth == depth + 1 && pend->kind != 0) {
 		if ((id = open_frame(r, ndepth, pend->kind == 3 ? NULL : pend->to,
@@ -558,7 +554,7 @@ frames:
 				return 1;
 		}
 	}
-	if (call_family(op) || strcmp(op, "CREATE") == 0 || strcmp(op, "CREATE2") == 0)
+	if (bp_erc7562_call_family(op) || strcmp(op, "CREATE") == 0 || strcmp(op, "CREATE2") == 0)
 		if (ndepth != depth + 1)
 			memset(pend, 0, sizeof(*pend));
 	if (ndepth == depth + 1)

@@ -46,6 +46,22 @@ struct bp_erc7562_verdict {
 	char	message[320];		/* "[OP-011] account uses banned opcode TIMESTAMP" */
 };
 
+/* 1 when op is banned in validation (OP-011, OP-013), with *stake_cures set for OP-080's. */
+int		 bp_erc7562_banned(const char *op, int *stake_cures);
+
+/* 1 for a precompile of prague (0x01-0x11) or RIP-7212's 0x100: callable (OP-062). */
+int		 bp_erc7562_precompile(const uint8_t a[20]);
+
+/* 1 for CALL, CALLCODE, DELEGATECALL, STATICCALL. */
+int		 bp_erc7562_call_family(const char *op);
+
+/*
+ * The entity whose validation a frame the EntryPoint opens (at depth 2) runs, by its address to:
+ * the sender's, the paymaster's, the aggregator's, else the factory's when the op has one (its
+ * SenderCreator); -1 for the EntryPoint's own frames (not judged).
+ */
+int		 bp_erc7562_phase(const struct bp_erc7562_input *in, const uint8_t to[20]);
+
 /* The name of entity e ("factory", "account", "paymaster", "aggregator"). */
 const char	*bp_erc7562_entity_name(enum bp_erc7562_entity e);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bundler/erc7562.h"
+#include "bundler/erc7562_quick.h"
 #include "core/buf.h"
 #include "evm/address.h"
 #include "unit.h"
@@ -247,9 +248,73 @@ test_hostile(void)
 	CU_ASSERT_EQUAL(v.code, 0);
 }
 
+/* The quick pass on the steps of lines (no stacks), a call tree and a prestate (JSON texts). */
+static int
+quick(const struct bp_erc7562_input *in, const char *const *lines, const char *calls,
+    const char *prestate)
+{
+	struct bp_buf b;
+	cJSON *st, *c, *p;
+	int rc;
+
+	bp_buf_init(&b, 1 << 20);
+	st = cJSON_Parse(trace(&b, lines));
+	c = cJSON_Parse(calls);
+	p = cJSON_Parse(prestate);
+	rc = bp_erc7562_quick(cJSON_GetObjectItemCaseSensitive(st, "result"), c, p, in);
+	cJSON_Delete(st);
+	cJSON_Delete(c);
+	cJSON_Delete(p);
+	bp_buf_free(&b);
+	return rc;
+}
+
+#define CALLS(inner)	"{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000000000000000\"," \
+	"\"to\":\"" E "\",\"calls\":[{\"type\":\"CALL\",\"from\":\"" E "\",\"to\":\"" A "\"," \
+	"\"value\":\"0x0\",\"input\":\"0x\",\"calls\":[" inner "]}]}"
+#define PRESTATE(more)	"{\"0x0000000000000000000000000000000000000000\":{\"balance\":\"0x1\"}," \
+	"\"0x0000000000000000000000000000000000000001\":{\"balance\":\"0x0\"}," \
+	"\"" E "\":{\"code\":\"0x60\"},\"" A "\":{\"code\":\"0x60\"}" more "}"
+#define ECRECOVER	"{\"type\":\"STATICCALL\",\"from\":\"" A "\"," \
+	"\"to\":\"0x0000000000000000000000000000000000000001\",\"input\":\"0x\"}"
+#define X_CALL	"{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\"" X "\",\"value\":\"0x0\"," \
+	"\"input\":\"0x\"}"
+#define EP_HANDLE_OPS	"{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\"" E "\"," \
+	"\"value\":\"0x5\",\"input\":\"0x1fad948c\"}"
+#define EP_FUND	"{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\"" E "\",\"value\":\"0x5\"," \
+	"\"input\":\"0x\"}"
+
+static void
+test_quick(void)
+{
+	struct bp_erc7562_input in;
+	const char *clean[] = { "1 NUMBER", "1 CALL", "2 SLOAD", "2 GAS", "2 STATICCALL", "2 STOP",
+	    "1 STOP", NULL };
+	const char *ts[] = { "1 CALL", "2 TIMESTAMP", "2 GAS", "2 STATICCALL", "2 STOP", "1 STOP",
+	    NULL };
+	const char *nested[] = { "1 CALL", "2 CALL", "3 SLOAD", "3 STOP", "2 STOP", "1 STOP", NULL };
+
+	input(&in, 0, 0);
+	CU_ASSERT_EQUAL(quick(&in, clean, CALLS(ECRECOVER), PRESTATE("")), 1);
+	/* Each of these is left to the full engine. */
+	CU_ASSERT_EQUAL(quick(&in, ts, CALLS(ECRECOVER), PRESTATE("")), 0);
+	CU_ASSERT_EQUAL(quick(&in, clean, CALLS(""), PRESTATE("")), 0);	/* the tree lacks a call */
+	CU_ASSERT_EQUAL(quick(&in, clean, CALLS(ECRECOVER),
+	    PRESTATE(",\"" X "\":{\"balance\":\"0x0\"}")), 0);		/* a code-less account touched */
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(""), PRESTATE("")), 0);
+	CU_ASSERT_EQUAL(quick(&in, nested, "{\"type\":\"CALL\",\"to\":\"" E "\"}", PRESTATE("")), 0);
+	/* Another contract's storage, a call of handleOps: the full engine's; the prefund: clean. */
+	nested[2] = "3 SLOAD";
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(X_CALL), PRESTATE("")), 0);
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(EP_HANDLE_OPS), PRESTATE("")), 0);
+	nested[2] = "3 SSTORE";
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(EP_FUND), PRESTATE("")), 1);
+}
+
 BP_UNIT_SUITE(erc7562, NULL, NULL,
     { "opcodes: banned, GAS before a call, stake for BALANCE, OOG, no code, value", test_opcodes },
     { "CREATE2: once, by the factory, of the sender", test_create2 },
     { "storage: own, associated, others', stake", test_storage },
     { "calls into the EntryPoint: depositTo and the fallback only", test_entry_point },
-    { "traces that do not read", test_hostile })
+    { "traces that do not read", test_hostile },
+    { "the quick pass: clean, or left to the full engine", test_quick })
