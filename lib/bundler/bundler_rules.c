@@ -138,7 +138,7 @@ trace_params(const uint8_t ep[20], const char *hex, enum trace_kind kind)
 
 /*
  * Asks the node for the traces of kinds [first, last] in one batch; 0 with each result in
- * calls, 1 when the node has no debug_traceCall, -1 with err set.
+ * calls, or with err set 1 when the node has no debug_traceCall, -1 on another failure.
  */
 static int
 traces(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
@@ -154,15 +154,12 @@ traces(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20
 	}
 	if (bp_rpc_client_batch(up, net, calls, (size_t)n) == (size_t)n)
 		return 0;
-	for (k = 0; k < n; k++)
-		if (calls[k].result == NULL && cannot_trace(&calls[k].err))
-			return 1;
 	for (k = 0; k < n - 1 && calls[k].result != NULL; k++)
 		;
 	snprintf(err->message, sizeof(err->message), "the %s %s node could not trace the "
 	    "validation (debug_traceCall: %.160s)", net->chain, net->network, calls[k].err.message);
 	err->code = BP_USEROP_VALIDATE_INTERNAL;
-	return -1;
+	return cannot_trace(&calls[k].err) ? 1 : -1;
 }
 
 int
@@ -192,19 +189,20 @@ bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, con
 	bp_bundler_rules_entities(op, ep, res, &in);
 	/* The quick pass first: a tenth of the node's work, and it proves most ops clean. */
 	if ((t = traces(up, net, ep, hex, TRACE_STEPS, TRACE_PRESTATE, quick, err)) != 0) {
-		if (t == 1 && mode == TRACE_AUTO)
-			rc = 0;		/* a node without tracing: eth_call's checks only */
+		if (t == 1 && mode == TRACE_AUTO) {
+			/* A node without tracing: eth_call's checks only (docs/bundler.md). */
+			err->code = 0;
+			err->message[0] = '\0';
+			rc = 0;
+		}
 		goto out;
 	}
 	if (bp_erc7562_quick(quick[0].result, quick[1].result, quick[2].result, &in) == 1) {
 		rc = 0;
 		goto out;
 	}
-	if ((t = traces(up, net, ep, hex, TRACE_STACKS, TRACE_STACKS, full, err)) != 0) {
-		if (t == 1)
-			fail(err, BP_USEROP_VALIDATE_INTERNAL, "the node stopped tracing");
+	if (traces(up, net, ep, hex, TRACE_STACKS, TRACE_STACKS, full, err) != 0)
 		goto out;
-	}
 	if (bp_erc7562_check_json(full[0].result, &in, &v) == -1) {
 		bp_warn("%s: %s.%s: %s", __func__, net->chain, net->network, v.message);
 		fail(err, BP_USEROP_VALIDATE_INTERNAL, "the node's trace of the validation does not "

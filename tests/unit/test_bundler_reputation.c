@@ -4,14 +4,19 @@
  * clear), inclusions read from a bundle receipt's logs, the bundling mode; and the rules hook
  * (lib/bundler/bundler_rules.c) that a network with trace_validation = false skips.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "bundler/bundler_reputation.h"
 #include "bundler/bundler_rules.h"
 #include "core/config.h"
+#include "core/log.h"
+#include "net/upstream.h"
 #include "core/util.h"
 #include "unit.h"
 #include "unit_db.h"
@@ -153,7 +158,72 @@ test_trace_off(void)
 	CU_ASSERT_EQUAL(err.code, 0);
 }
 
+/* A node without debug_traceCall: every request of a connection gets -32601 for ids 0 to 2. */
+static void *
+no_trace(void *arg)
+{
+	static const char body[] = "["
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}]";
+	char head[160], *buf = malloc(1 << 20);
+	size_t have = 0, hlen, blen;
+	int fd = (int)(intptr_t)arg, n;
+
+	while (buf != NULL && bp_unit_read_request(fd, buf, 1 << 20, &have, &hlen, &blen) == 0) {
+		n = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		    "Content-Length: %zu\r\n\r\n", sizeof(body) - 1);
+		if (bp_unit_send_all(fd, head, (size_t)n) == -1 ||
+		    bp_unit_send_all(fd, body, sizeof(body) - 1) == -1)
+			break;
+		bp_unit_request_done(buf, &have, hlen + blen);
+	}
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+static void
+test_trace_auto(void)
+{
+	struct bp_userop_validate_result res;
+	struct bp_userop_validate_error err;
+	struct bp_upstream *up;
+	struct bp_network net;
+	struct bp_config cfg;
+	struct bp_userop op;
+	pthread_t acceptor;
+	uint8_t ep[20] = { 0 };
+	int lfd, port;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.max_response = 1 << 20;
+	cfg.max_batch = 100;
+	cfg.upstream_timeout_ms = 5000;
+	memset(&net, 0, sizeof(net));
+	memset(&op, 0, sizeof(op));
+	memset(&res, 0, sizeof(res));
+	memset(&err, 0, sizeof(err));
+	CU_ASSERT_FATAL((lfd = bp_unit_server_start(&port, no_trace, &acceptor)) >= 0);
+	bp_strlcpy(net.chain, "t", sizeof(net.chain));
+	bp_strlcpy(net.network, "n", sizeof(net.network));
+	snprintf(net.upstream[0], BP_URL_MAX, "http://127.0.0.1:%d/", port);
+	net.nupstream = 1;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
+	/* auto (the default): the node cannot trace, so eth_call's checks are all. */
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, &res, &err), 0);
+	CU_ASSERT_EQUAL(err.code, 0);
+	/* true: the trace is required, and its absence is the node's error. */
+	bp_strlcpy(net.trace_validation, "true", sizeof(net.trace_validation));
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, &res, &err), -1);
+	CU_ASSERT_EQUAL(err.code, -32603);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "could not trace"));
+	bp_upstream_free(up);
+	bp_unit_server_stop(lfd, acceptor);
+}
+
 BP_UNIT_SUITE(bundler_reputation, setup, teardown,
     { "status, decay and the pool bound by ERC-7562's constants", test_formula },
     { "rows: add after decay, set, crash, inclusions from logs, dump, clear, mode", test_rows },
-    { "trace_validation = false asks the node for no trace", test_trace_off })
+    { "trace_validation = false asks the node for no trace", test_trace_off },
+    { "trace_validation: auto without a tracing node passes, true refuses", test_trace_auto })
