@@ -156,6 +156,11 @@ traces(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20
 		return 0;
 	for (k = 0; k < n - 1 && calls[k].result != NULL; k++)
 		;
+	if (calls[k].err.kind == BP_RPC_CLIENT_ERR_TRANSPORT &&
+	    strstr(calls[k].err.message, "too large") != NULL)
+		/* Bounded memory: a validation whose trace passes [server] max_response is refused. */
+		return fail(err, BP_USEROP_VALIDATE_BANNED_OPCODE, "[OP-000] the validation is too long "
+		    "to check: its trace passes the answer limit (max_response)");
 	snprintf(err->message, sizeof(err->message), "the %s %s node could not trace the "
 	    "validation (debug_traceCall: %.160s)", net->chain, net->network, calls[k].err.message);
 	err->code = BP_USEROP_VALIDATE_INTERNAL;
