@@ -257,6 +257,32 @@ bp_bundler_pool_add(struct bp_db *db, const struct bp_bundler_pool_op *op, int s
 }
 
 int
+bp_bundler_pool_roles(struct bp_db *db, const char *chain, const char *address, int *sender,
+    int *paymaster)
+{
+	static const char sql[] = "SELECT"
+	    " EXISTS (SELECT 1 FROM bundler_user_ops WHERE chain = ? AND sender = ?"
+	    " AND status IN ('pending', 'submitted')),"
+	    " EXISTS (SELECT 1 FROM bundler_user_ops WHERE chain = ? AND paymaster = ?"
+	    " AND status IN ('pending', 'submitted'))";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	*sender = *paymaster = 0;
+	if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_text(st, 1, chain) == -1 ||
+	    bp_stmt_text(st, 2, address) == -1 || bp_stmt_text(st, 3, chain) == -1 ||
+	    bp_stmt_text(st, 4, address) == -1)
+		return -1;
+	if (bp_stmt_step(st) == BP_DB_ROW) {
+		*sender = bp_col_int(st, 0) != 0;
+		*paymaster = bp_col_int(st, 1) != 0;
+		rc = 0;
+	}
+	bp_stmt_reset(st);
+	return rc;
+}
+
+int
 bp_bundler_pool_each_pending(struct bp_db *db, const char *chain, int limit,
     int (*fn)(const struct bp_bundler_pool_op *, void *), void *arg)
 {

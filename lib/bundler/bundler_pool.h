@@ -71,6 +71,13 @@ enum bp_bundler_pool_add_result {
 enum bp_bundler_pool_add_result bp_bundler_pool_add(struct bp_db *, const struct bp_bundler_pool_op *op, int sender_cap,
 		    int paymaster_cap);
 
+/*
+ * Whether address is the sender (*sender) or the paymaster (*paymaster) of an op of chain that is
+ * pending or submitted: ERC-7562's STO-040, one role an address. 0, or -1 on a database error.
+ */
+int		bp_bundler_pool_roles(struct bp_db *, const char *chain, const char *address,
+		    int *sender, int *paymaster);
+
 /* Reads the op hash of chain into out (bp_bundler_pool_op_free). 1 found, 0 not, -1 database error. */
 int		bp_bundler_pool_get(struct bp_db *, const char *chain, const char *hash,
 		    struct bp_bundler_pool_op *out);

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bundler_pool.h"
 #include "bundler_reputation.h"
 #include "bundler_rules.h"
 #include "erc7562_quick.h"
@@ -254,15 +255,34 @@ bp_bundler_rules_reputation(struct bp_db *db, const struct bp_network *net,
 	struct bp_erc7562_input in;
 	char chain[160], addr[BP_ADDR_STRLEN];
 	size_t i;
-	int cap;
+	int cap, as_sender, as_pm;
 
 	*pm_cap = 0;
 	snprintf(pm_status, len, "ok");
 	bp_bundler_rules_entities(op, ep, res, &in);
+	/* STO-040: an address is a sender or an entity in the pool, not both. */
+	snprintf(chain, sizeof(chain), "%s.%s", net->chain, net->network);
+	bp_addr_format_lower(op->sender, addr, sizeof(addr));
+	if (bp_bundler_pool_roles(db, chain, addr, &as_sender, &as_pm) == -1)
+		return fail(err, BP_USEROP_VALIDATE_INTERNAL, "database error");
+	if (as_pm) {
+		snprintf(err->message, sizeof(err->message), "[STO-040] the sender %s is the paymaster "
+		    "of another op in the pool", addr);
+		err->code = BP_USEROP_VALIDATE_BANNED_OPCODE;
+		return -1;
+	}
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		entity_key(net, op, fields[i], chain, sizeof(chain), addr);
 		if (addr[0] == '\0')
 			continue;
+		if (bp_bundler_pool_roles(db, chain, addr, &as_sender, &as_pm) == -1)
+			return fail(err, BP_USEROP_VALIDATE_INTERNAL, "database error");
+		if (as_sender) {
+			snprintf(err->message, sizeof(err->message), "[STO-040] the %s %s is the sender "
+			    "of another op in the pool", bp_erc7562_entity_name(ents[i]), addr);
+			err->code = BP_USEROP_VALIDATE_BANNED_OPCODE;
+			return -1;
+		}
 		if (bp_bundler_reputation_get(db, chain, addr, (int64_t)time(NULL), &e) == -1)
 			return fail(err, BP_USEROP_VALIDATE_INTERNAL, "database error");
 		cap = bp_bundler_reputation_cap(&e, in.staked[ents[i]]);

@@ -34,9 +34,11 @@ int	bp_bundler_rules_check(struct bp_upstream *, const struct bp_network *net,
 struct bp_db;
 
 /*
- * ERC-7562's reputation before the pool takes op: a banned factory or paymaster is -32504;
- * else *pm_cap is the number of ops of its paymaster the pool may hold (0: no bound), by its
- * reputation and stake. 0, or -1 with err set.
+ * ERC-7562's mempool rules before the pool takes op: a sender that is the paymaster of an op in
+ * the pool, or a factory or paymaster that is the sender of one, is -32502 (STO-040); a banned
+ * factory or paymaster is -32504; else *pm_cap is the number of ops of its paymaster the pool
+ * may hold (0: no bound), by its reputation and stake, its status in pm_status. 0, or -1 with
+ * err set.
  */
 int	bp_bundler_rules_reputation(struct bp_db *, const struct bp_network *net,
 	    const struct bp_userop *op, const uint8_t ep[20],

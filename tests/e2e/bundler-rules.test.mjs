@@ -130,6 +130,21 @@ test('OP-031: a factory that CREATE2s twice is refused', async () => {
   await refused(await op(sender, { initCode: factory }), -32502, /^\[OP-031\] factory uses CREATE2 more than once/);
 });
 
+test('STO-040: a paymaster that is the sender of an op in the pool is refused', async () => {
+  // Returns 64 zero bytes: validateUserOp's validationData 0, and validatePaymasterUserOp's
+  // (context at offset 0: empty, validationData 0). PUSH1 64 PUSH1 0 RETURN.
+  const both = await account('60406000f3');
+  await debug('debug_bundler_setBundlingMode', ['manual']);
+  try {
+    await send(await op(both));
+    await refused(await op(await account(), { paymasterAndData: both }), -32502,
+      new RegExp(`^\\[STO-040\\] the paymaster ${both.toLowerCase()} is the sender of another op in the pool`));
+  } finally {
+    await debug('debug_bundler_clearState');
+    await debug('debug_bundler_setBundlingMode', ['auto']);
+  }
+});
+
 test('reputation: a paymaster seen far more than included is throttled (-32504), then banned', async () => {
   const pm = await install(PM_RET);
   await deposit(pm);
