@@ -88,6 +88,8 @@ post() {	# PATH BODY: POSTs BODY with bench_start's key; prints the answer's bod
 # bench_engine_stop DIR stops what it started (in the scripts' EXIT traps).
 bench_engine() {
 	engine_extra=()
+	# BENCH_EXTRA_CONFIG=FILE: more ini lines for the stack (bench/bundler.sh: trace_validation).
+	[ -z "${BENCH_EXTRA_CONFIG:-}" ] || engine_extra=(--extra-config "$BENCH_EXTRA_CONFIG")
 	PG_URL=""
 	[ "${BENCH_ENGINE:-sqlite}" = pg ] || return 0
 	mkdir -p "$1/engine"

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bundler/bundler.h"
+#include "bundler/bundler_debug.h"
 #include "bundler/bundler_estimate.h"
 #include "bundler/bundler_paymaster.h"
 #include "bundler/bundler_rpc.h"
@@ -46,6 +47,14 @@ static const struct bp_bundler_method methods[] = {
 	{ "eth_getUserOperationReceipt", bp_bundler_receipt, READ, 10 },
 	{ "pm_getPaymasterStubData", bp_bundler_pm_stub, GAS, 5 },
 	{ "pm_getPaymasterData", bp_bundler_pm_data, GAS, 20 },
+	/* eth-infinitism's spec-test methods: -32601 unless the network's debug_bundler is on. */
+	{ "debug_bundler_clearState", bp_bundler_debug_clear_state, SEND, 5 },
+	{ "debug_bundler_clearMempool", bp_bundler_debug_clear_mempool, SEND, 5 },
+	{ "debug_bundler_dumpMempool", bp_bundler_debug_dump_mempool, SEND, 5 },
+	{ "debug_bundler_sendBundleNow", bp_bundler_debug_send_bundle_now, SEND, 50 },
+	{ "debug_bundler_setBundlingMode", bp_bundler_debug_set_bundling_mode, SEND, 1 },
+	{ "debug_bundler_setReputation", bp_bundler_debug_set_reputation, SEND, 5 },
+	{ "debug_bundler_dumpReputation", bp_bundler_debug_dump_reputation, SEND, 5 },
 };
 
 static const struct bp_app app = { "bundler", routes, BP_NITEMS(routes), app_init, app_fini };

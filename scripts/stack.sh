@@ -77,6 +77,8 @@ bundler_config() {	# DIR: the bundler's lines of the devnet section (docs/bundle
 	(umask 077; node --input-type=module -e 'import { account } from "'"$top"'/devchain/dev.mjs";
 		process.stdout.write(account(7).privateKey + "\n")' > "$dir/bundler.key")
 	echo "bundler_key = $dir/bundler.key"
+	# The eth-infinitism spec tests' debug_bundler_* methods, on the test stack only.
+	[ "${2:-0}" = 0 ] || echo "debug_bundler = true"
 }
 
 write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_PORT LAG_PORT]
@@ -141,7 +143,7 @@ write_config() {	# DIR CHAIN_PORT TEST [STUB_PORT DEAD_PORT GO_STUB_PORT FROZEN_
 		chain_section ethereum.devnet evm 31337 true "default = true" "confirmations = 0" \
 			"upstream = $chain"
 		[ -f "$dir/devchain.ini" ] && cat "$dir/devchain.ini"
-		bundler_config "$dir"
+		bundler_config "$dir" "$test"
 		gas_config "$dir" "$test"
 		token_config "$dir" "$test"
 		if [ "$test" = 1 ]; then

@@ -52,7 +52,7 @@ run_unit
 # (scripts/pg.sh), each suite in a schema of its own. Every suite that opens its database
 # through tests/unit/unit_db.c is here; auth and db open SQLite files of their own.
 echo "== unit tests on PostgreSQL"
-pg_suites="db_engine account bundler gas_policy index_feed index_read index_store metrics_db
+pg_suites="db_engine account bundler bundler_reputation gas_policy index_feed index_read index_store metrics_db
 nft_cache rpc_cache spam token wallets webhook worker worker_lease ws_follow ws_pending"
 pg_dir=$(mktemp -d)
 if pg_url=$(bash scripts/pg.sh start "$pg_dir"); then

@@ -10,6 +10,7 @@
 
 #include "bundler.h"
 #include "bundler_pool.h"
+#include "bundler_rules.h"
 #include "bundler_v07.h"
 #include "core/hex.h"
 #include "core/http.h"
@@ -166,8 +167,8 @@ bp_bundler_send(struct bp_bundler_call *c)
 	struct bp_buf json;
 	uint64_t gas_limit;
 	uint8_t ep[20], hash[32];
-	char hex[BP_BUNDLER_POOL_HASH_STR];
-	int rc = -1;
+	char hex[BP_BUNDLER_POOL_HASH_STR], pm_status[16];
+	int rc = -1, pm_cap;
 
 	bp_buf_init(&json, 1024 * 1024);
 	if (bp_bundler_op_param(c, &op, ep) == -1)
@@ -180,8 +181,10 @@ bp_bundler_send(struct bp_bundler_call *c)
 		    "block gas limit");
 		goto out;
 	}
+	/* ERC-7562's trace is of v0.6's simulateValidation only, so far (docs/bundler.md). */
 	if ((op.version == BP_EP_V06 ? bp_userop_validate_simulate : bp_bundler_v07_simulate)(c->up,
-	    c->net, ep, &op, &res, &c->err) == -1)
+	    c->net, ep, &op, &res, &c->err) == -1 || (op.version == BP_EP_V06 &&
+	    bp_bundler_rules_check(c->up, c->net, ep, &op, &res, &c->err) == -1))
 		goto out;
 	bp_userop_hash_v(&op, ep, (uint64_t)c->net->chain_id, hash);
 	bp_hex_encode(hash, 32, hex, sizeof(hex));
@@ -190,8 +193,12 @@ bp_bundler_send(struct bp_bundler_call *c)
 		goto out;
 	}
 	pool_row(c, &op, ep, hex, &res, json.data, &row);
-	switch (bp_bundler_pool_add(c->r->db, &row, BP_BUNDLER_SENDER_CAP, BP_BUNDLER_PAYMASTER_CAP)) {
+	if (bp_bundler_rules_reputation(c->r->db, c->net, &op, ep, &res, &pm_cap, pm_status,
+	    sizeof(pm_status), &c->err) == -1)
+		goto out;
+	switch (bp_bundler_pool_add(c->r->db, &row, BP_BUNDLER_SENDER_CAP, pm_cap)) {
 	case BP_BUNDLER_POOL_ADDED:
+		bp_bundler_rules_seen(c->r->db, c->net, &op);
 		rc = bp_buf_printf(c->result, "\"%s\"", hex);
 		break;
 	case BP_BUNDLER_POOL_KNOWN:
@@ -211,8 +218,9 @@ bp_bundler_send(struct bp_bundler_call *c)
 		    "the pool already; wait for them to land, or stake", BP_BUNDLER_SENDER_CAP);
 		break;
 	case BP_BUNDLER_POOL_PAYMASTER_CAP:
-		bp_bundler_fail(c, BP_USEROP_VALIDATE_THROTTLED, "the paymaster %s is unstaked and has %d ops "
-		    "in the pool already: throttled", row.paymaster, BP_BUNDLER_PAYMASTER_CAP);
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_THROTTLED, "the paymaster %s is %s (ERC-7562 "
+		    "reputation %s) and has %d ops in the pool already: throttled", row.paymaster,
+		    row.paymaster_staked ? "staked" : "unstaked", pm_status, pm_cap);
 		break;
 	default:
 		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");

@@ -18,8 +18,7 @@
 
 /* Ops an unstaked sender may have pending or submitted at once. */
 #define BP_BUNDLER_SENDER_CAP	4
-/* Ops an unstaked paymaster may have pending or submitted at once (ERC-7562's 10). */
-#define BP_BUNDLER_PAYMASTER_CAP	10
+/* A paymaster's ops in the pool at once: ERC-7562's reputation (lib/bundler/bundler_reputation.h). */
 
 int	bp_bundler_chain_id(struct bp_bundler_call *);
 int	bp_bundler_entry_points(struct bp_bundler_call *);

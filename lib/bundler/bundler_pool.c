@@ -167,7 +167,7 @@ paymaster_check(struct bp_db *db, const struct bp_bundler_pool_op *op, int cap)
 	enum bp_bundler_pool_add_result res = BP_BUNDLER_POOL_ERROR;
 	struct bp_stmt *st;
 
-	if (op->paymaster[0] == '\0' || op->paymaster_staked || cap <= 0)
+	if (op->paymaster[0] == '\0' || cap <= 0)	/* the caller's bound, by reputation and stake */
 		return BP_BUNDLER_POOL_ADDED;
 	if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_text(st, 1, op->chain) == -1 ||
 	    bp_stmt_text(st, 2, op->paymaster) == -1)
@@ -254,6 +254,32 @@ bp_bundler_pool_add(struct bp_db *db, const struct bp_bundler_pool_op *op, int s
 		return res;
 	}
 	return bp_db_commit(db) == 0 ? BP_BUNDLER_POOL_ADDED : BP_BUNDLER_POOL_ERROR;
+}
+
+int
+bp_bundler_pool_roles(struct bp_db *db, const char *chain, const char *address, int *sender,
+    int *paymaster)
+{
+	static const char sql[] = "SELECT"
+	    " EXISTS (SELECT 1 FROM bundler_user_ops WHERE chain = ? AND sender = ?"
+	    " AND status IN ('pending', 'submitted')),"
+	    " EXISTS (SELECT 1 FROM bundler_user_ops WHERE chain = ? AND paymaster = ?"
+	    " AND status IN ('pending', 'submitted'))";
+	struct bp_stmt *st;
+	int rc = -1;
+
+	*sender = *paymaster = 0;
+	if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_text(st, 1, chain) == -1 ||
+	    bp_stmt_text(st, 2, address) == -1 || bp_stmt_text(st, 3, chain) == -1 ||
+	    bp_stmt_text(st, 4, address) == -1)
+		return -1;
+	if (bp_stmt_step(st) == BP_DB_ROW) {
+		*sender = bp_col_int(st, 0) != 0;
+		*paymaster = bp_col_int(st, 1) != 0;
+		rc = 0;
+	}
+	bp_stmt_reset(st);
+	return rc;
 }
 
 int

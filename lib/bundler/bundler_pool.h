@@ -65,11 +65,18 @@ enum bp_bundler_pool_add_result {
  * replaces a pending op of the same sender and nonce only when both fees are at least
  * BP_BUNDLER_POOL_REPLACE_BUMP percent higher (the old one becomes dropped, "replaced by HASH"), and
  * refuses a new nonce of an unstaked sender that has sender_cap ops pending or submitted, and an
- * op of an unstaked paymaster that has paymaster_cap ops pending or submitted (ERC-7562's
- * limits of unstaked entities). Returns the result.
+ * op of a paymaster that has paymaster_cap ops pending or submitted (0: no bound; the caller's
+ * from ERC-7562's reputation and stake). Returns the result.
  */
 enum bp_bundler_pool_add_result bp_bundler_pool_add(struct bp_db *, const struct bp_bundler_pool_op *op, int sender_cap,
 		    int paymaster_cap);
+
+/*
+ * Whether address is the sender (*sender) or the paymaster (*paymaster) of an op of chain that is
+ * pending or submitted: ERC-7562's STO-040, one role an address. 0, or -1 on a database error.
+ */
+int		bp_bundler_pool_roles(struct bp_db *, const char *chain, const char *address,
+		    int *sender, int *paymaster);
 
 /* Reads the op hash of chain into out (bp_bundler_pool_op_free). 1 found, 0 not, -1 database error. */
 int		bp_bundler_pool_get(struct bp_db *, const char *chain, const char *hash,

@@ -12,6 +12,8 @@
 #include <cjson/cJSON.h>
 
 #include "bundler_pool.h"
+#include "bundler_reputation.h"
+#include "bundler_rules.h"
 #include "bundler_submit.h"
 #include "bundler_v07.h"
 #include "core/hex.h"
@@ -357,6 +359,7 @@ settle(struct watch *w, const struct bp_bundler_pool_bundle *b, const cJSON *r, 
 	const cJSON *bn = cJSON_GetObjectItemCaseSensitive(r, "blockNumber");
 	const cJSON *bh = cJSON_GetObjectItemCaseSensitive(r, "blockHash");
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "status");
+	char ep[BP_ADDR_STRLEN];
 	uint64_t number;
 
 	if (quantity(bn, &number) == -1 || !cJSON_IsString(bh))
@@ -366,6 +369,9 @@ settle(struct watch *w, const struct bp_bundler_pool_bundle *b, const cJSON *r, 
 	if (bp_bundler_pool_bundle_ops(w->db, b->id, outcome, w) == -1)
 		return -1;
 	w->settled++;
+	bp_addr_format_lower(w->s->ep, ep, sizeof(ep));
+	if (bp_bundler_reputation_included_logs(w->db, b->chain, ep, w->logs, (int64_t)time(NULL)) == -1)
+		bp_warn("%s: %s: inclusions not counted for reputation", __func__, b->chain);
 	return bp_bundler_pool_bundle_included(w->db, b->id, hash, (int64_t)number, bh->valuestring, w->out,
 	    w->nout, cJSON_IsString(st) && strcmp(st->valuestring, "0x0") == 0 ?
 	    "the bundle transaction reverted" : "no UserOperationEvent for it in the bundle");
@@ -705,6 +711,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		}
 		snprintf(why, sizeof(why), "re-check before bundling failed: %s", reason);
 		bp_bundler_pool_drop(db, chain, cs.c[idx].hash, why);
+		bp_bundler_rules_crashed(db, s->net, &cs.c[idx].op, reason);
 		(*ndropped)++;
 		if (idx != n - 1) {
 			struct cand t = cs.c[idx];
@@ -748,6 +755,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		goto out;
 	}
 	send_raw(up, s->net, b.raw_tx);
+	bp_strlcpy(s->last_tx, b.tx_hash, sizeof(s->last_tx));
 	*nsent = n;
 	rc = 1;
 out:
@@ -783,7 +791,9 @@ bp_bundler_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundl
 	    (int64_t)(head - BP_BUNDLER_SUBMIT_REORG_DEPTH) : 0, reorg_one, &w) == -1)
 		w.failed = 1;
 	cJSON_Delete(r);
-	if (!w.failed && w.open == 0 && (built = build(db, up, s, chain, &sent, &dropped)) == -1)
+	s->last_tx[0] = '\0';
+	if (!w.failed && w.open == 0 && (s->force || bp_bundler_reputation_manual(db, chain) == 0) &&
+	    (built = build(db, up, s, chain, &sent, &dropped)) == -1)
 		w.failed = 1;
 	snprintf(msg, msglen, "%s: %d settled, %d in flight, %zu ops sent, %zu dropped", chain,
 	    w.settled, w.open, sent, dropped);

@@ -44,6 +44,8 @@ struct bp_bundler_submitter {
 	uint8_t			 addr[20];
 	uint8_t			 beneficiary[20];
 	uint8_t			 ep[20];	/* v0.6's (required); a bundle goes to its ops' own */
+	int			 force;		/* build even in manual mode (debug_bundler_sendBundleNow) */
+	char			 last_tx[67];	/* the hash of the bundle the last pass sent, or "" */
 };
 
 /*

@@ -25,8 +25,7 @@
 	"(address,(uint256,uint256)))"
 #define SIG_FAILED_OP	"FailedOp(uint256,string)"
 #define SIG_ERROR	"Error(string)"
-#define SIG_SIMULATE_VALIDATION "simulateValidation((address,uint256,bytes,bytes,uint256," \
-	"uint256,uint256,uint256,uint256,bytes,bytes))"
+#define SIG_SIMULATE_VALIDATION BP_USEROP_VALIDATE_SIG_SIMULATE
 
 #define ANSWER_MAX	(4 * 1024 * 1024)
 
@@ -134,7 +133,10 @@ bp_userop_validate_decode_validation(const uint8_t *data, size_t len, struct bp_
 	    bp_abi_read_u64(sub, sublen, 4, &out->valid_until) == -1 ||
 	    bp_abi_read_u256(b, blen, 1, &out->sender_stake) == -1 ||
 	    bp_abi_read_u64(b, blen, 2, &out->sender_unstake_delay) == -1 ||
-	    bp_abi_read_u256(b, blen, 5, &out->paymaster_stake) == -1)
+	    bp_abi_read_u256(b, blen, 5, &out->paymaster_stake) == -1 ||
+	    bp_abi_read_u256(b, blen, 3, &out->factory_stake) == -1 ||
+	    bp_abi_read_u64(b, blen, 4, &out->factory_unstake_delay) == -1 ||
+	    bp_abi_read_u64(b, blen, 6, &out->paymaster_unstake_delay) == -1)
 		return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "ValidationResult does not decode");
 	return 0;
 }

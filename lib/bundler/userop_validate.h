@@ -21,6 +21,9 @@
 
 struct bp_upstream;
 
+#define BP_USEROP_VALIDATE_SIG_SIMULATE "simulateValidation((address,uint256,bytes,bytes," \
+	"uint256,uint256,uint256,uint256,uint256,bytes,bytes))"
+
 /* ERC-7769 error codes, and JSON-RPC's invalid params. */
 #define BP_USEROP_VALIDATE_INVALID_PARAMS	(-32602)
 #define BP_USEROP_VALIDATE_REJECTED_ACCOUNT	(-32500)	/* by the entry point or the account */
@@ -60,6 +63,10 @@ struct bp_userop_validate_result {
 	struct bp_u256	sender_stake;
 	uint64_t	sender_unstake_delay;
 	struct bp_u256	paymaster_stake;
+	/* The rest of the StakeInfos, for ERC-7562's staked entities (lib/bundler/erc7562.h). */
+	struct bp_u256	factory_stake;
+	uint64_t	factory_unstake_delay;
+	uint64_t	paymaster_unstake_delay;
 };
 
 /* The ERC-7769 code of an EntryPoint FailedOp reason ("AA21 didn't pay prefund"). */

@@ -127,6 +127,8 @@ static const struct rule rules[] = {
 	/* ---- Bundler: the submitter's key and beneficiary (docs/bundler.md) ---- */
 	{ SEC_CHAIN, "bundler_key", VT_PATH, 0, 0, NET(bundler_key) },
 	{ SEC_CHAIN, "bundler_beneficiary", VT_ADDR, 0, 0, NET(bundler_beneficiary) },
+	{ SEC_CHAIN, "trace_validation", VT_TEXT, 0, 0, NET(trace_validation) },
+	{ SEC_CHAIN, "debug_bundler", VT_BOOL, 0, 1, NET(debug_bundler) },
 	/* ---- ERC-4337 v0.7 and v0.8 beside v0.6 (docs/wallets.md, docs/gas.md) ---- */
 	{ SEC_CHAIN, "entry_point_version", VT_TEXT, 0, 0, NET(entry_point_version) },
 	{ SEC_CHAIN, "entry_point_v07", VT_ADDR, 0, 0, NET(entry_point_v07) },

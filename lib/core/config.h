@@ -88,6 +88,10 @@ struct bp_network {
 	/* ---- Bundler (cron/bundle.c; docs/bundler.md) ---- */
 	char		bundler_key[4096];	/* the file of the key that sends bundles */
 	char		bundler_beneficiary[BP_ADDR_STRLEN];	/* "" = the bundler's address */
+	/* ERC-7562 (lib/bundler/bundler_rules.c): "" or "auto" traces when the node can, "true"
+	 * must, "false" validates by eth_call only; debug_bundler_* methods on (false). */
+	char		trace_validation[8];
+	int		debug_bundler;
 	/* ---- ERC-4337 v0.7 and v0.8 beside v0.6 (docs/wallets.md, docs/gas.md) ---- */
 	char		entry_point_version[8];	/* new wallets' and sponsor's default: "" = "0.6" */
 	char		entry_point_v07[BP_ADDR_STRLEN];

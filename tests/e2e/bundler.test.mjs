@@ -123,7 +123,7 @@ test('config methods: chain id, entry points; unknown methods are -32601', async
   assert.equal(await ok('eth_chainId', []), '0x7a69');
   assert.deepEqual(await ok('eth_supportedEntryPoints', []), ENTRY_POINTS);
   await refused('eth_sendTransaction', [], -32601);
-  await refused('debug_bundler_dumpMempool', [], -32601);
+  await refused('debug_bundler_noSuchMethod', [], -32601);
   assert.equal(await ok('eth_getUserOperationByHash', [`0x${'ab'.repeat(32)}`]), null);
   assert.equal(await ok('eth_getUserOperationReceipt', [`0x${'ab'.repeat(32)}`]), null);
 });

@@ -136,6 +136,37 @@ accept_loop(void *arg)
 }
 
 int
+bp_unit_read_request(int fd, char *buf, size_t cap, size_t *have, size_t *hlen, size_t *blen)
+{
+	char *end, *cl;
+	ssize_t r;
+
+	while ((end = memmem(buf, *have, "\r\n\r\n", 4)) == NULL) {
+		if (*have == cap || (r = read(fd, buf + *have, cap - *have)) <= 0)
+			return -1;
+		*have += (size_t)r;
+	}
+	*hlen = (size_t)(end + 4 - buf);
+	*blen = (cl = memmem(buf, *hlen, "Content-Length: ", 16)) != NULL ?
+	    (size_t)strtoul(cl + 16, NULL, 10) : 0;
+	if (*blen > cap - *hlen)
+		return -1;
+	while (*have < *hlen + *blen) {
+		if ((r = read(fd, buf + *have, cap - *have)) <= 0)
+			return -1;
+		*have += (size_t)r;
+	}
+	return 0;
+}
+
+void
+bp_unit_request_done(char *buf, size_t *have, size_t n)
+{
+	memmove(buf, buf + n, *have - n);
+	*have -= n;
+}
+
+int
 bp_unit_server_start(int *port, void *(*serve)(void *), pthread_t *acceptor)
 {
 	struct acceptor *a = NULL;

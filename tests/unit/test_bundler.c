@@ -85,7 +85,7 @@ test_pool(void)
 	struct bp_bundler_pool_bundle b;
 	struct bp_bundler_pool_outcome out;
 	char hashes[1][BP_BUNDLER_POOL_HASH_STR];
-	int n = 0;
+	int n = 0, as_sender, as_pm;
 
 	mkop(&op, "a1", S1, 0, 1000, 100, 0);
 	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
@@ -123,8 +123,16 @@ test_pool(void)
 	mkop(&op, "c3", "0x5555555555555555555555555555555555555555", 0, 1000, 100, 1);
 	bp_strlcpy(op.paymaster, S2, sizeof(op.paymaster));
 	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_PAYMASTER_CAP);
-	op.paymaster_staked = 1;
-	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 2), BP_BUNDLER_POOL_ADDED);
+	op.paymaster_staked = 1;		/* a staked paymaster in good standing: no bound */
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 0), BP_BUNDLER_POOL_ADDED);
+	/* STO-040's roles: S2 pays for ops, 0x33.. sends one. */
+	CU_ASSERT_EQUAL(bp_bundler_pool_roles(u.db, "ethereum.devnet", S2, &as_sender, &as_pm), 0);
+	CU_ASSERT(!as_sender && as_pm);
+	CU_ASSERT_EQUAL(bp_bundler_pool_roles(u.db, "ethereum.devnet",
+	    "0x3333333333333333333333333333333333333333", &as_sender, &as_pm), 0);
+	CU_ASSERT(as_sender && !as_pm);
+	CU_ASSERT_EQUAL(bp_bundler_pool_roles(u.db, "other.net", S2, &as_sender, &as_pm), 0);
+	CU_ASSERT(!as_sender && !as_pm);
 	n = 0;
 	CU_ASSERT_EQUAL(bp_bundler_pool_each_pending(u.db, "ethereum.devnet", 100, count, &n), 8);
 	CU_ASSERT_EQUAL(n, 8);

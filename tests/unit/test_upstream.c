@@ -160,24 +160,12 @@ serve(void *arg)
 
 	count(&connections);
 	for (;;) {
-		char *end, *cl, path[64];
-		size_t hlen, blen = 0;
-		ssize_t r;
+		char *end, path[64];
+		size_t hlen, blen;
 		int rc;
 
-		while ((end = memmem(buf, have, "\r\n\r\n", 4)) == NULL) {
-			if ((r = read(fd, buf + have, (1 << 20) - have)) <= 0)
-				goto out;
-			have += (size_t)r;
-		}
-		hlen = (size_t)(end + 4 - buf);
-		if ((cl = memmem(buf, hlen, "Content-Length: ", 16)) != NULL)
-			blen = (size_t)strtoul(cl + 16, NULL, 10);
-		while (have < hlen + blen) {
-			if ((r = read(fd, buf + have, (1 << 20) - have)) <= 0)
-				goto out;
-			have += (size_t)r;
-		}
+		if (buf == NULL || bp_unit_read_request(fd, buf, 1 << 20, &have, &hlen, &blen) == -1)
+			goto out;
 		if (hlen < 6 || memcmp(buf, "POST ", 5) != 0 ||
 		    (end = memchr(buf + 5, ' ', hlen - 5)) == NULL ||
 		    (size_t)(end - buf - 5) >= sizeof(path))
@@ -212,8 +200,7 @@ serve(void *arg)
 			rc = respond(fd, 404, "no", 2);
 		if (rc == -1)
 			goto out;
-		memmove(buf, buf + hlen + blen, have - hlen - blen);
-		have -= hlen + blen;
+		bp_unit_request_done(buf, &have, hlen + blen);
 	}
 out:
 	free(buf);

@@ -51,6 +51,16 @@ int	bp_unit_threads(size_t n, void *(*fn)(void *));
 int	bp_unit_send_all(int fd, const void *p, size_t n);
 
 /*
+ * Reads the next HTTP request of a keep-alive connection fd into buf (room for cap; *have
+ * bytes already there): 0 with the header's length in *hlen and the body's (Content-Length)
+ * in *blen, or -1 when the peer closed or the request does not fit. Once served, the caller
+ * drops it with bp_unit_request_done(buf, have, *hlen + *blen).
+ */
+int	bp_unit_read_request(int fd, char *buf, size_t cap, size_t *have, size_t *hlen,
+	    size_t *blen);
+void	bp_unit_request_done(char *buf, size_t *have, size_t n);
+
+/*
  * A TCP socket bound to 127.0.0.1 on a free port (not listening yet), with *port set; -1 on
  * failure. For the test servers the HTTP clients are pointed at.
  */

@@ -1,0 +1,320 @@
+/*
+ * The ERC-7562 rules engine (lib/bundler/erc7562.c) on traces as anvil records them: each case
+ * writes the struct-log steps of a validation (depth, op, stack bottom to top) as debug_traceCall
+ * answers them, for an op of the account A, the paymaster P and the factory F on the EntryPoint E,
+ * and checks the verdict: the rule, the code (-32502, -32505 when stake would allow it), or a pass.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundler/erc7562.h"
+#include "bundler/erc7562_quick.h"
+#include "core/buf.h"
+#include "evm/address.h"
+#include "unit.h"
+
+#define E	"0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789"
+#define A	"0xaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define P	"0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define F	"0xcccccccccccccccccccccccccccccccccccccccc"
+#define X	"0xdddddddddddddddddddddddddddddddddddddddd"
+#define SC	"0x7fc98430eaedbb6070b35b39d798725049088348"	/* v0.6's SenderCreator */
+
+/* The EntryPoint's call of an entity: CALL(gas, to, 0, 0, 4, 0, 0), stack bottom to top. */
+#define EP_CALLS(to)	"1 CALL 0x0 0x0 0x4 0x0 0x0 " to " 0xffff"
+
+/* The trace of lines "DEPTH OP [STACK...] [!ERROR]" as debug_traceCall's answer, in b. */
+static const char *
+trace(struct bp_buf *b, const char *const *lines)
+{
+	char tok[128];
+	const char *p;
+	int first, n, k, depth;
+
+	bp_buf_reset(b);
+	bp_buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"failed\":true,\"structLogs\":[");
+	for (k = 0; lines[k] != NULL; k++) {
+		p = lines[k];
+		sscanf(p, "%d %127s%n", &depth, tok, &n);	/* test data only */
+		bp_buf_printf(b, "%s{\"pc\":0,\"op\":\"%s\",\"gas\":100000,\"gasCost\":3,\"depth\":%d,"
+		    "\"stack\":[", k ? "," : "", tok, depth);
+		p += n;
+		first = 1;
+		while (sscanf(p, " %127s%n", tok, &n) == 1) {
+			p += n;
+			if (tok[0] == '!') {
+				bp_buf_printf(b, "],\"error\":\"%s\"", tok + 1);
+				first = -1;
+				break;
+			}
+			bp_buf_printf(b, "%s\"%s\"", first ? "" : ",", tok);
+			first = 0;
+		}
+		bp_buf_adds(b, first == -1 ? "}" : "]}");
+	}
+	bp_buf_adds(b, "]}}");
+	bp_buf_add(b, "", 1);
+	return b->data;
+}
+
+static void
+input(struct bp_erc7562_input *in, int factory, int paymaster)
+{
+	memset(in, 0, sizeof(*in));
+	bp_addr_parse(E, 42, 0, in->entry_point);
+	bp_addr_parse(A, 42, 0, in->addr[BP_ERC7562_ACCOUNT]);
+	in->present[BP_ERC7562_ACCOUNT] = 1;
+	bp_addr_parse(F, 42, 0, in->addr[BP_ERC7562_FACTORY]);
+	in->present[BP_ERC7562_FACTORY] = factory;
+	bp_addr_parse(P, 42, 0, in->addr[BP_ERC7562_PAYMASTER]);
+	in->present[BP_ERC7562_PAYMASTER] = paymaster;
+}
+
+/* Runs the engine on lines; the verdict's code, with its message in v. */
+static int
+judge(const struct bp_erc7562_input *in, const char *const *lines, struct bp_erc7562_verdict *v)
+{
+	struct bp_buf b;
+	int rc;
+
+	bp_buf_init(&b, 1 << 20);
+	trace(&b, lines);
+	rc = bp_erc7562_check(b.data, strlen(b.data), in, v);
+	bp_buf_free(&b);
+	return rc == -1 ? 1 : v->code;
+}
+
+static void
+test_opcodes(void)
+{
+	struct bp_erc7562_input in;
+	struct bp_erc7562_verdict v;
+	const char *ts[] = { "1 NUMBER", "1 TIMESTAMP", EP_CALLS(A), "2 TIMESTAMP", "2 STOP",
+	    "1 STOP", NULL };
+	const char *gas_bad[] = { EP_CALLS(A), "2 GAS", "2 POP 0x1", "2 STOP", "1 STOP", NULL };
+	const char *gas_ok[] = { EP_CALLS(A), "2 GAS", "2 STATICCALL 0x0 0x0 0x0 0x0 0x1 0x5",
+	    "2 STOP", "1 STOP", NULL };
+	const char *bal[] = { EP_CALLS(P), "2 SELFBALANCE", "2 STOP", "1 STOP", NULL };
+	const char *oog[] = { EP_CALLS(P), "2 SLOAD 0x1 !OutOfGas", "1 STOP", NULL };
+	const char *nocode[] = { EP_CALLS(A), "2 CALL 0x0 0x0 0x0 0x0 0x0 " X " 0x5", "2 STOP",
+	    "1 STOP", NULL };
+	const char *value[] = { EP_CALLS(A), "2 CALL 0x0 0x0 0x0 0x0 0x1 " X " 0x5", "3 STOP",
+	    "2 STOP", "1 STOP", NULL };
+	const char *selfcall[] = { "1 STATICCALL 0x0 0x0 0x4 0x0 " E " 0xff", "2 EXTCODESIZE " A,
+	    "2 REVERT 0x0 0x0", "1 NUMBER", NULL };
+
+	input(&in, 0, 1);
+	CU_ASSERT_EQUAL(judge(&in, ts, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.message, "[OP-011] account uses banned opcode TIMESTAMP");
+	CU_ASSERT_EQUAL(judge(&in, gas_bad, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.rule, "OP-012");
+	CU_ASSERT_EQUAL(judge(&in, gas_ok, &v), 0);
+	/* OP-080: BALANCE and SELFBALANCE only with stake. */
+	CU_ASSERT_EQUAL(judge(&in, bal, &v), -32505);
+	CU_ASSERT_STRING_EQUAL(v.rule, "OP-080");
+	in.staked[BP_ERC7562_PAYMASTER] = 1;
+	CU_ASSERT_EQUAL(judge(&in, bal, &v), 0);
+	CU_ASSERT_EQUAL(judge(&in, oog, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.message, "[OP-020] paymaster ran out of gas in validation");
+	CU_ASSERT_EQUAL(judge(&in, nocode, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.rule, "OP-041");
+	CU_ASSERT_EQUAL(judge(&in, value, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.rule, "OP-061");
+	/* The EntryPoint's own code (NUMBER at depth 1, its call to itself) is not judged. */
+	CU_ASSERT_EQUAL(judge(&in, selfcall, &v), 0);
+}
+
+static void
+test_create2(void)
+{
+	struct bp_erc7562_input in;
+	struct bp_erc7562_verdict v;
+	/* SenderCreator -> factory -> CREATE2 of the sender, whose constructor writes its storage. */
+	const char *once[] = { EP_CALLS(SC), "2 CALL 0x0 0x0 0x4 0x0 0x0 " F " 0xff",
+	    "3 CREATE2 0x0 0x20 0x0 0x0", "4 SSTORE 0x1 0x0", "4 RETURN 0x0 0x0", "3 POP " A,
+	    "3 RETURN 0x0 0x0", "2 RETURN 0x0 0x0", EP_CALLS(A), "2 SLOAD 0x0", "2 STOP", "1 STOP",
+	    NULL };
+	const char *twice[] = { EP_CALLS(SC), "2 CALL 0x0 0x0 0x4 0x0 0x0 " F " 0xff",
+	    "3 CREATE2 0x0 0x20 0x0 0x0", "4 RETURN 0x0 0x0", "3 CREATE2 0x1 0x20 0x0 0x0",
+	    "4 RETURN 0x0 0x0", "3 STOP", NULL };
+	const char *other[] = { EP_CALLS(SC), "2 CALL 0x0 0x0 0x4 0x0 0x0 " F " 0xff",
+	    "3 CREATE2 0x0 0x20 0x0 0x0", "4 RETURN 0x0 0x0", "3 POP " X, "3 STOP", NULL };
+	const char *create[] = { EP_CALLS(SC), "2 CALL 0x0 0x0 0x4 0x0 0x0 " F " 0xff",
+	    "3 CREATE 0x0 0x20 0x0", "4 RETURN 0x0 0x0", "3 STOP", NULL };
+	const char *acc[] = { EP_CALLS(A), "2 CREATE2 0x0 0x20 0x0 0x0", "3 STOP", NULL };
+
+	input(&in, 1, 0);
+	CU_ASSERT_EQUAL(judge(&in, once, &v), 0);
+	CU_ASSERT_EQUAL(judge(&in, twice, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.message, "[OP-031] factory uses CREATE2 more than once");
+	CU_ASSERT_EQUAL(judge(&in, other, &v), -32502);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.message, "not the sender"));
+	CU_ASSERT_EQUAL(judge(&in, create, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.message, "[OP-011] factory uses banned opcode CREATE");
+	CU_ASSERT_EQUAL(judge(&in, acc, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.rule, "OP-031");
+}
+
+static void
+test_storage(void)
+{
+	struct bp_erc7562_input in;
+	struct bp_erc7562_verdict v;
+	const char *own[] = { EP_CALLS(P), "2 SLOAD 0x7", "2 STOP", "1 STOP", NULL };
+	const char *x_write[] = { EP_CALLS(P), "2 CALL 0x0 0x0 0x0 0x0 0x0 " X " 0x5",
+	    "3 SSTORE 0x1 0x1", "3 STOP", "2 STOP", "1 STOP", NULL };
+	const char *x_read[] = { EP_CALLS(P), "2 STATICCALL 0x0 0x0 0x0 0x0 " X " 0x5",
+	    "3 SLOAD 0x1", "3 STOP", "2 STOP", "1 STOP", NULL };
+	/* balanceOf(A) in a token X: keccak(A . 0) and the slot right after it. */
+	const char *assoc[] = { EP_CALLS(P), "2 STATICCALL 0x0 0x0 0x0 0x0 " X " 0x5",
+	    "3 MSTORE " A " 0x0", "3 MSTORE 0x0 0x20", "3 KECCAK256 0x40 0x0",
+	    "3 SLOAD 0x1234", "3 SLOAD 0x1235", "3 STOP", "2 STOP", "1 STOP", NULL };
+	const char *far[] = { EP_CALLS(P), "2 STATICCALL 0x0 0x0 0x0 0x0 " X " 0x5",
+	    "3 MSTORE " A " 0x0", "3 KECCAK256 0x40 0x0", "3 POP 0x1234", "3 SSTORE 0x0 0x12b5",
+	    "3 STOP",
+	    "2 STOP", "1 STOP", NULL };
+	/* The account's storage, and the EntryPoint's (deposits), are anyone's. */
+	const char *free_[] = { EP_CALLS(P), "2 STATICCALL 0x0 0x0 0x0 0x0 " A " 0x5",
+	    "3 SLOAD 0x0", "3 STOP", "2 SSTORE 0x0 " A, "2 STOP", "1 SSTORE 0x1 0x1", NULL };
+
+	input(&in, 0, 1);
+	CU_ASSERT_EQUAL(judge(&in, own, &v), -32505);
+	CU_ASSERT_STRING_EQUAL(v.rule, "STO-031");
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.message, "unstaked paymaster accesses its own storage"));
+	CU_ASSERT_EQUAL(judge(&in, x_write, &v), -32502);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.message, "[STO-033] paymaster writes the storage of " X));
+	CU_ASSERT_EQUAL(judge(&in, x_read, &v), -32505);
+	CU_ASSERT_STRING_EQUAL(v.rule, "STO-033");
+	CU_ASSERT_EQUAL(judge(&in, assoc, &v), 0);
+	CU_ASSERT_EQUAL(judge(&in, far, &v), -32502);	/* 0x12b5 - 0x1234 = 129: not A's */
+	CU_ASSERT_EQUAL(judge(&in, free_, &v), 0);
+	in.staked[BP_ERC7562_PAYMASTER] = 1;
+	CU_ASSERT_EQUAL(judge(&in, own, &v), 0);
+	CU_ASSERT_EQUAL(judge(&in, x_read, &v), 0);
+	CU_ASSERT_EQUAL(judge(&in, x_write, &v), -32502);	/* even staked */
+	/* While the account is deployed by an unstaked factory, its associated slots need stake. */
+	input(&in, 1, 1);
+	CU_ASSERT_EQUAL(judge(&in, assoc, &v), -32505);
+	CU_ASSERT_STRING_EQUAL(v.rule, "STO-021");
+}
+
+static void
+test_entry_point(void)
+{
+	struct bp_erc7562_input in;
+	struct bp_erc7562_verdict v;
+	/* The callee's first CALLDATALOAD(0) shows the selector the entity called. */
+	const char *handle_ops[] = { EP_CALLS(A), "2 CALL 0x0 0x0 0x84 0x0 0x0 " E " 0x5",
+	    "3 CALLDATALOAD 0x0",
+	    "3 SHR 0x1fad948c00000000000000000000000000000000000000000000000000000000",
+	    "3 STOP", "2 STOP", "1 STOP", NULL };
+	const char *deposit[] = { EP_CALLS(A), "2 CALL 0x0 0x0 0x24 0x0 0x10 " E " 0x5",
+	    "3 CALLDATALOAD 0x0",
+	    "3 SHR 0xb760faf9000000000000000000000000aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    "3 SSTORE 0x5 0x1", "3 STOP", "2 STOP", "1 STOP", NULL };
+	const char *prefund[] = { EP_CALLS(A), "2 CALL 0x0 0x0 0x0 0x0 0x10 " E " 0x5",
+	    "3 STOP", "2 STOP", "1 STOP", NULL };
+	const char *pm_prefund[] = { EP_CALLS(P), "2 CALL 0x0 0x0 0x0 0x0 0x10 " E " 0x5",
+	    "3 STOP", "2 STOP", "1 STOP", NULL };
+
+	input(&in, 0, 1);
+	CU_ASSERT_EQUAL(judge(&in, handle_ops, &v), -32502);
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.message, "[OP-054] account calls the EntryPoint's handleOps"));
+	CU_ASSERT_EQUAL(judge(&in, deposit, &v), 0);
+	CU_ASSERT_EQUAL(judge(&in, prefund, &v), 0);
+	CU_ASSERT_EQUAL(judge(&in, pm_prefund, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.rule, "OP-053");
+}
+
+static void
+test_hostile(void)
+{
+	struct bp_erc7562_input in;
+	struct bp_erc7562_verdict v;
+	static const char *const bad[] = {
+		"", "not json", "{}", "{\"result\":{\"structLogs\":7}}",
+		"{\"structLogs\":[{\"depth\":1}]}",
+		"{\"structLogs\":[{\"op\":\"CALL\",\"depth\":1,\"stack\":[]}]}",
+		"{\"structLogs\":[{\"op\":\"STOP\",\"depth\":5000}]}",
+		"{\"structLogs\":[{\"op\":\"STOP\",\"depth\":3}]}",
+	};
+	size_t i;
+
+	input(&in, 0, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT_EQUAL(bp_erc7562_check(bad[i], strlen(bad[i]), &in, &v), -1);
+	CU_ASSERT_EQUAL(bp_erc7562_check("{\"structLogs\":[]}", 17, &in, &v), 0);
+	CU_ASSERT_EQUAL(v.code, 0);
+}
+
+/* The quick pass on the steps of lines (no stacks), a call tree and a prestate (JSON texts). */
+static int
+quick(const struct bp_erc7562_input *in, const char *const *lines, const char *calls,
+    const char *prestate)
+{
+	struct bp_buf b;
+	cJSON *st, *c, *p;
+	int rc;
+
+	bp_buf_init(&b, 1 << 20);
+	st = cJSON_Parse(trace(&b, lines));
+	c = cJSON_Parse(calls);
+	p = cJSON_Parse(prestate);
+	rc = bp_erc7562_quick(cJSON_GetObjectItemCaseSensitive(st, "result"), c, p, in);
+	cJSON_Delete(st);
+	cJSON_Delete(c);
+	cJSON_Delete(p);
+	bp_buf_free(&b);
+	return rc;
+}
+
+#define CALLS(inner)	"{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000000000000000\"," \
+	"\"to\":\"" E "\",\"calls\":[{\"type\":\"CALL\",\"from\":\"" E "\",\"to\":\"" A "\"," \
+	"\"value\":\"0x0\",\"input\":\"0x\",\"calls\":[" inner "]}]}"
+#define PRESTATE(more)	"{\"0x0000000000000000000000000000000000000000\":{\"balance\":\"0x1\"}," \
+	"\"0x0000000000000000000000000000000000000001\":{\"balance\":\"0x0\"}," \
+	"\"" E "\":{\"code\":\"0x60\"},\"" A "\":{\"code\":\"0x60\"}" more "}"
+#define ECRECOVER	"{\"type\":\"STATICCALL\",\"from\":\"" A "\"," \
+	"\"to\":\"0x0000000000000000000000000000000000000001\",\"input\":\"0x\"}"
+#define X_CALL	"{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\"" X "\",\"value\":\"0x0\"," \
+	"\"input\":\"0x\"}"
+#define EP_HANDLE_OPS	"{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\"" E "\"," \
+	"\"value\":\"0x5\",\"input\":\"0x1fad948c\"}"
+#define EP_FUND	"{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\"" E "\",\"value\":\"0x5\"," \
+	"\"input\":\"0x\"}"
+
+static void
+test_quick(void)
+{
+	struct bp_erc7562_input in;
+	const char *clean[] = { "1 NUMBER", "1 CALL", "2 SLOAD", "2 GAS", "2 STATICCALL", "2 STOP",
+	    "1 STOP", NULL };
+	const char *ts[] = { "1 CALL", "2 TIMESTAMP", "2 GAS", "2 STATICCALL", "2 STOP", "1 STOP",
+	    NULL };
+	const char *nested[] = { "1 CALL", "2 CALL", "3 SLOAD", "3 STOP", "2 STOP", "1 STOP", NULL };
+
+	input(&in, 0, 0);
+	CU_ASSERT_EQUAL(quick(&in, clean, CALLS(ECRECOVER), PRESTATE("")), 1);
+	/* Each of these is left to the full engine. */
+	CU_ASSERT_EQUAL(quick(&in, ts, CALLS(ECRECOVER), PRESTATE("")), 0);
+	CU_ASSERT_EQUAL(quick(&in, clean, CALLS(""), PRESTATE("")), 0);	/* the tree lacks a call */
+	CU_ASSERT_EQUAL(quick(&in, clean, CALLS(ECRECOVER),
+	    PRESTATE(",\"" X "\":{\"balance\":\"0x0\"}")), 0);		/* a code-less account touched */
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(""), PRESTATE("")), 0);
+	CU_ASSERT_EQUAL(quick(&in, nested, "{\"type\":\"CALL\",\"to\":\"" E "\"}", PRESTATE("")), 0);
+	/* Another contract's storage, a call of handleOps: the full engine's; the prefund: clean. */
+	nested[2] = "3 SLOAD";
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(X_CALL), PRESTATE("")), 0);
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(EP_HANDLE_OPS), PRESTATE("")), 0);
+	nested[2] = "3 SSTORE";
+	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(EP_FUND), PRESTATE("")), 1);
+}
+
+BP_UNIT_SUITE(erc7562, NULL, NULL,
+    { "opcodes: banned, GAS before a call, stake for BALANCE, OOG, no code, value", test_opcodes },
+    { "CREATE2: once, by the factory, of the sender", test_create2 },
+    { "storage: own, associated, others', stake", test_storage },
+    { "calls into the EntryPoint: depositTo and the fallback only", test_entry_point },
+    { "traces that do not read", test_hostile },
+    { "the quick pass: clean, or left to the full engine", test_quick })
