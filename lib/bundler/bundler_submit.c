@@ -100,6 +100,21 @@ tx_count(struct bp_upstream *up, const struct bp_bundler_submitter *s, const cha
 	return rc;
 }
 
+/* The node's eth_maxPriorityFeePerGas into tip; 0, or -1 when it has none. */
+static int
+suggested_tip(struct bp_upstream *up, const struct bp_network *net, struct bp_u256 *tip)
+{
+	cJSON *r;
+	int rc;
+
+	if ((r = call(up, net, "eth_maxPriorityFeePerGas", "[]")) == NULL)
+		return -1;
+	rc = cJSON_IsString(r) && bp_u256_from_quantity(tip, r->valuestring,
+	    strlen(r->valuestring)) == 0 ? 0 : -1;
+	cJSON_Delete(r);
+	return rc;
+}
+
 /* The receipt of hash: an object, a JSON null while not mined, or NULL when no answer. */
 static cJSON *
 receipt(struct bp_upstream *up, const struct bp_network *net, const char *hash)
@@ -677,7 +692,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 {
 	struct cands cs;
 	struct bp_bundler_pool_bundle b;
-	struct bp_u256 base_fee, fee, tip;
+	struct bp_u256 base_fee, fee, tip, sug;
 	struct bp_userop_validate_error err;
 	struct bp_tx_auth auth[BP_BUNDLER_SUBMIT_OPS_MAX];
 	char (*hashes)[BP_BUNDLER_POOL_HASH_STR] = NULL, reason[256], why[300], *override = NULL;
@@ -782,6 +797,13 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		if (bp_u256_cmp(&cs.c[i].op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], &tip) < 0)
 			tip = cs.c[i].op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS];
 	}
+	/*
+	 * No more tip than the node suggests (as Alto does): each op still pays its own fee to
+	 * the beneficiary through the EntryPoint. Paying the ops' tip would make it the next
+	 * suggestion on a quiet chain, which clients double again (1, 2, 4 ... gwei).
+	 */
+	if (suggested_tip(up, s->net, &sug) == 0 && bp_u256_cmp(&sug, &tip) < 0)
+		tip = sug;
 	if (bp_u256_cmp(&tip, &fee) > 0)
 		tip = fee;
 	nauth = auths_of(cs.c, n, auth);

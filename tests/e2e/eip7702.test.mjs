@@ -243,3 +243,26 @@ test('the bundler refuses an eip7702Auth not signed by the sender, of another ch
   }
   assert.equal(await pub.getCode({ address: eoa.address }), undefined, 'nothing was sent');
 });
+
+test('the submitter tips no more than the node suggests: ops that offer twice the suggestion do not make it grow', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const { eoa, account } = await freshAccount();
+  const client = bundlerClient(key);
+  const wallet = createWalletClient({ chain, account: eoa, transport: http(env.chain) });
+  const authorization = await wallet.signAuthorization({ account: eoa, contractAddress: DELEGATE });
+  const tips = [];
+  for (let i = 0; i < 3; i++) {
+    // What viem's default fees do on a quiet chain: twice the node's suggested tip.
+    const suggested = BigInt(await pub.request({ method: 'eth_maxPriorityFeePerGas' }));
+    const { baseFeePerGas } = await pub.getBlock();
+    const hash = await client.sendUserOperation({ account, authorization: i === 0 ? authorization : undefined,
+      maxPriorityFeePerGas: 2n * suggested, maxFeePerGas: 2n * baseFeePerGas + 2n * suggested,
+      calls: [{ to: DELEGATE, value: 0n, data: '0x' }] });
+    const rcpt = await client.waitForUserOperationReceipt({ hash, timeout: 60000, pollingInterval: 200 });
+    assert.equal(rcpt.success, true);
+    const tx = await pub.getTransaction({ hash: rcpt.receipt.transactionHash });
+    assert.ok(tx.maxPriorityFeePerGas <= suggested, `bundle ${i}: tip ${tx.maxPriorityFeePerGas} > suggested ${suggested}`);
+    tips.push(tx.maxPriorityFeePerGas);
+  }
+  assert.ok(tips.every((t) => t <= tips[0]), `the tips grew: ${tips}`);
+});
