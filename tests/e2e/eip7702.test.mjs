@@ -17,7 +17,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
-  createBundlerClient, entryPoint08Abi, formatUserOperationRequest, getUserOperationHash, toPackedUserOperation,
+  createBundlerClient, createPaymasterClient, entryPoint08Abi, formatUserOperationRequest, getUserOperationHash, toPackedUserOperation,
   toSimple7702SmartAccount,
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
@@ -166,9 +166,9 @@ const freshAccount = async () => {
   await pub.request({ method: 'anvil_setBalance', params: [eoa.address, toHex(parseEther('1'))] });
   return { eoa, account: await toSimple7702SmartAccount({ client: pub, owner: eoa, implementation: DELEGATE }) };
 };
+const bundlerTransport = (key) => http(BUNDLER, { fetchOptions: { headers: { 'X-API-Key': key } } });
 const bundlerClient = (key) => createBundlerClient({ client: pub, chain, pollingInterval: 200,
-  transport: http(BUNDLER, { fetchOptions: { headers: { 'X-API-Key': key } } }),
-  userOperation: { estimateFeesPerGas: () => pub.estimateFeesPerGas() } });
+  transport: bundlerTransport(key), userOperation: { estimateFeesPerGas: () => pub.estimateFeesPerGas() } });
 
 test('the bundler: a fresh EOA\'s first op with its authorization lands in a type 4 bundle and delegates it; later ops need none', async () => {
   const key = newKey({ plan: 'enterprise' });
@@ -265,4 +265,23 @@ test('the submitter tips no more than the node suggests: ops that offer twice th
     tips.push(tx.maxPriorityFeePerGas);
   }
   assert.ok(tips.every((t) => t <= tips[0]), `the tips grew: ${tips}`);
+});
+
+test('the bundler: a fresh EOA without ETH delegates with its first op, sponsored by Blockport\'s ERC-7677 paymaster', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const pol = await api('/v1/gas/policies', { method: 'POST', key,
+    body: { name: `7702b-${Date.now()}`, chain: 'ethereum', rules: { max_gas_usd: '100' } } });
+  assert.equal(pol.status, 201, pol.text);
+  const eoa = privateKeyToAccount(generatePrivateKey());
+  const account = await toSimple7702SmartAccount({ client: pub, owner: eoa, implementation: DELEGATE });
+  const client = createBundlerClient({ client: pub, chain, pollingInterval: 200, transport: bundlerTransport(key),
+    paymaster: createPaymasterClient({ transport: bundlerTransport(key) }), paymasterContext: { policyId: pol.json.id } });
+  const authorization = await eoa.signAuthorization({ chainId: chain.id, address: DELEGATE,
+    nonce: await pub.getTransactionCount({ address: eoa.address }) });
+  const hash = await client.sendUserOperation({ account, authorization, calls: [{ to: DELEGATE, value: 0n, data: '0x' }] });
+  const rcpt = await client.waitForUserOperationReceipt({ hash, timeout: 60000, pollingInterval: 200 });
+  assert.equal(rcpt.success, true);
+  assert.equal(getAddress(rcpt.paymaster), getAddress(dc.paymaster_v08), 'sponsored');
+  assert.equal(await pub.getBalance({ address: eoa.address }), 0n, 'the EOA paid nothing');
+  assert.equal(await pub.getCode({ address: eoa.address }), concat(['0xef0100', DELEGATE]).toLowerCase());
 });
