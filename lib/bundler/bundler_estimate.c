@@ -175,9 +175,6 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 		est.len[BP_USEROP_SIGNATURE] = sizeof(bp_bundler_dummy_sig);
 	}
 	pvg = bp_userop_validate_pre_verification_gas(&est, 1);
-	/* The bundle's type 4 transaction pays for the authorization the op brings. */
-	if (op.has_auth)
-		pvg += BP_BUNDLER_7702_AUTH_GAS;
 	bp_u256_from_u64(&est.num[BP_USEROP_PRE_VERIFICATION_GAS], pvg);
 	bp_u256_from_u64(&est.num[BP_USEROP_VERIFICATION_GAS_LIMIT], EST_VERIFICATION_GAS);
 	bp_u256_from_u64(&est.num[BP_USEROP_CALL_GAS_LIMIT], EST_CALL_GAS);

@@ -117,6 +117,31 @@ test_prepare(void)
 }
 
 static void
+test_pre_verification_gas(void)
+{
+	struct bp_userop_validate_error err;
+	struct bp_userop op;
+	uint64_t plain;
+
+	memset(&err, 0, sizeof(err));
+	op7702(ADDR1, 1, &op);
+	op.has_auth = 0;
+	plain = bp_userop_validate_pre_verification_gas(&op, 0);
+	op.has_auth = 1;
+	/* The authorization's intrinsic gas, which the bundle pays, is the op's. */
+	CU_ASSERT_EQUAL(bp_userop_validate_pre_verification_gas(&op, 0), plain + 25000);
+	CU_ASSERT_EQUAL(bp_userop_validate_pre_verification_gas(&op, 1), plain + 25000 + 21000);
+	bp_u256_from_u64(&op.num[BP_USEROP_PRE_VERIFICATION_GAS], plain);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, NULL, &err), -1);
+	CU_ASSERT_EQUAL(err.code, -32602);
+	CU_ASSERT(strstr(err.message, "preVerificationGas is below") != NULL);
+	bp_u256_from_u64(&op.num[BP_USEROP_PRE_VERIFICATION_GAS], plain + 25000);
+	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, NULL, &err), 0);
+	bp_userop_free(&op);
+	bp_userop_validate_error_free(&err);
+}
+
+static void
 test_code(void)
 {
 	uint8_t code[24], d[20];
@@ -165,4 +190,5 @@ test_code(void)
 BP_UNIT_SUITE(bundler_7702, NULL, NULL,
     { "7702: the op's JSON-RPC form keeps factory 0x7702 and eip7702Auth", test_json },
     { "7702: eip7702Auth's chainId and signer, checked without a node", test_prepare },
+    { "7702: the authorization's gas is in preVerificationGas", test_pre_verification_gas },
     { "7702: delegation code and the state overrides", test_code })
