@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "bundler.h"
+#include "bundler_7702.h"
 #include "bundler_pool.h"
 #include "bundler_rules.h"
 #include "bundler_v07.h"
@@ -166,9 +167,9 @@ bp_bundler_send(struct bp_bundler_call *c)
 	struct bp_u256 base_fee;
 	struct bp_buf json;
 	uint64_t gas_limit;
-	uint8_t ep[20], hash[32];
+	uint8_t ep[20], hash[32], delegate[20];
 	char hex[BP_BUNDLER_POOL_HASH_STR], pm_status[16];
-	int rc = -1, pm_cap;
+	int rc = -1, pm_cap, is7702, apply;
 
 	bp_buf_init(&json, 1024 * 1024);
 	if (bp_bundler_op_param(c, &op, ep) == -1)
@@ -181,12 +182,16 @@ bp_bundler_send(struct bp_bundler_call *c)
 		    "block gas limit");
 		goto out;
 	}
+	if ((is7702 = bp_bundler_7702_prepare(c->up, c->net, &op, 1, delegate, &apply,
+	    &c->err)) == -1)
+		goto out;
 	/* ERC-7562's trace is of v0.6's simulateValidation only, so far (docs/bundler.md). */
-	if ((op.version == BP_EP_V06 ? bp_userop_validate_simulate : bp_bundler_v07_simulate)(c->up,
-	    c->net, ep, &op, &res, &c->err) == -1 || (op.version == BP_EP_V06 &&
+	if ((op.version == BP_EP_V06 ? bp_userop_validate_simulate(c->up, c->net, ep, &op, &res,
+	    &c->err) : bp_bundler_v07_simulate(c->up, c->net, ep, &op, apply ? delegate : NULL, &res,
+	    &c->err)) == -1 || (op.version == BP_EP_V06 &&
 	    bp_bundler_rules_check(c->up, c->net, ep, &op, &res, &c->err) == -1))
 		goto out;
-	bp_userop_hash_v(&op, ep, (uint64_t)c->net->chain_id, hash);
+	bp_bundler_7702_hash(&op, ep, c->net, is7702, delegate, hash);
 	bp_hex_encode(hash, 32, hex, sizeof(hex));
 	if (bp_bundler_op_json(&op, &json) == -1 || bp_buf_add(&json, "", 1) == -1) {
 		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "bundler.h"
+#include "bundler_7702.h"
 #include "bundler_estimate.h"
 #include "bundler_paymaster.h"
 #include "bundler_v07.h"
@@ -96,7 +97,7 @@ handle_op_calldata(const struct bp_userop *op, const uint8_t target[20], const u
 /* Runs simulateHandleOp; 0 with the decoded result (res/res_len into *buf), or -1. */
 static int
 simulate(struct bp_bundler_call *c, const uint8_t ep[20], const struct bp_userop *op,
-    const uint8_t target[20], const uint8_t *tdata, size_t tlen, uint64_t *pre, uint64_t *paid,
+    const uint8_t *delegate, const uint8_t target[20], const uint8_t *tdata, size_t tlen, uint64_t *pre, uint64_t *paid,
     int *ok, uint8_t **buf, const uint8_t **res, size_t *res_len)
 {
 	char override[160], sender[BP_ADDR_STRLEN], *v07 = NULL;
@@ -108,9 +109,9 @@ simulate(struct bp_bundler_call *c, const uint8_t ep[20], const struct bp_userop
 	bp_addr_format_lower(op->sender, sender, sizeof(sender));
 	snprintf(override, sizeof(override), "{\"%s\":{\"balance\":\"0x56bc75e2d63100000\"}}",
 	    sender);
-	/* v0.7/v0.8: EntryPointSimulations at the EntryPoint's address too. */
+	/* v0.7/v0.8: EntryPointSimulations at the EntryPoint's address too (and a delegation). */
 	if ((op->version != BP_EP_V06 && (v07 = bp_bundler_v07_override(op->version, ep,
-	    op->sender)) == NULL) || (data = handle_op_calldata(op, target, tdata, tlen,
+	    op->sender, 1, delegate)) == NULL) || (data = handle_op_calldata(op, target, tdata, tlen,
 	    &len)) == NULL) {
 		free(v07);
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
@@ -152,12 +153,12 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 {
 	static const uint8_t zero[20];
 	struct bp_userop op, est;
-	uint8_t ep[20], *buf = NULL, *pnd = NULL;
+	uint8_t ep[20], *buf = NULL, *pnd = NULL, delegate[20];
 	const uint8_t *res;
 	size_t res_len;
 	uint64_t pvg, pre, paid, verif, call, post_op = 0, pm_verif = 0;
 	cJSON *orig, *d;
-	int ok, rc = -1, pm;
+	int ok, rc = -1, pm, apply = 0;
 
 	memset(&op, 0, sizeof(op));
 	orig = cJSON_GetArrayItem(c->params, 0);
@@ -165,7 +166,8 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 		/* The op with defaults takes params[0]'s place for the parse. */
 		cJSON_ReplaceItemInArray((cJSON *)c->params, 0, d);
 	}
-	if (bp_bundler_op_param(c, &op, ep) == -1)
+	if (bp_bundler_op_param(c, &op, ep) == -1 ||
+	    bp_bundler_7702_prepare(c->up, c->net, &op, 0, delegate, &apply, &c->err) == -1)
 		goto out;
 	est = op;	/* shallow: only op's own bytes are freed */
 	if (est.len[BP_USEROP_SIGNATURE] == 0) {
@@ -197,7 +199,7 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 		est.bytes[BP_USEROP_PAYMASTER_AND_DATA] = pnd;
 		bp_bundler_v07_set_pm_gas(&est, EST_VERIFICATION_GAS, post_op);
 	}
-	if (simulate(c, ep, &est, zero, NULL, 0, &pre, &paid, &ok, &buf, &res, &res_len) == -1)
+	if (simulate(c, ep, &est, apply ? delegate : NULL, zero, NULL, 0, &pre, &paid, &ok, &buf, &res, &res_len) == -1)
 		goto out;
 	free(buf);
 	buf = NULL;
@@ -224,7 +226,7 @@ bp_bundler_estimate(struct bp_bundler_call *c)
 
 		probe.bytes[BP_USEROP_CALL_DATA] = NULL;
 		probe.len[BP_USEROP_CALL_DATA] = 0;
-		if (simulate(c, ep, &probe, op.sender, op.bytes[BP_USEROP_CALL_DATA],
+		if (simulate(c, ep, &probe, apply ? delegate : NULL, op.sender, op.bytes[BP_USEROP_CALL_DATA],
 		    op.len[BP_USEROP_CALL_DATA], &pre, &paid, &ok, &buf, &res, &res_len) == -1)
 			goto out;
 		if (!ok) {

@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 #include <cjson/cJSON.h>
 
+#include "bundler_7702.h"
 #include "bundler_pool.h"
 #include "bundler_reputation.h"
 #include "bundler_rules.h"
@@ -97,6 +98,21 @@ tx_count(struct bp_upstream *up, const struct bp_bundler_submitter *s, const cha
 	if ((r = call(up, s->net, "eth_getTransactionCount", params)) == NULL)
 		return -1;
 	rc = quantity(r, out);
+	cJSON_Delete(r);
+	return rc;
+}
+
+/* The node's eth_maxPriorityFeePerGas into tip; 0, or -1 when it has none. */
+static int
+suggested_tip(struct bp_upstream *up, const struct bp_network *net, struct bp_u256 *tip)
+{
+	cJSON *r;
+	int rc;
+
+	if ((r = call(up, net, "eth_maxPriorityFeePerGas", "[]")) == NULL)
+		return -1;
+	rc = cJSON_IsString(r) && bp_u256_from_quantity(tip, r->valuestring,
+	    strlen(r->valuestring)) == 0 ? 0 : -1;
 	cJSON_Delete(r);
 	return rc;
 }
@@ -391,15 +407,44 @@ bundle_op(const char *hash, void *arg)
 	return 0;
 }
 
-/* Signs the handleOps data to EntryPoint ep as a type 2 transaction with nonce and fees. 0 or -1. */
+/* The authorizations of cs[0..n) into out (room for n); their count. */
+static size_t
+auths_of(const struct cand *cs, size_t n, struct bp_tx_auth *out)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (cs[i].op.has_auth)
+			out[k++] = cs[i].op.auth;
+	return k;
+}
+
+/* The re-check's state override of cs[0..n) (bp_bundler_7702_bundle_override). */
+static char *
+override_of(const struct cand *cs, size_t n, int *oom)
+{
+	const struct bp_userop *ops[BP_BUNDLER_SUBMIT_OPS_MAX];
+	size_t i;
+
+	for (i = 0; i < n && i < BP_BUNDLER_SUBMIT_OPS_MAX; i++)
+		ops[i] = &cs[i].op;
+	return bp_bundler_7702_bundle_override(ops, i, oom);
+}
+
+/*
+ * Signs the handleOps data to EntryPoint ep with nonce and fees: a type 2 transaction, or a
+ * type 4 one that carries auth[0..nauth) when there are any (EIP-7702 ops). 0 or -1.
+ */
 static int
 sign(const struct bp_bundler_submitter *s, const uint8_t ep[20], const uint8_t *data, size_t len,
     uint64_t nonce, uint64_t gas_limit, const struct bp_u256 *fee, const struct bp_u256 *tip,
-    struct bp_bundler_pool_bundle *b)
+    const struct bp_tx_auth *auth, size_t nauth, struct bp_bundler_pool_bundle *b)
 {
+	struct bp_tx7702 t4;
 	struct bp_tx1559 tx;
 	uint8_t *raw = NULL, h[32];
 	size_t rawlen;
+	int rc;
 
 	memset(&tx, 0, sizeof(tx));
 	tx.chain_id = (uint64_t)s->net->chain_id;
@@ -411,7 +456,14 @@ sign(const struct bp_bundler_submitter *s, const uint8_t ep[20], const uint8_t *
 	memcpy(tx.to, ep, 20);
 	tx.data = data;
 	tx.data_len = len;
-	if (bp_tx_sign(&tx, s->key, &raw, &rawlen, h) == -1)
+	if (nauth > 0) {
+		t4.tx = tx;
+		t4.auth = auth;
+		t4.nauth = nauth;
+		rc = bp_tx7702_sign(&t4, s->key, &raw, &rawlen, h);
+	} else
+		rc = bp_tx_sign(&tx, s->key, &raw, &rawlen, h);
+	if (rc == -1)
 		return -1;
 	free(b->raw_tx);
 	if ((b->raw_tx = malloc(2 * rawlen + 3)) == NULL) {
@@ -448,6 +500,7 @@ static int
 bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 {
 	struct cand cs[BP_BUNDLER_SUBMIT_OPS_MAX];
+	struct bp_tx_auth auth[BP_BUNDLER_SUBMIT_OPS_MAX];
 	struct bp_bundler_pool_op row;
 	struct bp_u256 fee, tip;
 	enum bp_ep_version v = BP_EP_V06;
@@ -480,7 +533,7 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 	bp_u256_div_u64(&tip, &tip, 100, &rem);
 	if (n == 0 || (data = handle_ops(cs, n, v, w->s->beneficiary, &len)) == NULL ||
 	    sign(w->s, ep, data, len, (uint64_t)b->nonce, (uint64_t)b->gas_limit, &fee, &tip,
-	    b) == -1)
+	    auth, auths_of(cs, n, auth), b) == -1)
 		goto out;
 	/* Recorded before it is sent: a crash after this finds the new version. */
 	if (bp_bundler_pool_bundle_bump(w->db, b->id, b->tx_hash, b->raw_tx, b->max_fee,
@@ -610,24 +663,25 @@ reorg_one(struct bp_bundler_pool_bundle *b, void *arg)
 /* The gas limit of the handleOps transaction: eth_estimateGas + 20%, or the ops' sum. */
 static uint64_t
 gas_limit_of(struct bp_upstream *up, const struct bp_bundler_submitter *s, const uint8_t ep[20],
-    const uint8_t *data, size_t len, const struct cand *cs, size_t n)
+    const uint8_t *data, size_t len, const struct cand *cs, size_t n, const char *override)
 {
 	char from[BP_ADDR_STRLEN], to[BP_ADDR_STRLEN], *hex, *params;
+	size_t i, plen = 2 * len + 256 + (override ? strlen(override) : 0);
 	uint64_t g = 0, sum = 60000;
-	size_t i;
 	cJSON *r = NULL;
 
 	for (i = 0; i < n; i++)
 		sum += (uint64_t)cs[i].gas + 2 * 100000;
-	if ((hex = malloc(2 * len + 3)) == NULL || (params = malloc(2 * len + 256)) == NULL) {
+	if ((hex = malloc(2 * len + 3)) == NULL || (params = malloc(plen)) == NULL) {
 		free(hex);
 		return sum;
 	}
 	bp_hex_encode(data, len, hex, 2 * len + 3);
 	bp_addr_format_lower(s->addr, from, sizeof(from));
 	bp_addr_format_lower(ep, to, sizeof(to));
-	snprintf(params, 2 * len + 256, "[{\"from\":\"%s\",\"to\":\"%s\",\"data\":\"%s\"}]", from,
-	    to, hex);
+	/* With EIP-7702 ops, estimated as the re-check ran: their delegations applied. */
+	snprintf(params, plen, "[{\"from\":\"%s\",\"to\":\"%s\",\"data\":\"%s\"}%s%s]", from,
+	    to, hex, override ? ",\"latest\"," : "", override ? override : "");
 	r = call(up, s->net, "eth_estimateGas", params);
 	free(hex);
 	free(params);
@@ -644,13 +698,14 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 {
 	struct cands cs;
 	struct bp_bundler_pool_bundle b;
-	struct bp_u256 base_fee, fee, tip;
+	struct bp_u256 base_fee, fee, tip, sug;
 	struct bp_userop_validate_error err;
-	char (*hashes)[BP_BUNDLER_POOL_HASH_STR] = NULL, reason[256], why[300];
+	struct bp_tx_auth auth[BP_BUNDLER_SUBMIT_OPS_MAX];
+	char (*hashes)[BP_BUNDLER_POOL_HASH_STR] = NULL, reason[256], why[300], *override = NULL;
 	uint8_t *data = NULL, *ret = NULL, ep[20];
-	size_t i, n = 0, len, retlen;
+	size_t i, n = 0, len, retlen, nauth;
 	uint64_t block_gas, gas = 0, nonce, gas_limit, idx;
-	int rc = -1, r;
+	int rc = -1, r, oom;
 
 	memset(&b, 0, sizeof(b));
 	memset(&err, 0, sizeof(err));
@@ -681,6 +736,16 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 			bp_bundler_pool_drop(db, chain, cs.c[i].hash, "the stored op does not parse");
 			continue;
 		}
+		/* An authorization the EOA's nonce has passed would not run: the op would fail. */
+		if (cs.c[i].op.has_auth && (r = bp_bundler_7702_usable(up, s->net,
+		    &cs.c[i].op)) != 1) {
+			if (r == -1)
+				goto out;
+			bp_bundler_pool_drop(db, chain, cs.c[i].hash, "eip7702Auth no longer "
+			    "applies: the sender's nonce moved past it");
+			(*ndropped)++;
+			continue;
+		}
 		gas += (uint64_t)cs.c[i].gas;
 		if (i != n) {
 			struct cand t = cs.c[n];
@@ -694,12 +759,17 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 	while (n > 0) {
 		free(data);
 		free(ret);
+		free(override);
 		ret = NULL;
-		if ((data = handle_ops(cs.c, n, cs.version, s->beneficiary, &len)) == NULL)
+		if ((data = handle_ops(cs.c, n, cs.version, s->beneficiary, &len)) == NULL ||
+		    ((override = override_of(cs.c, n, &oom)) == NULL && oom))
 			goto out;
-		/* At "pending": the next block's timestamp, which validity windows are held to. */
-		r = bp_userop_validate_eth_call(up, s->net, ep, data, len, "pending", NULL, &ret, &retlen,
-		    &err);
+		/*
+		 * At "pending": the next block's timestamp, which validity windows are held to;
+		 * the senders of EIP-7702 ops delegated as their authorizations will make them.
+		 */
+		r = bp_userop_validate_eth_call(up, s->net, ep, data, len, "pending", override, &ret,
+		    &retlen, &err);
 		if (r == -1)
 			goto out;
 		if (r == 0)
@@ -734,9 +804,18 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		if (bp_u256_cmp(&cs.c[i].op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS], &tip) < 0)
 			tip = cs.c[i].op.num[BP_USEROP_MAX_PRIORITY_FEE_PER_GAS];
 	}
+	/*
+	 * No more tip than the node suggests (as Alto does): each op still pays its own fee to
+	 * the beneficiary through the EntryPoint. Paying the ops' tip would make it the next
+	 * suggestion on a quiet chain, which clients double again (1, 2, 4 ... gwei).
+	 */
+	if (suggested_tip(up, s->net, &sug) == 0 && bp_u256_cmp(&sug, &tip) < 0)
+		tip = sug;
 	if (bp_u256_cmp(&tip, &fee) > 0)
 		tip = fee;
-	gas_limit = gas_limit_of(up, s, ep, data, len, cs.c, n);
+	nauth = auths_of(cs.c, n, auth);
+	gas_limit = gas_limit_of(up, s, ep, data, len, cs.c, n, override) +
+	    nauth * BP_BUNDLER_7702_AUTH_GAS;
 	if (gas_limit > block_gas)
 		gas_limit = block_gas;
 	if (tx_count(up, s, "pending", &nonce) == -1)
@@ -747,7 +826,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		memcpy(hashes[i], cs.c[i].hash, sizeof(hashes[i]));
 	bp_strlcpy(b.chain, chain, sizeof(b.chain));
 	bp_addr_format_lower(s->addr, b.bundler, sizeof(b.bundler));
-	if (sign(s, ep, data, len, nonce, gas_limit, &fee, &tip, &b) == -1)
+	if (sign(s, ep, data, len, nonce, gas_limit, &fee, &tip, auth, nauth, &b) == -1)
 		goto out;
 	/* Recorded with its nonce and bytes BEFORE it is sent (crash safety). */
 	if (bp_bundler_pool_bundle_record(db, &b, hashes, n) == -1) {
@@ -764,6 +843,7 @@ out:
 	free(hashes);
 	free(data);
 	free(ret);
+	free(override);
 	cands_free(&cs);
 	return rc;
 }

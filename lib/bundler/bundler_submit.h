@@ -12,8 +12,10 @@
  *  3. when no bundle is in flight: pending ops by priority fee (one a sender, its lowest nonce),
  *     all of one EntryPoint (the best-paying op's: v0.6's, v0.7's or v0.8's handleOps),
  *     as many as fit the block gas limit, re-checked with eth_call of handleOps (an op that
- *     fails is dropped with its FailedOp reason), signed as an EIP-1559 transaction, RECORDED
- *     with its nonce and signed bytes, then sent.
+ *     fails is dropped with its FailedOp reason), signed as an EIP-1559 transaction (type 4
+ *     when EIP-7702 ops bring authorizations: lib/bundler/bundler_7702.h) that pays the
+ *     least fees of its ops, the tip no more than the node's eth_maxPriorityFeePerGas,
+ *     RECORDED with its nonce and signed bytes, then sent.
  *
  * Crash safety follows from the order: a submitter killed before the record sends nothing and
  * the ops stay pending; killed after it, the next pass finds the row and learns from the chain

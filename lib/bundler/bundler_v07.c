@@ -45,23 +45,36 @@ bp_bundler_v07_handle_ops_sig(enum bp_ep_version v)
 }
 
 char *
-bp_bundler_v07_override(enum bp_ep_version v, const uint8_t ep[20], const uint8_t *funded)
+bp_bundler_v07_override(enum bp_ep_version v, const uint8_t ep[20], const uint8_t *sender,
+    int fund, const uint8_t *delegate)
 {
 	const char *code = v == BP_EP_V08 ? bp_bundler_sim_code_v08 : bp_bundler_sim_code_v07;
-	char a[BP_ADDR_STRLEN], f[BP_ADDR_STRLEN];
-	size_t n = strlen(code) + 2 * BP_ADDR_STRLEN + 96;
-	char *out;
+	char a[BP_ADDR_STRLEN];
+	struct bp_buf b;
+	int rc;
 
-	if ((out = malloc(n)) == NULL)
-		return NULL;
+	bp_buf_init(&b, strlen(code) + 4096);
 	bp_addr_format_lower(ep, a, sizeof(a));
-	if (funded != NULL) {
-		bp_addr_format_lower(funded, f, sizeof(f));
-		snprintf(out, n, "{\"%s\":{\"code\":\"%s\"},\"%s\":{\"balance\":\"%s\"}}", a, code,
-		    f, FUND_WEI);
-	} else
-		snprintf(out, n, "{\"%s\":{\"code\":\"%s\"}}", a, code);
-	return out;
+	rc = bp_buf_printf(&b, "{\"%s\":{\"code\":\"%s\"}", a, code);
+	if (rc == 0 && sender != NULL && (fund || delegate != NULL)) {
+		bp_addr_format_lower(sender, a, sizeof(a));
+		rc = bp_buf_printf(&b, ",\"%s\":{%s%s", a, fund ? "\"balance\":\"" FUND_WEI "\"" :
+		    "", fund && delegate != NULL ? "," : "");
+		/* The delegation's 23 bytes: the EntryPoint reads them with extcodecopy. */
+		if (rc == 0 && delegate != NULL) {
+			bp_addr_format_lower(delegate, a, sizeof(a));
+			rc = bp_buf_printf(&b, "\"code\":\"0xef0100%s\"", a + 2);
+		}
+		if (rc == 0)
+			rc = bp_buf_adds(&b, "}");
+	}
+	if (rc == 0)
+		rc = bp_buf_add(&b, "}", 2);	/* with the NUL */
+	if (rc == -1) {
+		bp_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
 }
 
 /* The 6-byte big-endian number at p. */
@@ -148,7 +161,7 @@ bp_bundler_v07_decode_revert(const uint8_t *data, size_t len, struct bp_userop_v
 
 int
 bp_bundler_v07_simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
-    const struct bp_userop *op, struct bp_userop_validate_result *out,
+    const struct bp_userop *op, const uint8_t *delegate, struct bp_userop_validate_result *out,
     struct bp_userop_validate_error *err)
 {
 	uint8_t *data, *ret = NULL;
@@ -156,7 +169,8 @@ bp_bundler_v07_simulate(struct bp_upstream *up, const struct bp_network *net, co
 	size_t len, retlen;
 	int rc;
 
-	if ((override = bp_bundler_v07_override(op->version, ep, NULL)) == NULL ||
+	if ((override = bp_bundler_v07_override(op->version, ep, op->sender, 0,
+	    delegate)) == NULL ||
 	    (data = bp_userop_validate_calldata(SIG_SIMULATE_VALIDATION, op, &len)) == NULL) {
 		free(override);
 		return set_err(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
@@ -283,6 +297,21 @@ put_q16(struct bp_buf *b, const char *name, const uint8_t *p)
 	return bp_buf_printf(b, ",\"%s\":\"%s\"", name, q);
 }
 
+/* Appends ,"eip7702Auth":{...} as viem sends it, and the closing brace of the op. */
+static int
+auth_member(const struct bp_tx_auth *a, struct bp_buf *b)
+{
+	char id[BP_U256_HEX_MAX], addr[BP_ADDR_STRLEN], r[67], s[67];
+
+	bp_u256_to_quantity(&a->chain_id, id, sizeof(id));
+	bp_addr_format_checksum(a->address, addr, sizeof(addr));
+	bp_hex_encode(a->r, 32, r, sizeof(r));
+	bp_hex_encode(a->s, 32, s, sizeof(s));
+	return bp_buf_printf(b, ",\"eip7702Auth\":{\"chainId\":\"%s\",\"address\":\"%s\","
+	    "\"nonce\":\"0x%llx\",\"yParity\":\"0x%x\",\"r\":\"%s\",\"s\":\"%s\"}}", id, addr,
+	    (unsigned long long)a->nonce, (unsigned)a->y_parity, r, s);
+}
+
 int
 bp_bundler_v07_op_members(const struct bp_userop *op, struct bp_buf *b)
 {
@@ -299,6 +328,11 @@ bp_bundler_v07_op_members(const struct bp_userop *op, struct bp_buf *b)
 		if (bp_buf_printf(b, ",\"factory\":\"%s\"", addr) == -1 ||
 		    bp_bundler_json_bytes(b, "factoryData", ic + 20, iclen - 20) == -1)
 			return -1;
+	} else if (iclen >= 2) {
+		/* viem's short marker, 0x7702 ++ factoryData: the only shorter initCode read. */
+		if (bp_buf_adds(b, ",\"factory\":\"0x7702\"") == -1 ||
+		    bp_bundler_json_bytes(b, "factoryData", ic + 2, iclen - 2) == -1)
+			return -1;
 	}
 	if (pndlen >= 52) {
 		bp_addr_format_checksum(pnd, addr, sizeof(addr));
@@ -308,5 +342,5 @@ bp_bundler_v07_op_members(const struct bp_userop *op, struct bp_buf *b)
 		    bp_bundler_json_bytes(b, "paymasterData", pnd + 52, pndlen - 52) == -1)
 			return -1;
 	}
-	return bp_buf_adds(b, "}");
+	return op->has_auth ? auth_member(&op->auth, b) : bp_buf_adds(b, "}");
 }

@@ -32,10 +32,12 @@ const char	*bp_bundler_v07_handle_ops_sig(enum bp_ep_version v);
 
 /*
  * The state override (JSON object text, heap) that puts version v's EntryPointSimulations at
- * ep and, when funded is not NULL, gives that address 100 ETH. NULL when out of memory.
+ * ep and, for sender (NULL: none), gives it 100 ETH when fund is set, and when delegate is not
+ * NULL makes its code EIP-7702's delegation 0xef0100 ++ delegate, as if the op's eip7702Auth
+ * had run. NULL when out of memory.
  */
 char		*bp_bundler_v07_override(enum bp_ep_version v, const uint8_t ep[20],
-		    const uint8_t *funded);
+		    const uint8_t *sender, int fund, const uint8_t *delegate);
 
 /*
  * Reads a validationData word (aggregator or signature verdict in the low 20 bytes, validUntil
@@ -62,11 +64,12 @@ int		bp_bundler_v07_decode_revert(const uint8_t *data, size_t len,
 		    struct bp_userop_validate_error *err);
 
 /*
- * simulateValidation(op) of EntryPointSimulations at op's EntryPoint ep on net: 0 with out
+ * simulateValidation(op) of EntryPointSimulations at op's EntryPoint ep on net, the sender's
+ * code the delegation to delegate when it is not NULL (bp_bundler_7702_prepare): 0 with out
  * filled and bp_userop_validate_check_result passed, or -1 with err set.
  */
 int		bp_bundler_v07_simulate(struct bp_upstream *, const struct bp_network *net,
-		    const uint8_t ep[20], const struct bp_userop *op,
+		    const uint8_t ep[20], const struct bp_userop *op, const uint8_t *delegate,
 		    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err);
 
 /*
@@ -104,8 +107,8 @@ void		bp_bundler_v07_set_pm_gas(struct bp_userop *op, uint64_t verification, uin
 /*
  * Appends the members of op's (v0.7/v0.8) JSON-RPC form that follow sender and the six
  * quantities (bp_bundler_op_json writes those), and the closing brace, to b: callData,
- * signature, and factory, factoryData, paymaster, its gas limits and paymasterData only when
- * the op has them. 0 or -1.
+ * signature, and factory, factoryData, paymaster, its gas limits, paymasterData and
+ * eip7702Auth only when the op has them. 0 or -1.
  */
 int		bp_bundler_v07_op_members(const struct bp_userop *op, struct bp_buf *b);
 

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bundler_7702.h"
 #include "core/buf.h"
 #include "core/hex.h"
 #include "core/log.h"
@@ -204,6 +205,9 @@ bp_userop_validate_pre_verification_gas(const struct bp_userop *op, int with_fix
 		gas += enc[i] == 0 ? 4 : 16;
 	free(enc);
 	gas = sat_add(gas, 18300 + 4 * ((len + 31) / 32));
+	/* The bundle's type 4 transaction pays for the authorization the op brings. */
+	if (op->has_auth)
+		gas = sat_add(gas, BP_BUNDLER_7702_AUTH_GAS);
 	return with_fixed ? sat_add(gas, 21000) : gas;
 }
 

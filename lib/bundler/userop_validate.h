@@ -96,7 +96,8 @@ int		bp_userop_validate_check_result(const struct bp_userop_validate_result *res
 /*
  * preVerificationGas of op as the reference bundler computes it: the calldata cost of its
  * packed encoding (16 a non-zero byte, 4 a zero; a 65-byte dummy signature when it has none),
- * plus 21000 (one op to a bundle) and 18300 per op and 4 a word. Saturates at UINT64_MAX.
+ * plus 21000 (one op to a bundle) and 18300 per op and 4 a word, and an op with eip7702Auth
+ * the authorization's 25,000 in the bundle's type 4 transaction. Saturates at UINT64_MAX.
  */
 uint64_t	bp_userop_validate_pre_verification_gas(const struct bp_userop *op, int with_fixed);
 

@@ -33,8 +33,8 @@ async function policy(key) {
 }
 
 // viem's bundler client with Blockport's paymaster client, both on the bundler's URL. The fees
-// are the node's own: without the hook viem doubles the suggested tip, and on a devchain where
-// the bundles are the only transactions each op's doubled tip becomes the next suggestion.
+// are the node's own: without the hook viem doubles the suggested tip, which the policy's
+// max_gas_usd counts (the submitter's own tip is capped at the suggestion: eip7702.test.mjs).
 function bundlerClient(key, policyId) {
   const transport = http(URL, { fetchOptions: { headers: { 'X-API-Key': key } } });
   return createBundlerClient({ client: pub, chain, transport, pollingInterval: 200,

@@ -17,7 +17,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
-  entryPoint08Abi, formatUserOperationRequest, getUserOperationHash, toPackedUserOperation,
+  createBundlerClient, createPaymasterClient, entryPoint08Abi, formatUserOperationRequest, getUserOperationHash, toPackedUserOperation,
   toSimple7702SmartAccount,
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
@@ -148,4 +148,140 @@ test('POST /v1/gas/sponsor: a 7702 op as viem sends it gets the EntryPoint\'s us
   assert.equal(ev.args.userOpHash, hash);
   assert.equal(ev.args.success, true);
   assert.equal(ev.args.paymaster, getAddress(s.paymaster));
+});
+
+// The bundler takes EIP-7702 ops (docs/bundler.md, "EIP-7702"): viem's bundler client on
+// Blockport's /v1/bundler sends a fresh EOA's first op with its authorization (factory 0x7702,
+// eip7702Auth); the submitter's bundle is a type 4 transaction that carries it, and the EOA's
+// code becomes the delegation. The EOA pays its own gas (anvil_setBalance).
+const BUNDLER = `${env.base}/v1/bundler/ethereum/devnet`;
+const bundlerRpc = async (key, method, params) => {
+  const res = await api('/v1/bundler/ethereum/devnet', { method: 'POST', key,
+    body: { jsonrpc: '2.0', id: 1, method, params } });
+  assert.equal(res.status, 200, res.text);
+  return res.json;
+};
+const freshAccount = async () => {
+  const eoa = privateKeyToAccount(generatePrivateKey());
+  await pub.request({ method: 'anvil_setBalance', params: [eoa.address, toHex(parseEther('1'))] });
+  return { eoa, account: await toSimple7702SmartAccount({ client: pub, owner: eoa, implementation: DELEGATE }) };
+};
+const bundlerTransport = (key) => http(BUNDLER, { fetchOptions: { headers: { 'X-API-Key': key } } });
+const bundlerClient = (key) => createBundlerClient({ client: pub, chain, pollingInterval: 200,
+  transport: bundlerTransport(key), userOperation: { estimateFeesPerGas: () => pub.estimateFeesPerGas() } });
+
+test('the bundler: a fresh EOA\'s first op with its authorization lands in a type 4 bundle and delegates it; later ops need none', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const { eoa, account } = await freshAccount();
+  const client = bundlerClient(key);
+  const wallet = createWalletClient({ chain, account: eoa, transport: http(env.chain) });
+  const authorization = await wallet.signAuthorization({ account: eoa, contractAddress: DELEGATE });
+  assert.equal(await pub.getCode({ address: eoa.address }), undefined);
+
+  const hash = await client.sendUserOperation({ account, authorization,
+    calls: [{ to: DELEGATE, value: 0n, data: '0x' }] });
+  const rcpt = await client.waitForUserOperationReceipt({ hash, timeout: 60000, pollingInterval: 200 });
+  assert.equal(rcpt.success, true);
+  assert.equal(getAddress(rcpt.sender), eoa.address);
+  assert.equal(getAddress(rcpt.entryPoint), EP08);
+  const tx = await pub.getTransaction({ hash: rcpt.receipt.transactionHash });
+  assert.equal(tx.type, 'eip7702', 'the bundle carries the authorization');
+  assert.equal(tx.authorizationList.length, 1);
+  assert.equal(await recoverAuthorizationAddress({ authorization: tx.authorizationList[0] }), eoa.address);
+  assert.equal(await pub.getCode({ address: eoa.address }), concat(['0xef0100', DELEGATE]).toLowerCase());
+  // The op as stored keeps its authorization.
+  const got = await bundlerRpc(key, 'eth_getUserOperationByHash', [hash]);
+  assert.equal(getAddress(got.result.userOperation.eip7702Auth.address), DELEGATE);
+  assert.equal(got.result.userOperation.factory, '0x7702');
+
+  // Delegated now: viem sends no factory nor authorization; the bundle is type 2 again.
+  const hash2 = await client.sendUserOperation({ account, calls: [{ to: DELEGATE, value: 0n, data: '0x' }] });
+  const rcpt2 = await client.waitForUserOperationReceipt({ hash: hash2, timeout: 60000, pollingInterval: 200 });
+  assert.equal(rcpt2.success, true);
+  assert.equal((await pub.getTransaction({ hash: rcpt2.receipt.transactionHash })).type, 'eip1559');
+
+  // factory 0x7702 without eip7702Auth: the delegate is read from the EOA's code and hashed as
+  // the EntryPoint does (viem would hash the marker itself: the op is signed over the EntryPoint's).
+  const op = await client.prepareUserOperation({ account, factory: '0x7702', factoryData: '0x',
+    calls: [{ to: DELEGATE, value: 0n, data: '0x' }] });
+  op.factory = '0x7702';
+  op.factoryData = '0x';
+  delete op.authorization;
+  const onChain = await pub.readContract({ address: EP08, abi: entryPoint08Abi, functionName: 'getUserOpHash',
+    args: [toPackedUserOperation(op)] });
+  op.signature = await eoa.sign({ hash: onChain });
+  const sent = await bundlerRpc(key, 'eth_sendUserOperation', [formatUserOperationRequest(op), EP08]);
+  assert.equal(sent.result, onChain, JSON.stringify(sent));
+  const rcpt3 = await client.waitForUserOperationReceipt({ hash: sent.result, timeout: 60000, pollingInterval: 200 });
+  assert.equal(rcpt3.success, true);
+});
+
+test('the bundler refuses an eip7702Auth not signed by the sender, of another chain or nonce (-32602), and factory 0x7702 from an EOA not delegated', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const { eoa, account } = await freshAccount();
+  const other = privateKeyToAccount(generatePrivateKey());
+  const fees = await pub.estimateFeesPerGas();
+  const op = {
+    sender: eoa.address, nonce: 0n, factory: '0x7702', factoryData: '0x',
+    callData: await account.encodeCalls([{ to: DELEGATE, value: 0n, data: '0x' }]),
+    callGasLimit: 100000n, verificationGasLimit: 300000n, preVerificationGas: 80000n,
+    maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    signature: await account.getStubSignature(),
+  };
+  const send = (authorization) => bundlerRpc(key, 'eth_sendUserOperation',
+    [formatUserOperationRequest({ ...op, authorization }), EP08]);
+  const cases = [
+    ['another key', await other.signAuthorization({ chainId: chain.id, address: DELEGATE, nonce: 0 }), /not signed by the sender/],
+    ['another chain', await eoa.signAuthorization({ chainId: chain.id + 1, address: DELEGATE, nonce: 0 }), /eip7702Auth\.chainId/],
+    ['a used nonce', await eoa.signAuthorization({ chainId: chain.id, address: DELEGATE, nonce: 5 }), /eip7702Auth\.nonce/],
+    ['none', undefined, /eip7702Auth is required/],
+  ];
+  for (const [what, authorization, message] of cases) {
+    const res = await send(authorization);
+    assert.equal(res.error?.code, -32602, `${what}: ${JSON.stringify(res)}`);
+    assert.match(res.error.message, message, what);
+  }
+  assert.equal(await pub.getCode({ address: eoa.address }), undefined, 'nothing was sent');
+});
+
+test('the submitter tips no more than the node suggests: ops that offer twice the suggestion do not make it grow', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const { eoa, account } = await freshAccount();
+  const client = bundlerClient(key);
+  const wallet = createWalletClient({ chain, account: eoa, transport: http(env.chain) });
+  const authorization = await wallet.signAuthorization({ account: eoa, contractAddress: DELEGATE });
+  const tips = [];
+  for (let i = 0; i < 3; i++) {
+    // What viem's default fees do on a quiet chain: twice the node's suggested tip.
+    const suggested = BigInt(await pub.request({ method: 'eth_maxPriorityFeePerGas' }));
+    const { baseFeePerGas } = await pub.getBlock();
+    const hash = await client.sendUserOperation({ account, authorization: i === 0 ? authorization : undefined,
+      maxPriorityFeePerGas: 2n * suggested, maxFeePerGas: 2n * baseFeePerGas + 2n * suggested,
+      calls: [{ to: DELEGATE, value: 0n, data: '0x' }] });
+    const rcpt = await client.waitForUserOperationReceipt({ hash, timeout: 60000, pollingInterval: 200 });
+    assert.equal(rcpt.success, true);
+    const tx = await pub.getTransaction({ hash: rcpt.receipt.transactionHash });
+    assert.ok(tx.maxPriorityFeePerGas <= suggested, `bundle ${i}: tip ${tx.maxPriorityFeePerGas} > suggested ${suggested}`);
+    tips.push(tx.maxPriorityFeePerGas);
+  }
+  assert.ok(tips.every((t) => t <= tips[0]), `the tips grew: ${tips}`);
+});
+
+test('the bundler: a fresh EOA without ETH delegates with its first op, sponsored by Blockport\'s ERC-7677 paymaster', async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const pol = await api('/v1/gas/policies', { method: 'POST', key,
+    body: { name: `7702b-${Date.now()}`, chain: 'ethereum', rules: { max_gas_usd: '100' } } });
+  assert.equal(pol.status, 201, pol.text);
+  const eoa = privateKeyToAccount(generatePrivateKey());
+  const account = await toSimple7702SmartAccount({ client: pub, owner: eoa, implementation: DELEGATE });
+  const client = createBundlerClient({ client: pub, chain, pollingInterval: 200, transport: bundlerTransport(key),
+    paymaster: createPaymasterClient({ transport: bundlerTransport(key) }), paymasterContext: { policyId: pol.json.id } });
+  const authorization = await eoa.signAuthorization({ chainId: chain.id, address: DELEGATE,
+    nonce: await pub.getTransactionCount({ address: eoa.address }) });
+  const hash = await client.sendUserOperation({ account, authorization, calls: [{ to: DELEGATE, value: 0n, data: '0x' }] });
+  const rcpt = await client.waitForUserOperationReceipt({ hash, timeout: 60000, pollingInterval: 200 });
+  assert.equal(rcpt.success, true);
+  assert.equal(getAddress(rcpt.paymaster), getAddress(dc.paymaster_v08), 'sponsored');
+  assert.equal(await pub.getBalance({ address: eoa.address }), 0n, 'the EOA paid nothing');
+  assert.equal(await pub.getCode({ address: eoa.address }), concat(['0xef0100', DELEGATE]).toLowerCase());
 });

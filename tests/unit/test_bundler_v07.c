@@ -298,7 +298,8 @@ test_estimate_helpers(void)
 	CU_ASSERT_EQUAL(op.bytes[BP_USEROP_PAYMASTER_AND_DATA][36 + 15], 7);
 	CU_ASSERT_EQUAL(op.bytes[BP_USEROP_PAYMASTER_AND_DATA][52], 0x99);
 	/* The override: the simulations' code at the EntryPoint, and a funded sender. */
-	CU_ASSERT_FATAL((o = bp_bundler_v07_override(BP_EP_V08, op.sender, op.bytes[BP_USEROP_INIT_CODE])) != NULL);
+	CU_ASSERT_FATAL((o = bp_bundler_v07_override(BP_EP_V08, op.sender, op.bytes[BP_USEROP_INIT_CODE],
+	    1, NULL)) != NULL);
 	CU_ASSERT(strncmp(o, "{\"0x1111111111111111111111111111111111111111\":{\"code\":\"0x6080",
 	    strlen("{\"0x1111111111111111111111111111111111111111\":{\"code\":\"0x6080")) == 0);
 	CU_ASSERT(strstr(o, bp_bundler_sim_code_v08) != NULL);
