@@ -187,20 +187,27 @@ test('journey: REST /v1/gas/sponsor -> send -> receipt, with the op\'s own logs 
 
 
 // The pids of this stack's cron/bundle (by executable and config, as scripts/stack.sh finds them).
-function submitters() {
+// This stack's cron/bundle processes; every head's with all (on a cluster each head runs one,
+// under a lease: the one that holds it may be on any head).
+function submitters(all = false) {
+  const configs = [`BLOCKPORT_CONFIG=${env.config}`];
+  if (all) {
+    for (const d of (process.env.HEAD_DIRS ?? '').split(/\s+/).filter(Boolean))
+      configs.push(`BLOCKPORT_CONFIG=${d}/blockport.ini`);
+  }
   const pids = [];
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue;
     try {
       if (readlinkSync(`/proc/${p}/exe`) !== `${env.build}/cron/bundle`) continue;
       const e = readFileSync(`/proc/${p}/environ`, 'utf8').split('\0');
-      if (e.includes(`BLOCKPORT_CONFIG=${env.config}`)) pids.push(Number(p));
+      if (configs.some((c) => e.includes(c))) pids.push(Number(p));
     } catch { /* gone meanwhile */ }
   }
   return pids;
 }
-function signalSubmitters(sig) {
-  const pids = submitters();
+function signalSubmitters(sig, all = false) {
+  const pids = submitters(all);
   assert.ok(pids.length >= 1, 'the stack runs cron/bundle');
   for (const p of pids) process.kill(p, sig);
   return pids;
@@ -214,11 +221,11 @@ function startSubmitter() {
   return child.pid;
 }
 async function paused(fn) {
-  signalSubmitters('SIGSTOP');
+  const pids = signalSubmitters('SIGSTOP', true);
   try {
     return await fn();
   } finally {
-    signalSubmitters('SIGCONT');
+    for (const p of pids) process.kill(p, 'SIGCONT');
   }
 }
 
