@@ -106,12 +106,23 @@ test('every cached method: the node\'s answer, the caller\'s id, a hit the secon
     const what = `${method} ${JSON.stringify(params)}`;
     const expected = await node(method, params ?? []);
     const id1 = IDS[n++ % IDS.length], id2 = IDS[n++ % IDS.length];
+    const t0 = Date.now();
     const first = await rpc(call(id1, method, params));
     assertAnswer(first, id1, expected, `${what} (first)`);
     assert.equal(hits(first), 0, `${what}: the first call goes to the node`);
     const second = await rpc(call(id2, method, params));
+    const ms = Date.now() - t0;
     assertAnswer(second, id2, expected, `${what} (second)`);
-    assert.equal(hits(second), 1, `${what}: the second call is a hit`);
+    // An answer kept for the TTL may rightly be gone when the pair took longer (a loaded
+    // sanitizer build): then the second call must be the node's again, and a third, at once,
+    // the hit.
+    if (hits(second) === 0 && ms >= TTL_MS) {
+      const third = await rpc(call(id2, method, params));
+      assertAnswer(third, id2, expected, `${what} (third, after ${ms} ms)`);
+      assert.equal(hits(third), 1, `${what}: the call after the node's answer is a hit`);
+      continue;
+    }
+    assert.equal(hits(second), 1, `${what}: the second call is a hit (after ${ms} ms)`);
     assert.equal(cu(second), Math.ceil(cu(first) / 4), `${what}: a hit costs a quarter`);
   }
   // The same calls in a batch: all hits, in order, each with its own id.
