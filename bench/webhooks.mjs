@@ -2,7 +2,9 @@
 // openssl CLI, written to the stack's [webhooks] ca_file) that verifies every signature, then
 //   1. throughput: N events queued straight into webhook_events, drained by `deliver --once`;
 //      baseline: the same receiver, the same bodies, POSTed by node's own keep-alive client
-//      with as many requests in flight as deliver's [webhooks] parallel;
+//      with as many requests in flight as deliver's [webhooks] parallel, its sockets closed
+//      after (left open, the 256 idle connections slowed the receiver for the next format's
+//      run: whichever format ran second cost 20% more deliver CPU a delivery, B as A);
 //   2. latency: with the stack's indexer and a deliver loop (both at 200 ms), M transfers sent
 //      one at a time; from the moment the node answers the receipt (automine: the block is
 //      mined) to the receiver's arrival. Baseline: the same wait for the receipt alone.
@@ -79,7 +81,7 @@ async function api(path, body, method = 'POST') {
 }
 
 const target = account(70).address;
-const agent = new https.Agent({ keepAlive: true, maxSockets: Number(PARALLEL), ca: tls.ca });
+let agent;
 const post = (b) => new Promise((resolve, reject) => {
   const r = https.request(url, { method: 'POST', agent, headers: { 'Content-Type': 'application/json' } }, (res) => { res.resume(); res.on('end', resolve); });
   r.on('error', reject);
@@ -133,9 +135,11 @@ async function throughput(fmt) {
   const rate = Math.round(Number(N) / secs);
   if (count < Number(N) || bad > 0) throw new Error(`receiver got ${count} of ${N}, ${bad} bad signatures`);
   t0 = process.hrtime.bigint();
+  agent = new https.Agent({ keepAlive: true, maxSockets: Number(PARALLEL), ca: tls.ca });
   let next = 0;
   await Promise.all(Array.from({ length: Number(PARALLEL) }, async () => { while (next < Number(N)) await post(body(next++)); }));
   const base = Math.round(Number(N) / (Number(process.hrtime.bigint() - t0) / 1e9));
+  agent.destroy();
   console.log(`format ${fmt} throughput: deliver ${rate} signed deliveries/s (${N} in ${secs.toFixed(2)} s), node keep-alive client ${base}/s: ${(100 * rate / base).toFixed(1)}% (goal >= 2000/s)`);
   console.log(`format ${fmt} deliver's own CPU: ${usPer} us a delivery (user+sys), ${Math.round(1e6 / usPer)} deliveries/s per core`);
 
@@ -175,4 +179,3 @@ console.log(`format B against A: ${(100 * b.rate / a.rate).toFixed(1)}% of A's d
 if (bad > 0) throw new Error(`${bad} bad signatures`);
 server.close();
 server.closeAllConnections();
-agent.destroy();
