@@ -4,7 +4,8 @@
 # signature (goal >= 2,000/s; baseline: node's own keep-alive client to the same receiver), and
 # the time from a mined block to the receiver's arrival at confirmations 0 with the indexer and
 # the worker in loop mode (goal p50 <= 1 s; baseline: the receipt's own wait).
-# Format A, then format B the same way (docs/webhooks.md). Runs on its own: bash bench/webhooks.sh.
+# Format A's throughput, then B's the same way; the latency of both on the same blocks, a webhook
+# of each watching one address (docs/webhooks.md). Runs on its own: bash bench/webhooks.sh.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"

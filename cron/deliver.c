@@ -2,14 +2,15 @@
  * deliver: sends the webhook events the indexer's matcher recorded (docs/webhooks.md,
  * "Delivery"). A pass:
  *   1. completes the token symbols and decimals of waiting token events (webhook_token.h);
- *   2. takes back the leases of a pass that died;
+ *   2. takes back the leases of a pass that died; once a minute, prunes delivered events and
+ *      old attempts, and expires undelivered events older than [webhooks] event_ttl_seconds
+ *      (counted per webhook), before anything is claimed: so what a pass (and --once) sends
+ *      is what was due when it began, however long the sending takes;
  *   3. streams: claims due deliveries with a lease (webhook_queue.h: pending, block confirmed,
  *      webhook active, account under its day) for every free slot of the sender, POSTs them
  *      signed with curl multi (webhook_send.h), and settles each as it ends: delivered,
  *      retried later, or the webhook paused after its last retry, whose owner then gets an
  *      e-mail (mail.h). A slow receiver holds its own slot, never the others;
- *   5. once a minute, prunes delivered events and old attempts, and expires undelivered events
- *      older than [webhooks] event_ttl_seconds (counted per webhook).
  * Killed at any point, it loses nothing: what was claimed and not settled is sent again, with
  * the same evt_ id, by the next pass.
  */
@@ -125,9 +126,13 @@ settle(struct bp_worker_ctx *w, struct bp_webhook_job *done, struct bp_webhook_o
 /*
  * A pass streams: while slots are free it claims due deliveries for them, and it settles each
  * transfer as it ends, so a slow receiver holds its own slot and nothing else. It claims for at
- * most CLAIM_FOR_US, then lets what is in flight finish (at most timeout_ms).
+ * most CLAIM_FOR_US, then lets what is in flight finish (at most timeout_ms). A claim costs a
+ * dozen statements however many rows it takes, so while transfers are in flight it waits for
+ * a batch of free slots (CLAIM_SLOTS, an eighth of them), and after a claim that found less
+ * than it asked (nothing more is due) it waits COLLECT_MS before asking again.
  */
 #define CLAIM_FOR_US	(5 * 1000000)
+#define CLAIM_SLOTS(max)	((max) / 8 > 0 ? (max) / 8 : 1)
 #define COLLECT_MS	20
 #define SETTLE_BATCH	64		/* outcomes per transaction at most ... */
 #define SETTLE_US	(20 * 1000)	/* ... or what ended within this long */
@@ -141,7 +146,7 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	struct bp_webhook_outcome *out = NULL;
 	char (*paused)[BP_WEBHOOK_ID_MAX] = NULL;
 	size_t max = (size_t)cfg->parallel, claimed = 0, acked = 0, npaused = 0, k = 0, i, nfree;
-	int64_t start = bp_mono_us(), first = 0;
+	int64_t start = bp_mono_us(), first = 0, dry = 0;
 	int n, filled, claiming = 1, failed = 0, rc = BP_WORKER_FAILED;
 
 	if ((filled = bp_webhook_tokens_fill(w->db, w->cfg, s->chain, &s->meta,
@@ -159,9 +164,17 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 		snprintf(msg, msglen, "database error while taking back leases");
 		goto out;
 	}
+	if ((int64_t)time(NULL) - s->pruned_at >= PRUNE_EVERY) {
+		if (bp_webhook_queue_prune(w->db, (int64_t)time(NULL), cfg->retention_seconds,
+		    cfg->event_ttl_seconds) == -1)
+			bp_warn("pruning and expiring webhook events failed; will try again");
+		s->pruned_at = (int64_t)time(NULL);
+	}
 	for (;;) {
 		nfree = bp_webhook_sender_free_slots(s->sender);
-		if (claiming && nfree > 0) {
+		if (claiming && nfree > 0 && (nfree >= CLAIM_SLOTS(max) ||
+		    bp_webhook_sender_busy(s->sender) == 0) &&
+		    (dry == 0 || bp_mono_us() - dry >= COLLECT_MS * 1000)) {
 			/* The lease outlives the attempt: a pass still sending keeps its claims. */
 			n = bp_webhook_queue_claim(w->db, w->cfg, (int64_t)time(NULL),
 			    cfg->timeout_ms / 1000 + 60, nfree, &jobs);
@@ -173,6 +186,7 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 				bp_webhook_sender_start(s->sender, &jobs[i]);
 			bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
 			claimed += n > 0 ? (size_t)n : 0;
+			dry = n >= 0 && (size_t)n < nfree ? bp_mono_us() : 0;
 			if (bp_worker_stopping() || bp_mono_us() - start > CLAIM_FOR_US)
 				claiming = 0;
 		}
@@ -195,12 +209,6 @@ deliver_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 			}
 			k = 0;
 		}
-	}
-	if ((int64_t)time(NULL) - s->pruned_at >= PRUNE_EVERY) {
-		if (bp_webhook_queue_prune(w->db, (int64_t)time(NULL), cfg->retention_seconds,
-		    cfg->event_ttl_seconds) == -1)
-			bp_warn("pruning and expiring webhook events failed; will try again");
-		s->pruned_at = (int64_t)time(NULL);
 	}
 	snprintf(msg, msglen, "%zu sent, %zu acknowledged, %zu paused, %d token events completed%s",
 	    claimed, acked, npaused, filled, failed ? "; database errors" : "");

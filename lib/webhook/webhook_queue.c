@@ -54,42 +54,6 @@ bp_webhook_queue_add(struct bp_db *db, const struct bp_webhook_event *ev)
 	return bp_stmt_run(st) == -1 ? -1 : bp_db_changes(db) > 0;
 }
 
-int64_t
-bp_webhook_queue_recorded_today(struct bp_db *db, int64_t account_id, int64_t day)
-{
-	static const char sql[] = "SELECT recorded FROM webhook_usage WHERE account_id = ?"
-	    " AND day = ?";
-	struct bp_stmt *st;
-	enum bp_db_step step;
-	int64_t n;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, account_id);
-	bp_stmt_int(st, 2, day);
-	step = bp_stmt_step(st);
-	n = step == BP_DB_ROW ? bp_col_int(st, 0) : step == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return n;
-}
-
-int64_t
-bp_webhook_queue_backlog(struct bp_db *db, const char *webhook_id)
-{
-	static const char sql[] = "SELECT pending FROM webhook_backlog WHERE webhook_id = ?";
-	struct bp_stmt *st;
-	enum bp_db_step step;
-	int64_t n;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, webhook_id);
-	step = bp_stmt_step(st);
-	n = step == BP_DB_ROW ? bp_col_int(st, 0) : step == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return n;
-}
-
 /* Adds n (negative: takes) to the backlog of webhook_id. 0 or -1. */
 static int
 backlog_add(struct bp_db *db, const char *webhook_id, int64_t n)
@@ -217,24 +181,6 @@ struct quota {
 	int64_t	used, cap;	/* cap 0: none */
 };
 
-static int64_t
-usage_today(struct bp_db *db, int64_t account_id, int64_t day)
-{
-	static const char sql[] = "SELECT count FROM webhook_usage WHERE account_id = ? AND day = ?";
-	struct bp_stmt *st;
-	enum bp_db_step step;
-	int64_t n = -1;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, account_id);
-	bp_stmt_int(st, 2, day);
-	step = bp_stmt_step(st);
-	n = step == BP_DB_ROW ? bp_col_int(st, 0) : step == BP_DB_DONE ? 0 : -1;
-	bp_stmt_reset(st);
-	return n;
-}
-
 static int
 usage_add(struct bp_db *db, int64_t account_id, int64_t day, int64_t n)
 {
@@ -273,22 +219,9 @@ quota_of(struct bp_db *db, const struct bp_config *cfg, struct quota *q, size_t 
 	p = bp_config_plan(cfg, a.plan);
 	q[*nq].account_id = account_id;
 	q[*nq].cap = p != NULL ? p->webhook_deliveries : 0;
-	if ((q[*nq].used = usage_today(db, account_id, day)) < 0)
+	if ((q[*nq].used = bp_webhook_queue_sent_today(db, account_id, day)) < 0)
 		return NULL;
 	return &q[(*nq)++];
-}
-
-static int
-lease(struct bp_db *db, const char *id, int64_t until)
-{
-	static const char sql[] = "UPDATE webhook_events SET lease_until = ? WHERE id = ?";
-	struct bp_stmt *st;
-
-	if ((st = bp_db_stmt(db, sql)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, until);
-	bp_stmt_text(st, 2, id);
-	return bp_stmt_run(st);
 }
 
 /* A network's last confirmed block, as one claim read it. */
@@ -419,19 +352,23 @@ defer_account(struct bp_db *db, int64_t account_id, int64_t at)
 
 /*
  * Claims up to want due rows of webhook d (block confirmed, not leased, token filled) into
- * j[*n..], leased until lease_until. The number claimed, or -1.
+ * j[*n..], leased until lease_until, in one statement: the lease is set as the rows are read
+ * (before, a SELECT and then an UPDATE a row: on PostgreSQL three round trips each, the
+ * savepoint included). The number claimed, or -1.
  */
 static int
 claim_hook(struct bp_db *db, const struct due *d, int64_t now, int64_t confirmed,
     int64_t lease_until, size_t want, struct bp_webhook_job *j, size_t *n)
 {
-	static const char sql[] = "SELECT id, body, attempts, event_type FROM webhook_events"
-	    " WHERE webhook_id = ?1 AND state = 'pending' AND next_at <= ?2 AND lease_until <= ?2"
-	    " AND token IS NULL AND block_number <= ?3 AND network = ?5 ORDER BY next_at LIMIT ?4";
+	static const char sql[] = "UPDATE webhook_events SET lease_until = ?6 WHERE id IN"
+	    " (SELECT id FROM webhook_events WHERE webhook_id = ?1 AND state = 'pending'"
+	    " AND next_at <= ?2 AND lease_until <= ?2 AND token IS NULL AND block_number <= ?3"
+	    " AND network = ?5 ORDER BY next_at LIMIT ?4)"
+	    " RETURNING id, body, attempts, event_type";
 	struct bp_webhook_job *jj;
 	struct bp_stmt *st;
 	enum bp_db_step step;
-	size_t first = *n, i;
+	size_t first = *n;
 
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
@@ -440,6 +377,7 @@ claim_hook(struct bp_db *db, const struct due *d, int64_t now, int64_t confirmed
 	bp_stmt_int(st, 3, confirmed);
 	bp_stmt_int(st, 4, (int64_t)want);
 	bp_stmt_text(st, 5, d->network);
+	bp_stmt_int(st, 6, lease_until);
 	while ((step = bp_stmt_step(st)) == BP_DB_ROW) {
 		jj = &j[*n];
 		bp_strlcpy(jj->event_id, bp_col_text(st, 0), sizeof(jj->event_id));
@@ -461,10 +399,6 @@ claim_hook(struct bp_db *db, const struct due *d, int64_t now, int64_t confirmed
 	bp_stmt_reset(st);
 	if (step == BP_DB_ERROR)
 		return -1;
-	/* Leased now, so the next round of this claim passes over them. */
-	for (i = first; i < *n; i++)
-		if (lease(db, j[i].event_id, lease_until) == -1)
-			return -1;
 	return (int)(*n - first);
 }
 
@@ -606,59 +540,169 @@ event_set(struct bp_db *db, const char *id, const char *state, int64_t attempts,
 	return bp_stmt_run(st);
 }
 
+/*
+ * Settling writes a few statements a batch, not a few an event (on PostgreSQL each one is a
+ * round trip, three under the savepoint an INSERT or UPDATE takes in a transaction): the
+ * attempts rows in one INSERT, the delivered events in one UPDATE, each webhook's backlog once.
+ * The statements have SETTLE_ROWS slots (bp_db_stmt caches a statement by its text): the
+ * slots a batch does not fill are bound NULL, which no row matches.
+ */
+#define SETTLE_ROWS	64
+#define Q2	"?, ?"
+#define Q8	Q2 ", " Q2 ", " Q2 ", " Q2
+#define Q32	Q8 ", " Q8 ", " Q8 ", " Q8
+#define ATT_COLS	"webhook_id, event_id, attempt, at, http_status, error, duration_ms"
+/* Typed, so that PostgreSQL knows each parameter of the UNION. */
+#define ATT_ROW		" UNION ALL SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BIGINT)," \
+			" CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS BIGINT)"
+#define ATT_ROW4	ATT_ROW ATT_ROW ATT_ROW ATT_ROW
+#define ATT_ROW16	ATT_ROW4 ATT_ROW4 ATT_ROW4 ATT_ROW4
+#define ATT_ROW63	ATT_ROW16 ATT_ROW16 ATT_ROW16 ATT_ROW4 ATT_ROW4 ATT_ROW4 ATT_ROW ATT_ROW ATT_ROW
+
+/* The attempts rows of jobs[0..n) (n <= SETTLE_ROWS), in one statement. 0 or -1. */
+static int
+log_batch(struct bp_db *db, const struct bp_webhook_job *jobs,
+    const struct bp_webhook_outcome *out, size_t n)
+{
+	static const char sql[] = "INSERT INTO webhook_attempts (" ATT_COLS ") SELECT " ATT_COLS
+	    " FROM (SELECT CAST(? AS TEXT) AS webhook_id, CAST(? AS TEXT) AS event_id,"
+	    " CAST(? AS BIGINT) AS attempt, CAST(? AS BIGINT) AS at, CAST(? AS BIGINT) AS"
+	    " http_status, CAST(? AS TEXT) AS error, CAST(? AS BIGINT) AS duration_ms" ATT_ROW63
+	    ") AS v WHERE event_id IS NOT NULL";
+	struct bp_stmt *st;
+	size_t i;
+	int c;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		c = (int)i * 7;
+		bp_stmt_text(st, c + 1, jobs[i].webhook_id);
+		bp_stmt_text(st, c + 2, jobs[i].event_id);
+		bp_stmt_int(st, c + 3, jobs[i].attempts + 1);
+		bp_stmt_int(st, c + 4, out[i].at);
+		if (out[i].http_status > 0)
+			bp_stmt_int(st, c + 5, out[i].http_status);
+		bp_stmt_text(st, c + 6, out[i].error);
+		bp_stmt_int(st, c + 7, out[i].duration_ms);
+	}
+	return bp_stmt_run(st);
+}
+
+/* Marks the acknowledged events of jobs[0..n) (n <= SETTLE_ROWS) delivered at now. 0 or -1. */
+static int
+delivered_batch(struct bp_db *db, const struct bp_webhook_job *jobs,
+    const struct bp_webhook_outcome *out, size_t n, int64_t now)
+{
+	/* A leased row is this pass's alone: attempts + 1 is the attempt made. */
+	static const char sql[] = "UPDATE webhook_events SET state = 'delivered',"
+	    " attempts = attempts + 1, next_at = ?1, lease_until = 0, delivered_at = ?1"
+	    " WHERE id IN (" Q32 ", " Q32 ")";
+	struct bp_stmt *st;
+	size_t i;
+	int k = 0;
+
+	for (i = 0; i < n; i++)
+		k += out[i].ok != 0;
+	if (k == 0)
+		return 0;
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, now);
+	for (i = 0, k = 2; i < n; i++)
+		if (out[i].ok)
+			bp_stmt_text(st, k++, jobs[i].event_id);
+	return bp_stmt_run(st);
+}
+
+/* A webhook's events that left the backlog in one settle. */
+struct gone {
+	const char	*webhook_id;
+	int64_t		 n;
+};
+
+/* Counts one event of webhook_id out of the backlog in g[0..*ng) (room for SETTLE_ROWS). */
+static void
+gone_add(struct gone *g, size_t *ng, const char *webhook_id)
+{
+	size_t i;
+
+	for (i = 0; i < *ng; i++)
+		if (strcmp(g[i].webhook_id, webhook_id) == 0) {
+			g[i].n++;
+			return;
+		}
+	g[*ng].webhook_id = webhook_id;
+	g[(*ng)++].n = 1;
+}
+
+/* A failed attempt: the next retry, or the end (format B failed, format A paused). 0 or -1. */
+static int
+settle_failed(struct bp_db *db, const struct bp_webhooks_config *w, int64_t now_ms,
+    const struct bp_webhook_job *job, struct gone *g, size_t *ng,
+    char (*paused)[BP_WEBHOOK_ID_MAX], size_t *npaused)
+{
+	int64_t now = now_ms / 1000, k = job->attempts + 1, next;
+	const int64_t *retry;
+	size_t nretry;
+	int p;
+
+	/* Each format its own schedule (SPEC.md section 6). */
+	retry = job->format_b ? w->retry_b : w->retry;
+	nretry = job->format_b ? w->nretry_b : w->nretry;
+	if ((size_t)k <= nretry) {
+		/* Rounded up to the second, so the gap is never shorter than the step. */
+		next = (now_ms + retry[k - 1] * 1000 + 999) / 1000;
+		return event_set(db, job->event_id, "pending", k, next, now);
+	}
+	if (job->format_b) {
+		/*
+		 * Format B: after the last retry the event is failed, kept for the log and a
+		 * replay; the webhook stays active and its other events go on.
+		 */
+		gone_add(g, ng, job->webhook_id);
+		return event_set(db, job->event_id, "failed", k, now, now);
+	}
+	/* The last retry failed: pause, and hold the event for the resume. */
+	if ((p = bp_webhook_pause(db, job->webhook_id, now)) == -1 ||
+	    event_set(db, job->event_id, "pending", 0, now, now) == -1)
+		return -1;
+	if (p == 1)
+		bp_strlcpy(paused[(*npaused)++], job->webhook_id, BP_WEBHOOK_ID_MAX);
+	return 0;
+}
+
 int
 bp_webhook_queue_settle(struct bp_db *db, const struct bp_config *cfg, int64_t now_ms,
     const struct bp_webhook_job *jobs, const struct bp_webhook_outcome *out, size_t n,
     char (*paused)[BP_WEBHOOK_ID_MAX], size_t *npaused)
 {
-	const struct bp_webhooks_config *w = &cfg->webhooks;
-	const int64_t *retry;
-	int64_t now = now_ms / 1000, k, next;
-	size_t i, nretry;
-	int p;
+	struct gone g[SETTLE_ROWS];
+	int64_t now = now_ms / 1000;
+	size_t at, m, ng, i;
 
 	*npaused = 0;
 	if (n == 0)
 		return 0;
 	if (bp_db_begin(db) == -1)
 		return -1;
-	for (i = 0; i < n; i++) {
-		k = jobs[i].attempts + 1;
-		if (bp_webhook_queue_log(db, jobs[i].webhook_id, jobs[i].event_id, k, &out[i]) == -1)
+	for (at = 0; at < n; at += m) {
+		m = n - at < SETTLE_ROWS ? n - at : SETTLE_ROWS;
+		ng = 0;
+		if (log_batch(db, jobs + at, out + at, m) == -1 ||
+		    delivered_batch(db, jobs + at, out + at, m, now) == -1)
 			goto fail;
-		if (out[i].ok) {
+		for (i = at; i < at + m; i++) {
 			/* Delivered leaves the backlog the plan bounds. */
-			if (event_set(db, jobs[i].event_id, "delivered", k, now, now) == -1 ||
-			    backlog_add(db, jobs[i].webhook_id, -1) == -1)
+			if (out[i].ok)
+				gone_add(g, &ng, jobs[i].webhook_id);
+			else if (settle_failed(db, &cfg->webhooks, now_ms, &jobs[i], g, &ng,
+			    paused, npaused) == -1)
 				goto fail;
-			continue;
 		}
-		/* Each format its own schedule (SPEC.md section 6). */
-		retry = jobs[i].format_b ? w->retry_b : w->retry;
-		nretry = jobs[i].format_b ? w->nretry_b : w->nretry;
-		if ((size_t)k <= nretry) {
-			/* Rounded up to the second, so the gap is never shorter than the step. */
-			next = (now_ms + retry[k - 1] * 1000 + 999) / 1000;
-			if (event_set(db, jobs[i].event_id, "pending", k, next, now) == -1)
+		for (i = 0; i < ng; i++)
+			if (backlog_add(db, g[i].webhook_id, -g[i].n) == -1)
 				goto fail;
-			continue;
-		}
-		if (jobs[i].format_b) {
-			/*
-			 * Format B: after the last retry the event is failed, kept for the log
-			 * and a replay; the webhook stays active and its other events go on.
-			 */
-			if (event_set(db, jobs[i].event_id, "failed", k, now, now) == -1 ||
-			    backlog_add(db, jobs[i].webhook_id, -1) == -1)
-				goto fail;
-			continue;
-		}
-		/* The last retry failed: pause, and hold the event for the resume. */
-		if ((p = bp_webhook_pause(db, jobs[i].webhook_id, now)) == -1 ||
-		    event_set(db, jobs[i].event_id, "pending", 0, now, now) == -1)
-			goto fail;
-		if (p == 1)
-			bp_strlcpy(paused[(*npaused)++], jobs[i].webhook_id, BP_WEBHOOK_ID_MAX);
 	}
 	if (bp_db_commit(db) == -1)
 		goto fail;
@@ -685,17 +729,18 @@ delete_before(struct bp_db *db, const char *sql, int64_t before)
 }
 
 /*
- * Expires the undelivered events recorded before before: each webhook's count goes to its
- * expired column of today and leaves its backlog, then the rows go, in one transaction. The
- * rows expired, or -1.
+ * Expires the undelivered events recorded before before and not due since (next_at: a replay
+ * or a retry makes an old event due again, and it has the ttl from then): each webhook's count
+ * goes to its expired column of today and leaves its backlog, then the rows go, in one
+ * transaction. The rows expired, or -1.
  */
 static int
 expire(struct bp_db *db, int64_t now, int64_t before)
 {
 	static const char sql_by[] = "SELECT webhook_id, count(*) FROM webhook_events"
-	    " WHERE state = 'pending' AND created_at < ? GROUP BY webhook_id";
+	    " WHERE state = 'pending' AND created_at < ?1 AND next_at < ?1 GROUP BY webhook_id";
 	static const char sql_del[] = "DELETE FROM webhook_events WHERE state = 'pending'"
-	    " AND created_at < ?";
+	    " AND created_at < ?1 AND next_at < ?1";
 	struct bp_stmt *st;
 	enum bp_db_step step = BP_DB_ERROR;
 	char id[BP_WEBHOOK_ID_MAX];

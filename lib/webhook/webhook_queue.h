@@ -69,6 +69,8 @@ int	bp_webhook_queue_add(struct bp_db *, const struct bp_webhook_event *ev);
 
 /* The events recorded for account on UTC day (Unix seconds / 86400); -1 on error. */
 int64_t	bp_webhook_queue_recorded_today(struct bp_db *, int64_t account_id, int64_t day);
+/* The deliveries claimed for account on UTC day (its plan's webhook_deliveries); -1 on error. */
+int64_t	bp_webhook_queue_sent_today(struct bp_db *, int64_t account_id, int64_t day);
 /* The undelivered events webhook_id holds (its backlog); -1 on error. */
 int64_t	bp_webhook_queue_backlog(struct bp_db *, const char *webhook_id);
 /*

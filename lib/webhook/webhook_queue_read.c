@@ -1,8 +1,9 @@
 /*
- * Reads of the webhook delivery queue that change nothing (webhook_queue.h): the counts and
- * the attempts `blockport webhook deliveries` and GET /v1/webhooks/{id}/deliveries show, a
- * webhook owner's address for the pause e-mail, and the queue's /metrics series. The queue's
- * writes stay in webhook_queue.c, the tables' owner.
+ * Reads of the webhook delivery queue that change nothing (webhook_queue.h): an account's
+ * events today and a webhook's backlog (the matcher's bounds), the counts and the attempts
+ * `blockport webhook deliveries` and GET /v1/webhooks/{id}/deliveries show, a webhook owner's
+ * address for the pause e-mail, and the queue's /metrics series. The queue's writes stay in
+ * webhook_queue.c, the tables' owner.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,59 @@
 #include "webhook_queue.h"
 
 #define DAY	86400
+
+/* The first column of st's one row, 0 without a row, -1 on an error; st is reset. */
+static int64_t
+one_int(struct bp_stmt *st)
+{
+	enum bp_db_step step = bp_stmt_step(st);
+	int64_t n = step == BP_DB_ROW ? bp_col_int(st, 0) : step == BP_DB_DONE ? 0 : -1;
+
+	bp_stmt_reset(st);
+	return n;
+}
+
+/* The column sql reads of webhook_usage's row of account on day (0 without one), or -1. */
+static int64_t
+usage_of(struct bp_db *db, const char *sql, int64_t account_id, int64_t day)
+{
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_int(st, 1, account_id);
+	bp_stmt_int(st, 2, day);
+	return one_int(st);
+}
+
+int64_t
+bp_webhook_queue_recorded_today(struct bp_db *db, int64_t account_id, int64_t day)
+{
+	static const char sql[] = "SELECT recorded FROM webhook_usage WHERE account_id = ?"
+	    " AND day = ?";
+
+	return usage_of(db, sql, account_id, day);
+}
+
+int64_t
+bp_webhook_queue_sent_today(struct bp_db *db, int64_t account_id, int64_t day)
+{
+	static const char sql[] = "SELECT count FROM webhook_usage WHERE account_id = ? AND day = ?";
+
+	return usage_of(db, sql, account_id, day);
+}
+
+int64_t
+bp_webhook_queue_backlog(struct bp_db *db, const char *webhook_id)
+{
+	static const char sql[] = "SELECT pending FROM webhook_backlog WHERE webhook_id = ?";
+	struct bp_stmt *st;
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	bp_stmt_text(st, 1, webhook_id);
+	return one_int(st);
+}
 
 int
 bp_webhook_queue_counts(struct bp_db *db, const char *webhook_id, struct bp_buf *out)

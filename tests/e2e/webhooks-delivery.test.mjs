@@ -181,6 +181,12 @@ async function hook(event_type, config, k = key) {
 const arrived = (path, count, what = path, ms = 20000) =>
   waitFor(() => ((got.get(path)?.length ?? 0) >= count ? got.get(path) : null), `${count} deliveries at ${what}`, ms);
 const mined = async (p) => (await p).wait();
+// Writes the stack's database as time or an older release would have (SQLite's file, or the
+// cluster's PostgreSQL).
+function sql(q) {
+  if (process.env.PG_URL) execFileSync('psql', [process.env.PG_URL, '-Atc', q]);
+  else execFileSync('sqlite3', ['-cmd', '.timeout 5000', join(env.dir, 'blockport.db'), q]);
+}
 const lc = (a) => a.toLowerCase();
 
 function assertEnvelope(d, w, type) {
@@ -295,10 +301,8 @@ test('Standard Webhooks: new secrets are whsec_ + base64; a secret made before (
   assert.match(secrets.get(w.id), /^whsec_[A-Za-z0-9+/]{43}=$/);
   // A webhook created before this change: its secret is whsec_ + 64 hex digits, as then.
   const legacy = `whsec_${'0123456789abcdef'.repeat(4)}`;
-  // Written in the database as then (SQLite's file, or the cluster's PostgreSQL).
-  const sql = `UPDATE webhooks SET secret = '${legacy}' WHERE id = '${w.id}'`;
-  if (process.env.PG_URL) execFileSync('psql', [process.env.PG_URL, '-Atc', sql]);
-  else execFileSync('sqlite3', ['-cmd', '.timeout 5000', join(env.dir, 'blockport.db'), sql]);
+  // Written in the database as then.
+  sql(`UPDATE webhooks SET secret = '${legacy}' WHERE id = '${w.id}'`);
   secrets.set(w.id, legacy);
   await mined(wallet(65, provider).sendTransaction({ to: A, value: 1n }));
   const [d] = await arrived(w.path, 1);
@@ -434,6 +438,27 @@ test('DELETE drops pending deliveries', async () => {
   const before = got.get(w.path).length;
   await sleep(2500);
   assert.equal(got.get(w.path).length, before);
+});
+
+test('a replayed event recorded before event_ttl_seconds is sent, not expired by the next pass', async () => {
+  const w = await hook('address_activity', { addresses: [account(66).address] });
+  await mined(wallet(66, provider).sendTransaction({ to: A, value: 3n }));
+  const [d] = await arrived(w.path, 1);
+  // Recorded 4 days ago: past the 3 days of event_ttl_seconds, within the 7 of retention.
+  sql(`UPDATE webhook_events SET created_at = created_at - 345600 WHERE id = '${d.json.id}'`);
+  // Paused, the replayed event waits; a worker's first pass prunes and expires, as this one.
+  assert.equal((await api(`/v1/webhooks/${w.id}`, { method: 'PATCH', key, body: { status: 'paused' } })).status, 200);
+  const r = await waitFor(async () => {
+    const x = await api(`/v1/webhooks/${w.id}/replay`, { method: 'POST', key, body: { event_ids: [d.json.id] } });
+    return x.json?.replayed === 1 ? x : null;
+  }, 'the event delivered, then replayed');
+  assert.deepEqual(r.json, { id: w.id, replayed: 1 });
+  await promisify(execFile)(`${env.build}/cron/deliver`, ['--once'], {
+    env: { ...process.env, BLOCKPORT_CONFIG: env.config, BLOCKPORT_STACK: env.dir } });
+  assert.equal((await api(`/v1/webhooks/${w.id}`, { method: 'PATCH', key, body: { status: 'active' } })).status, 200);
+  const again = await arrived(w.path, 2, 'the replayed event');
+  assert.equal(again[1].json.id, d.json.id);
+  assert.equal(again[1].body, d.body, 'the same bytes');
 });
 
 // ---- the tenant fences ----

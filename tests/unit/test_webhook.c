@@ -512,9 +512,15 @@ test_claim_fair(void)
 static void
 test_expire(void)
 {
+	static const char *const rep[] = { "evt_rep0" };
 	struct bp_webhook w;
+	struct bp_webhook_job *jobs;
+	struct bp_webhook_outcome out[1];
+	char paused[1][BP_WEBHOOK_ID_MAX];
 	struct bp_buf b;
+	size_t np;
 	int64_t now = ((int64_t)time(NULL) / 86400 + 9) * 86400 + 43200;
+	int n;
 
 	make_webhook(2, &w);
 	add_events(w.id, "evt_old", 3, now - 5000);
@@ -527,6 +533,97 @@ test_expire(void)
 	CU_ASSERT_EQUAL(bp_webhook_queue_counts(u.db, w.id, &b), 0);
 	CU_ASSERT_PTR_NOT_NULL(b.data != NULL ? strstr(b.data, "expired 3") : NULL);
 	bp_buf_free(&b);
+	/*
+	 * A replay makes an old event due again: it has the ttl from then, not from when it was
+	 * recorded (before, the next prune deleted it, replayed and never sent).
+	 */
+	add_events(w.id, "evt_rep", 1, now - 5000);
+	n = bp_webhook_queue_claim(u.db, cfg, now - 4000, 60, 10, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	memset(out, 0, sizeof(out));
+	out[0].ok = 1;
+	out[0].http_status = 200;
+	out[0].at = now - 4000;
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, (now - 4000) * 1000, jobs, out, 1,
+	    paused, &np), 0);
+	bp_webhook_jobs_free(jobs, 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_replay(u.db, w.id, 0, rep, 1, 0, now - 10, &np), 1);
+	CU_ASSERT_EQUAL(bp_webhook_queue_prune(u.db, now, 100000, 1000), 0);
+	CU_ASSERT_EQUAL(events_of(w.id, "pending"), 3);
+	/* Not due again within the ttl, it expires as any other. */
+	CU_ASSERT_EQUAL(bp_webhook_queue_prune(u.db, now + 1000, 100000, 1000), 3);
+	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w.id), 1);
+	bp_webhook_clear(&w);
+}
+
+/* count(*) of sql (a literal) with ?1 bound to webhook wh, and ?2 to state unless NULL. */
+static int64_t
+count_of(const char *sql, const char *wh, const char *state)
+{
+	struct bp_stmt *st = bp_db_stmt(u.db, sql);
+	int64_t n = -1;
+
+	CU_ASSERT_FATAL(st != NULL);
+	bp_stmt_text(st, 1, wh);
+	if (state != NULL)
+		bp_stmt_text(st, 2, state);
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		n = bp_col_int(st, 0);
+	bp_stmt_reset(st);
+	return n;
+}
+
+/*
+ * A settle of more outcomes than one statement's rows (SETTLE_ROWS, 64), some failed: an
+ * attempts row each, the acknowledged ones delivered, the failed ones due again after the
+ * first retry, the backlog down by what was delivered.
+ */
+static void
+test_settle_batch(void)
+{
+	static const char sql_att[] = "SELECT count(*) FROM webhook_attempts WHERE"
+	    " webhook_id = ?1 AND attempt = 1 AND at > 0 AND duration_ms = 7 AND error = ''";
+	static const char sql_503[] = "SELECT count(*) FROM webhook_attempts WHERE"
+	    " webhook_id = ?1 AND http_status = 503";
+	static const char sql_one[] = "SELECT count(*) FROM webhook_events WHERE"
+	    " webhook_id = ?1 AND attempts = 1 AND lease_until = 0";
+	struct bp_webhook w;
+	struct bp_webhook_job *jobs;
+	struct bp_webhook_outcome out[150];
+	char paused[150][BP_WEBHOOK_ID_MAX];
+	size_t np;
+	int64_t now = ((int64_t)time(NULL) / 86400 + 11) * 86400 + 43200;
+	int n, i, failed = 0;
+
+	make_webhook(2, &w);
+	add_events(w.id, "evt_batch", 150, now - 10);
+	n = bp_webhook_queue_claim(u.db, cfg, now, 60, 150, &jobs);
+	CU_ASSERT_EQUAL_FATAL(n, 150);
+	memset(out, 0, sizeof(out));
+	for (i = 0; i < n; i++) {
+		out[i].at = now;
+		out[i].ok = i % 7 != 3;
+		out[i].http_status = out[i].ok ? 200 : 503;
+		out[i].duration_ms = 7;
+		failed += !out[i].ok;
+	}
+	CU_ASSERT_EQUAL(bp_webhook_queue_settle(u.db, cfg, now * 1000, jobs, out, (size_t)n,
+	    paused, &np), 0);
+	bp_webhook_jobs_free(jobs, (size_t)n);
+	CU_ASSERT_EQUAL(np, 0);
+	CU_ASSERT_EQUAL(events_of(w.id, "delivered"), 150 - failed);
+	CU_ASSERT_EQUAL(events_of(w.id, "pending"), failed);
+	CU_ASSERT_EQUAL(bp_webhook_queue_backlog(u.db, w.id), failed);
+	CU_ASSERT_EQUAL(count_of(sql_att, w.id, NULL), 150);
+	CU_ASSERT_EQUAL(count_of(sql_503, w.id, NULL), failed);
+	CU_ASSERT_EQUAL(count_of(sql_one, w.id, NULL), 150);
+	/* The failed ones after their first retry's step (10 s), and not before. */
+	n = bp_webhook_queue_claim(u.db, cfg, now + 9, 60, 150, &jobs);
+	CU_ASSERT_EQUAL(n, 0);
+	bp_webhook_jobs_free(jobs, 0);
+	n = bp_webhook_queue_claim(u.db, cfg, now + 10, 60, 150, &jobs);
+	CU_ASSERT_EQUAL(n, failed);
+	bp_webhook_jobs_free(jobs, n > 0 ? (size_t)n : 0);
 	CU_ASSERT_EQUAL(bp_webhook_delete(u.db, 2, w.id), 1);
 	bp_webhook_clear(&w);
 }
@@ -600,16 +697,8 @@ events_of(const char *wh, const char *state)
 {
 	static const char sql[] = "SELECT count(*) FROM webhook_events WHERE webhook_id = ?"
 	    " AND (?2 IS NULL OR state = ?2)";
-	struct bp_stmt *st = bp_db_stmt(u.db, sql);
-	int64_t n = -1;
 
-	CU_ASSERT_FATAL(st != NULL);
-	bp_stmt_text(st, 1, wh);
-	bp_stmt_text(st, 2, state);
-	if (bp_stmt_step(st) == BP_DB_ROW)
-		n = bp_col_int(st, 0);
-	bp_stmt_reset(st);
-	return n;
+	return count_of(sql, wh, state);
 }
 
 /* The store hook: a transaction and an ERC-20 log of a watched address, once; the rollback. */
@@ -726,5 +815,7 @@ BP_UNIT_SUITE(webhook, setup, teardown,
 	{ "claim: final rows through the index's heads, however many are not", test_claim_final },
 	{ "claim: fair across webhooks; an account past its day waits out of the due set",
 	    test_claim_fair },
-	{ "expiry: undelivered events past the ttl, counted", test_expire },
+	{ "expiry: undelivered events past the ttl, counted; a replay has it from then",
+	    test_expire },
+	{ "settle: a batch past one statement's rows, some failed", test_settle_batch },
 );
