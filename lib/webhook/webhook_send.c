@@ -1,16 +1,12 @@
 /*
  * Signed webhook POSTs with curl multi (webhook_send.h).
  */
-#include <sys/stat.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <curl/curl.h>
-#include <openssl/ssl.h>
-#include <openssl/x509_vfy.h>
 
 #include "core/config.h"
 #include "core/log.h"
@@ -41,74 +37,16 @@ struct slot {
 struct bp_webhook_sender {
 	const struct bp_config	*cfg;
 	CURLM			*multi;
-	X509_STORE		*store;		/* the trusted CAs of every connection; NULL: curl's */
-	char			*ca;		/* the file of CAs it holds (with the system's directory) */
-	struct stat		 ca_st;		/* that file when it was read */
-	int64_t			 ca_checked;	/* bp_mono_us of the last look at it */
 	struct slot		*slots;
 	size_t			 nslots;
 	size_t			 running;	/* slots RUNNING */
 	size_t			 used;		/* slots not FREE */
 };
 
-/*
- * The CAs every connection trusts, loaded once: what fetch.h gives curl (file: [webhooks]
- * ca_file, else curl's own bundle; and the system's directory), with curl's flags. curl would
- * load them into each connection's SSL_CTX (a directory keeps curl's CA cache off): the
- * system's 144-certificate bundle costs about 40 ms of CPU a connection, and a worker opens up
- * to [webhooks] parallel of them when it starts. NULL when it cannot be built (curl then loads
- * them itself, as before).
- */
-static X509_STORE *
-store_new(const char *file)
-{
-	X509_STORE *st;
-
-	if ((st = X509_STORE_new()) == NULL)
-		return NULL;
-	if (X509_STORE_load_file(st, file) != 1 ||
-	    X509_STORE_load_path(st, BP_FETCH_SYSTEM_CA_DIR) != 1 ||
-	    X509_STORE_set_flags(st, X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_TRUSTED_FIRST) != 1) {
-		X509_STORE_free(st);
-		return NULL;
-	}
-	return st;
-}
-
-/* The store read again when its file changed (a CA rotated), looked at once a second. */
-static void
-store_check(struct bp_webhook_sender *s)
-{
-	struct stat st;
-	int64_t now = bp_mono_us();
-
-	if (s->ca == NULL || (s->ca_checked != 0 && now - s->ca_checked < 1000000))
-		return;
-	s->ca_checked = now;
-	if (stat(s->ca, &st) == -1 || (s->store != NULL && st.st_ino == s->ca_st.st_ino &&
-	    st.st_size == s->ca_st.st_size && st.st_mtim.tv_sec == s->ca_st.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == s->ca_st.st_mtim.tv_nsec))
-		return;
-	X509_STORE_free(s->store);
-	if ((s->store = store_new(s->ca)) == NULL)
-		bp_warn("webhooks: %s cannot be read: each connection loads its CAs", s->ca);
-	s->ca_st = st;
-}
-
-/* curl's SSL_CTX of a new connection gets the sender's store (a reference, not a copy). */
-static CURLcode
-use_store(CURL *h, void *ssl_ctx, void *store)
-{
-	(void)h;
-	SSL_CTX_set1_cert_store(ssl_ctx, store);
-	return CURLE_OK;
-}
-
 struct bp_webhook_sender *
 bp_webhook_sender_new(const struct bp_config *cfg)
 {
 	struct bp_webhook_sender *s;
-	char *dflt = NULL;
 	size_t i;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL)
@@ -124,12 +62,6 @@ bp_webhook_sender_new(const struct bp_config *cfg)
 	for (i = 0; i < s->nslots; i++)
 		if ((s->slots[i].h = curl_easy_init()) == NULL)
 			goto fail;
-	if (cfg->webhooks.ca_file[0] != '\0')
-		s->ca = strdup(cfg->webhooks.ca_file);
-	else if (curl_easy_getinfo(s->slots[0].h, CURLINFO_CAINFO, &dflt) == CURLE_OK &&
-	    dflt != NULL)
-		s->ca = strdup(dflt);
-	store_check(s);
 	return s;
 fail:
 	bp_webhook_sender_free(s);
@@ -156,8 +88,6 @@ bp_webhook_sender_free(struct bp_webhook_sender *s)
 	free(s->slots);
 	if (s->multi != NULL)
 		curl_multi_cleanup(s->multi);
-	X509_STORE_free(s->store);
-	free(s->ca);
 	free(s);
 }
 
@@ -200,17 +130,6 @@ start(struct bp_webhook_sender *s, struct slot *sl)
 	if (bp_fetch_arm(sl->h, job->url, &o, &sl->guard, &sl->res) == -1) {
 		snprintf(out->error, sizeof(out->error), "%s", sl->res.error);
 		return -1;
-	}
-	/*
-	 * The shared store in place of the files, only once curl takes the callback: an SSL_CTX
-	 * without it would trust nothing (a failed delivery, never an unverified one).
-	 */
-	store_check(s);
-	if (s->store != NULL &&
-	    curl_easy_setopt(sl->h, CURLOPT_SSL_CTX_FUNCTION, use_store) == CURLE_OK &&
-	    curl_easy_setopt(sl->h, CURLOPT_SSL_CTX_DATA, s->store) == CURLE_OK) {
-		curl_easy_setopt(sl->h, CURLOPT_CAINFO, NULL);
-		curl_easy_setopt(sl->h, CURLOPT_CAPATH, NULL);
 	}
 	if (job->format_b) {
 		snprintf(line, sizeof(line), "X-Service-Signature: sha256=%s", sig);
