@@ -63,12 +63,6 @@ cannot_trace(const struct bp_rpc_client_error *e)
 	return 0;
 }
 
-static void
-stake_be(const struct bp_u256 *v, uint8_t out[32])
-{
-	bp_u256_to_be32(v, out);
-}
-
 void
 bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
     const struct bp_userop_validate_result *res, struct bp_erc7562_input *in)
@@ -79,18 +73,18 @@ bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
 	memcpy(in->entry_point, ep, 20);
 	memcpy(in->addr[BP_ERC7562_ACCOUNT], op->sender, 20);
 	in->present[BP_ERC7562_ACCOUNT] = 1;
-	stake_be(&res->sender_stake, be);
+	bp_u256_to_be32(&res->sender_stake, be);
 	in->staked[BP_ERC7562_ACCOUNT] = bp_erc7562_staked(be, res->sender_unstake_delay);
 	if (op->len[BP_USEROP_INIT_CODE] >= 20) {
 		memcpy(in->addr[BP_ERC7562_FACTORY], op->bytes[BP_USEROP_INIT_CODE], 20);
 		in->present[BP_ERC7562_FACTORY] = 1;
-		stake_be(&res->factory_stake, be);
+		bp_u256_to_be32(&res->factory_stake, be);
 		in->staked[BP_ERC7562_FACTORY] = bp_erc7562_staked(be, res->factory_unstake_delay);
 	}
 	if (op->len[BP_USEROP_PAYMASTER_AND_DATA] >= 20) {
 		memcpy(in->addr[BP_ERC7562_PAYMASTER], op->bytes[BP_USEROP_PAYMASTER_AND_DATA], 20);
 		in->present[BP_ERC7562_PAYMASTER] = 1;
-		stake_be(&res->paymaster_stake, be);
+		bp_u256_to_be32(&res->paymaster_stake, be);
 		in->staked[BP_ERC7562_PAYMASTER] = bp_erc7562_staked(be,
 		    res->paymaster_unstake_delay);
 	}

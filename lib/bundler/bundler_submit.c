@@ -224,14 +224,14 @@ parse_cand(struct cand *c, enum bp_ep_version v)
 	return rc;
 }
 
+/* v as the 32-byte big-endian ABI word at w. */
 static void
 put_word(uint8_t *w, uint64_t v)
 {
-	int i;
+	struct bp_u256 u;
 
-	memset(w, 0, 32);
-	for (i = 0; i < 8; i++)
-		w[31 - i] = (uint8_t)(v >> (8 * i));
+	bp_u256_from_u64(&u, v);
+	bp_u256_to_be32(&u, w);
 }
 
 /* The version of the network's EntryPoint ep (a 0x string) into *v; 0, or -1 for none. */

@@ -265,15 +265,16 @@ out:
 	return g;
 }
 
-/* v into the 16-byte big-endian field at p. */
+/* v into the 16-byte big-endian field at p: the low half of its 32-byte word. */
 static void
 put16(uint8_t *p, uint64_t v)
 {
-	int i;
+	struct bp_u256 u;
+	uint8_t w[32];
 
-	memset(p, 0, 16);
-	for (i = 0; i < 8; i++)
-		p[15 - i] = (uint8_t)(v >> (8 * i));
+	bp_u256_from_u64(&u, v);
+	bp_u256_to_be32(&u, w);
+	memcpy(p, w + 16, 16);
 }
 
 void
