@@ -10,6 +10,7 @@
 
 #include "core/config.h"
 #include "core/db.h"
+#include "core/db_batch.h"
 #include "core/fcgi.h"
 #include "core/util.h"
 #include "core/valid.h"
@@ -51,13 +52,16 @@ main(void)
 }
 
 #define WHY_MAX		512
+#define SPONSOR_BATCH	32	/* sponsorships a transaction at most (db_batch.h) */
 
 /*
  * Per process, set once at init and read-only while the threads serve: the config and each
- * network's signer key. Each thread's upstream pool is its context (r->ctx).
+ * network's signer key; the group commit of the threads' sponsorships (it locks itself). Each
+ * thread's upstream pool is its context (r->ctx).
  */
 static const struct bp_config *config;
 static struct bp_paymaster_keys signer;
+static struct bp_db_batch *batch;
 
 static int
 app_init(const struct bp_config *cfg, struct bp_db *db)
@@ -65,13 +69,14 @@ app_init(const struct bp_config *cfg, struct bp_db *db)
 	(void)db;
 	config = cfg;
 	bp_paymaster_keys_load(&signer, cfg);
-	return 0;
+	return (batch = bp_db_batch_new(SPONSOR_BATCH)) == NULL ? -1 : 0;
 }
 
 static void
 app_fini(void)
 {
 	bp_paymaster_keys_wipe(&signer);
+	bp_db_batch_free(batch);
 }
 
 /* ---- gas prices ---- */
@@ -278,7 +283,7 @@ sponsor(struct bp_req *r)
 	else if (key = bp_paymaster_keys_get(&signer, config, net),
 	    bp_sponsor_allowed(&p, net, key, v[SPONSOR_ENTRY_POINT], &version, &res) != 0)
 		rc = bp_error(r, res.status, res.code, "%s: %s", res.field, res.message);
-	else if (bp_sponsor(r->db, r->ctx, config, net, key, &r->key, &p, version,
+	else if (bp_sponsor(r->db, batch, r->ctx, config, net, key, &r->key, &p, version,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)

@@ -165,7 +165,7 @@ bp_bundler_pm_data(struct bp_bundler_call *c)
 
 	if (pm_checks(c, &p, &v) == -1)
 		return -1;
-	if (bp_sponsor(c->r->db, c->up, c->r->cfg, c->net, c->pm_key, &c->r->key, &p, v,
+	if (bp_sponsor(c->r->db, NULL, c->up, c->r->cfg, c->net, c->pm_key, &c->r->key, &p, v,
 	    cJSON_GetArrayItem(c->params, 0), &res) != 200)
 		return pm_refused(c, &res);
 	if (v != BP_EP_V06)

@@ -26,6 +26,7 @@ struct bp_stmt {
 
 struct bp_db_driver {
 	const char	*name;
+	int		 one_writer;	/* one write lock for all: batches help (db_batch.c) */
 	struct bp_db	*(*open)(const char *target, int migrate);
 	void		 (*close)(struct bp_db *);
 	int		 (*version)(struct bp_db *);

@@ -438,6 +438,7 @@ sq_notify(struct bp_db *bdb, const char *channel)
 
 const struct bp_db_driver bp_db_sqlite = {
 	.name = "sqlite",
+	.one_writer = 1,
 	.open = sq_open,
 	.close = sq_close,
 	.version = sq_version,

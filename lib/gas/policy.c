@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "core/db.h"
+#include "core/db_batch.h"
 #include "core/hex.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -782,62 +783,87 @@ budget_add(struct bp_db *db, int64_t scope, const char *cap_usd, const char *wha
 	return ok ? 1 : -1;
 }
 
-int
-bp_policy_record(struct bp_db *db, const struct bp_policy *p, const char *network,
-    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd,
-    const struct bp_policy_budget *budget, char *why, size_t cap)
+/* One sponsorship to count and record, for record_one in a batch. */
+struct record {
+	const struct bp_policy		*p;
+	const char			*network;
+	const char			*sender;	/* lower-case 0x address */
+	const uint8_t			*op_hash;
+	const struct bp_u256		*usd;
+	const struct bp_policy_budget	*budget;
+	char				*why;
+	size_t				 cap;
+	int				 rc;	/* bp_policy_record's answer */
+};
+
+/* Inside the (batch's) transaction: the counts, the budgets and the rows of one sponsorship. */
+static int
+record_one(struct bp_db *db, void *arg)
 {
 	static const char sql_user[] = "SELECT count(*) FROM gas_sponsorships"
 	    " WHERE policy_id = ? AND sender = ? AND day = ?";
 	static const char sql_rate[] = "SELECT count(*) FROM gas_sponsorships"
 	    " WHERE policy_id = ? AND created_at > ?";
-	const struct bp_policy_rules *r = &p->rules;
-	char s[BP_ADDR_STR_MAX];
+	struct record *a = arg;
+	const struct bp_policy_rules *r = &a->p->rules;
+	const struct bp_policy_budget *budget = a->budget;
 	int64_t now = (int64_t)time(NULL), n;
-	int rc = BP_RULE__MAX;
+	int n1, n2 = 0;
 
-	bp_addr_format_lower(sender, s, sizeof(s));
-	if (bp_db_begin(db) == -1)
-		return BP_RULE__MAX;
+	a->rc = BP_RULE__MAX;
 	if (r->has & BIT(BP_RULE_MAX_PER_USER_PER_DAY)) {
-		if ((n = count_of(db, sql_user, p->id, s, now / DAY)) < 0)
-			goto out;
+		if ((n = count_of(db, sql_user, a->p->id, a->sender, now / DAY)) < 0)
+			return BP_DB_BATCH_ERROR;
 		if (n >= r->max_per_user_per_day) {
-			snprintf(why, cap, "max_per_user_per_day: %s already has %lld sponsored "
-			    "operations today (UTC)", s, (long long)n);
-			rc = BP_RULE_MAX_PER_USER_PER_DAY;
-			goto out;
+			snprintf(a->why, a->cap, "max_per_user_per_day: %s already has %lld "
+			    "sponsored operations today (UTC)", a->sender, (long long)n);
+			a->rc = BP_RULE_MAX_PER_USER_PER_DAY;
+			return BP_DB_BATCH_UNDO;
 		}
 	}
 	if (r->has & BIT(BP_RULE_RATE_LIMIT)) {
-		if ((n = count_of(db, sql_rate, p->id, NULL, now - r->rate_period)) < 0)
-			goto out;
+		if ((n = count_of(db, sql_rate, a->p->id, NULL, now - r->rate_period)) < 0)
+			return BP_DB_BATCH_ERROR;
 		if (n >= r->rate_count) {
-			snprintf(why, cap, "rate_limit: the policy sponsored %lld operations in the "
-			    "last %lld seconds", (long long)n, (long long)r->rate_period);
-			rc = BP_RULE_RATE_LIMIT;
-			goto out;
+			snprintf(a->why, a->cap, "rate_limit: the policy sponsored %lld operations "
+			    "in the last %lld seconds", (long long)n, (long long)r->rate_period);
+			a->rc = BP_RULE_RATE_LIMIT;
+			return BP_DB_BATCH_UNDO;
 		}
 	}
 	if (budget != NULL) {
-		int n1, n2 = 0;
-
 		if ((n1 = budget_add(db, budget->account_id, budget->account_usd,
-		    "sponsor_usd_per_day (the plan's budget)", usd, now / DAY, why, cap)) == -1 ||
-		    (n1 == 1 && (n2 = budget_add(db, 0, budget->server_usd,
-		    "sponsor_usd_per_day (the server's budget)", usd, now / DAY, why, cap)) == -1))
-			goto out;
+		    "sponsor_usd_per_day (the plan's budget)", a->usd, now / DAY, a->why,
+		    a->cap)) == -1 || (n1 == 1 && (n2 = budget_add(db, 0, budget->server_usd,
+		    "sponsor_usd_per_day (the server's budget)", a->usd, now / DAY, a->why,
+		    a->cap)) == -1))
+			return BP_DB_BATCH_ERROR;
 		if (n1 == 0 || n2 == 0) {
-			rc = BP_POLICY_BUDGET;
-			goto out;
+			a->rc = BP_POLICY_BUDGET;
+			return BP_DB_BATCH_UNDO;
 		}
 	}
-	if (record_rows(db, p, network, s, op_hash, usd, now) == -1)
-		goto out;
-	if (bp_db_commit(db) == 0)
+	if (record_rows(db, a->p, a->network, a->sender, a->op_hash, a->usd, now) == -1)
+		return BP_DB_BATCH_ERROR;
+	a->rc = -1;
+	return BP_DB_BATCH_KEEP;
+}
+
+int
+bp_policy_record(struct bp_db *db, struct bp_db_batch *batch, const struct bp_policy *p,
+    const char *network, const uint8_t sender[20], const uint8_t op_hash[32],
+    const struct bp_u256 *usd, const struct bp_policy_budget *budget, char *why, size_t cap)
+{
+	char s[BP_ADDR_STR_MAX];
+	struct record a = { p, network, s, op_hash, usd, budget, why, cap, BP_RULE__MAX };
+
+	bp_addr_format_lower(sender, s, sizeof(s));
+	switch (bp_db_batch_run(batch, db, record_one, &a)) {
+	case BP_DB_BATCH_KEEP:
 		return -1;
-	return BP_RULE__MAX;
-out:
-	bp_db_rollback(db);
-	return rc;
+	case BP_DB_BATCH_UNDO:
+		return a.rc;
+	default:
+		return BP_RULE__MAX;
+	}
 }

@@ -22,6 +22,7 @@
 #include "evm/userop.h"
 
 struct bp_db;
+struct bp_db_batch;
 
 #define BP_POLICY_ID_MAX	28	/* "gp_" + 24 hex digits + NUL */
 #define BP_POLICY_NAME_CHARS	100
@@ -171,15 +172,17 @@ struct bp_policy_budget {
 
 /*
  * Records one sponsorship of policy p for sender on network, after counting, in one
- * BEGIN IMMEDIATE transaction (so parallel requests of any process cannot both pass a limit):
+ * BEGIN IMMEDIATE transaction (so parallel requests of any process cannot both pass a limit),
+ * shared with other threads' sponsorships through batch (NULL: its own; db_batch.h):
  * max_per_user_per_day for sender this UTC day, rate_limit over the last period, and the
  * budgets (NULL: none) of the account and of the server this UTC day, which the sponsorship
  * adds to. usd is the worst case in 10^-36 USD or NULL (refused under a budget: it cannot be
  * counted). Returns -1 recorded, the rule refused or BP_POLICY_BUDGET (why set, naming it), or
  * BP_RULE__MAX on a database error (logged).
  */
-int		 bp_policy_record(struct bp_db *, const struct bp_policy *p, const char *network,
-		    const uint8_t sender[20], const uint8_t op_hash[32], const struct bp_u256 *usd,
+int		 bp_policy_record(struct bp_db *, struct bp_db_batch *,
+		    const struct bp_policy *p, const char *network, const uint8_t sender[20],
+		    const uint8_t op_hash[32], const struct bp_u256 *usd,
 		    const struct bp_policy_budget *budget, char *why, size_t cap);
 
 #endif

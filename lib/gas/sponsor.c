@@ -145,9 +145,9 @@ out:
 }
 
 int
-bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg,
-    const struct bp_network *net, const uint8_t key[32], const struct bp_key *who,
-    const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
+bp_sponsor(struct bp_db *db, struct bp_db_batch *batch, struct bp_upstream *up,
+    const struct bp_config *cfg, const struct bp_network *net, const uint8_t key[32],
+    const struct bp_key *who, const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
     struct bp_sponsor_result *out)
 {
 	const struct bp_policy_budget budget = { who->account_id, who->plan.sponsor_usd_per_day,
@@ -203,7 +203,7 @@ bp_sponsor(struct bp_db *db, struct bp_upstream *up, const struct bp_config *cfg
 		    net->chain, net->network);
 		goto out;
 	}
-	refused = bp_policy_record(db, p, net->network, op.sender, out->grant.op_hash,
+	refused = bp_policy_record(db, batch, p, net->network, op.sender, out->grant.op_hash,
 	    out->have_usd ? &out->usd : NULL, &budget, why, sizeof(why));
 	if (refused == BP_RULE__MAX)
 		refuse(out, 500, "internal_error", "database error");

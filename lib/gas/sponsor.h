@@ -47,12 +47,13 @@ int	bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net,
 /*
  * Sponsors the UserOperation j (untrusted JSON, in the form of EntryPoint version) under the
  * active policy p on net for the API key who (its account's plan budget, and cfg's server
- * budget), signing with key, the signature valid for validity seconds. Returns out->status: 200, 400 (a bad field), 403 (a rule or a
+ * budget), signing with key, the signature valid for validity seconds; its count and record
+ * share a transaction with other threads' through batch (NULL: its own). Returns out->status: 200, 400 (a bad field), 403 (a rule or a
  * budget refused), 500 (the node did not answer, a database error).
  */
-int	bp_sponsor(struct bp_db *, struct bp_upstream *, const struct bp_config *,
-	    const struct bp_network *net, const uint8_t key[32], const struct bp_key *who,
-	    const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
+int	bp_sponsor(struct bp_db *, struct bp_db_batch *, struct bp_upstream *,
+	    const struct bp_config *, const struct bp_network *net, const uint8_t key[32],
+	    const struct bp_key *who, const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
 	    struct bp_sponsor_result *out);
 
 /*

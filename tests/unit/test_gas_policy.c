@@ -175,13 +175,13 @@ test_tables(void)
 	memset(other, 0xbb, 20);
 	memset(h, 0x11, 32);
 	bp_u256_parse_units(&usd, "0.25", 4, BP_PRICE_USD_DECIMALS);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, NULL, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, NULL, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, NULL, why, sizeof(why)) ==
 	    BP_RULE_MAX_PER_USER_PER_DAY);
 	CU_ASSERT(strncmp(why, "max_per_user_per_day", 20) == 0);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", other, h, &usd, NULL, why, sizeof(why)) ==
 	    BP_RULE_RATE_LIMIT);
 	CU_ASSERT(strncmp(why, "rate_limit", 10) == 0);
 	CU_ASSERT_FATAL(bp_policy_spend(db, p.id, &sp) == 1);
@@ -260,23 +260,23 @@ test_budget(void)
 	bp_u256_parse_units(&usd, "0.6", 3, BP_PRICE_USD_DECIMALS);
 	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"100\"}", &r, why, sizeof(why)) == 0);
 	CU_ASSERT_FATAL(bp_policy_create(db, 1, "budget", &devnet, &r, &p) == 1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &plan, why, sizeof(why)) ==
 	    BP_POLICY_BUDGET);
 	CU_ASSERT(strstr(why, "sponsor_usd_per_day (the plan's budget)") != NULL);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, &plan, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, NULL, &plan, why, sizeof(why)) ==
 	    BP_POLICY_BUDGET);
 	CU_ASSERT(strstr(why, "price") != NULL);
 	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 1);
 	/* The server's: 0.6 already counted, then 0.6 x 3 more reach 2.4; the next is over. */
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &server, why, sizeof(why)) ==
 	    BP_POLICY_BUDGET);
 	CU_ASSERT(strstr(why, "the server's budget") != NULL);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, NULL, &none, why, sizeof(why)) == -1);
-	CU_ASSERT(bp_policy_record(db, &p, "devnet", a, h, &usd, &none, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, NULL, &none, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &none, why, sizeof(why)) == -1);
 	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 6);
 }
 

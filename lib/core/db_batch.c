@@ -1,0 +1,171 @@
+/*
+ * Group commit (db_batch.h). No thread of its own: the first caller that finds no batch
+ * running leads one. It takes the calls queued so far (its own first among them, or behind
+ * older ones), runs them in one transaction on its connection, commits, hands each its result
+ * and wakes the others; one still waiting then leads the next batch. While a batch waits for
+ * the database's lock and runs, the calls that arrive queue up for the next, so the batches
+ * grow with the load and a lone call waits for nothing.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "db.h"
+#include "db_batch.h"
+#include "db_driver.h"
+
+struct job {
+	int		(*fn)(struct bp_db *, void *);
+	void		*arg;
+	int		 rc;
+	int		 done;
+	struct job	*next;
+};
+
+struct bp_db_batch {
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	struct job	*head;
+	struct job	**tail;
+	size_t		 max;
+	int		 leading;	/* a thread runs a batch */
+};
+
+static const char sql_save[] = "SAVEPOINT bp_batch";
+static const char sql_release[] = "RELEASE bp_batch";
+static const char sql_undo[] = "ROLLBACK TO bp_batch";
+
+struct bp_db_batch *
+bp_db_batch_new(size_t max)
+{
+	struct bp_db_batch *b;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return NULL;
+	if (pthread_mutex_init(&b->mu, NULL) != 0) {
+		free(b);
+		return NULL;
+	}
+	if (pthread_cond_init(&b->cv, NULL) != 0) {
+		pthread_mutex_destroy(&b->mu);
+		free(b);
+		return NULL;
+	}
+	b->tail = &b->head;
+	b->max = max > 0 ? max : 1;
+	return b;
+}
+
+void
+bp_db_batch_free(struct bp_db_batch *b)
+{
+	if (b == NULL)
+		return;
+	pthread_cond_destroy(&b->cv);
+	pthread_mutex_destroy(&b->mu);
+	free(b);
+}
+
+static int
+run_sql(struct bp_db *db, const char *sql)
+{
+	struct bp_stmt *st;
+
+	return (st = bp_db_stmt(db, sql)) == NULL ? -1 : bp_stmt_run(st);
+}
+
+/* One call alone in its transaction: what a NULL batch, PostgreSQL and a batch of one do. */
+static int
+run_alone(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg)
+{
+	int rc;
+
+	if (bp_db_begin(db) == -1)
+		return BP_DB_BATCH_ERROR;
+	if ((rc = fn(db, arg)) != BP_DB_BATCH_KEEP) {
+		bp_db_rollback(db);
+		return rc == BP_DB_BATCH_UNDO ? rc : BP_DB_BATCH_ERROR;
+	}
+	return bp_db_commit(db) == 0 ? BP_DB_BATCH_KEEP : BP_DB_BATCH_ERROR;
+}
+
+/* The n calls from j on, in one transaction on db; sets each one's rc. */
+static void
+run_batch(struct bp_db *db, struct job *j, size_t n)
+{
+	struct job *k;
+	size_t i;
+	int broken = 0;
+
+	if (n == 1) {
+		j->rc = run_alone(db, j->fn, j->arg);
+		return;
+	}
+	if (bp_db_begin(db) == -1) {
+		for (i = 0, k = j; i < n; i++, k = k->next)
+			k->rc = BP_DB_BATCH_ERROR;
+		return;
+	}
+	for (i = 0, k = j; i < n; i++, k = k->next) {
+		if (broken || run_sql(db, sql_save) == -1) {
+			k->rc = BP_DB_BATCH_ERROR;
+			continue;
+		}
+		if ((k->rc = k->fn(db, k->arg)) != BP_DB_BATCH_KEEP) {
+			if (k->rc != BP_DB_BATCH_UNDO)
+				k->rc = BP_DB_BATCH_ERROR;
+			/* Its writes go, those of the calls before it stay. */
+			if (run_sql(db, sql_undo) == -1)
+				broken = 1;
+		}
+		if (run_sql(db, sql_release) == -1)
+			broken = 1;
+	}
+	/* A savepoint that could not be undone leaves the transaction unknown: none of it. */
+	if (broken)
+		bp_db_rollback(db);
+	if (broken || bp_db_commit(db) != 0)
+		for (i = 0, k = j; i < n; i++, k = k->next)
+			if (k->rc == BP_DB_BATCH_KEEP)
+				k->rc = BP_DB_BATCH_ERROR;
+}
+
+int
+bp_db_batch_run(struct bp_db_batch *b, struct bp_db *db, int (*fn)(struct bp_db *, void *),
+    void *arg)
+{
+	struct job me = { fn, arg, BP_DB_BATCH_ERROR, 0, NULL }, *first, *k;
+	size_t n;
+
+	if (b == NULL || !db->drv->one_writer)
+		return run_alone(db, fn, arg);
+	pthread_mutex_lock(&b->mu);
+	*b->tail = &me;
+	b->tail = &me.next;
+	while (!me.done && b->leading)
+		pthread_cond_wait(&b->cv, &b->mu);
+	if (me.done) {
+		pthread_mutex_unlock(&b->mu);
+		return me.rc;
+	}
+	/* This thread leads until its own call is done (older calls may go first). */
+	b->leading = 1;
+	while (!me.done) {
+		first = b->head;
+		for (n = 1, k = first; n < b->max && k->next != NULL; n++)
+			k = k->next;
+		b->head = k->next;
+		if (b->head == NULL)
+			b->tail = &b->head;
+		k->next = NULL;
+		pthread_mutex_unlock(&b->mu);
+		run_batch(db, first, n);
+		pthread_mutex_lock(&b->mu);
+		for (k = first; k != NULL; k = k->next)
+			k->done = 1;
+		pthread_cond_broadcast(&b->cv);
+	}
+	b->leading = 0;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	return me.rc;
+}
