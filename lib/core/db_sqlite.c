@@ -38,7 +38,6 @@ struct sq_db {
 	size_t		 ncache;
 	int64_t		 busy_since;	/* bp_mono_us() when the current wait for a lock began */
 	int64_t		 busy_max;	/* how long to wait in all: BUSY_MAX_US, or bp_db_try_begin's */
-	int		 ckpt_at;	/* WAL frames when this connection last checkpointed */
 };
 
 /* Statements of the transaction calls, cached like any other (their addresses are the keys). */
@@ -111,24 +110,27 @@ on_busy(void *arg, int count)
 }
 
 /*
- * The WAL hook, in place of SQLite's autocheckpoint: a passive checkpoint once the WAL has
- * grown by CKPT_FRAMES frames since this connection's last one. SQLite's own checkpoints after
- * every commit while the WAL holds more than 1,000 frames; under steady writes from several
+ * The WAL hook, in place of SQLite's autocheckpoint: a passive checkpoint by the commit that
+ * takes the WAL past a multiple of CKPT_FRAMES frames. SQLite's own checkpoints after every
+ * commit while the WAL holds more than 1,000 frames; under steady writes from several
  * processes the WAL is seldom reset (a reader is nearly always in it), so it stays over that
- * mark and every commit paid a checkpoint and its two fsyncs. The WAL is still checkpointed
- * as often per frame written, and reset whenever a checkpoint catches up.
+ * mark and every commit paid a checkpoint and its two fsyncs. Counting from each connection's
+ * own last checkpoint instead made every connection (a program has one a thread) checkpoint
+ * once per 1,000 frames: 64 connections, one checkpoint every dozen sponsorships. The frames
+ * a commit wrote are the pages this connection wrote since the last call (CACHE_WRITE, reset
+ * here), so exactly one commit crosses each mark, whichever connection made it.
  */
 static int
 on_wal(void *arg, sqlite3 *h, const char *name, int frames)
 {
-	struct sq_db *db = arg;
+	int wrote = 0, hi = 0;
 
-	if (frames < db->ckpt_at)	/* the WAL was reset since */
-		db->ckpt_at = 0;
-	if (frames - db->ckpt_at >= CKPT_FRAMES) {
-		db->ckpt_at = frames;
+	(void)arg;
+	sqlite3_db_status(h, SQLITE_DBSTATUS_CACHE_WRITE, &wrote, &hi, 1);
+	if (wrote > frames)	/* writes of the transaction before the hook was set */
+		wrote = frames;
+	if ((frames - wrote) / CKPT_FRAMES != frames / CKPT_FRAMES)
 		sqlite3_wal_checkpoint_v2(h, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-	}
 	return SQLITE_OK;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <sys/stat.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,74 @@ test_db_display(void)
 	CU_ASSERT(strstr(bp_db_display("postgresql://a:b:c@h/d", out, sizeof(out)), "b") == NULL);
 }
 
+/* A u32 of the wal-index (the -shm file, native byte order) at off; -1 when unreadable. */
+static int64_t
+shm_u32(const char *shm, long off)
+{
+	uint32_t v;
+	FILE *f;
+	int ok;
+
+	if ((f = fopen(shm, "rb")) == NULL)
+		return -1;
+	ok = fseek(f, off, SEEK_SET) == 0 && fread(&v, sizeof(v), 1, f) == 1;
+	fclose(f);
+	return ok ? (int64_t)v : -1;
+}
+
+#define CONNS	8
+
+/*
+ * The WAL is checkpointed once per 1,000 frames all connections wrote together, not once per
+ * 1,000 frames of each: with 8 connections committing in turn, and a reader always in the WAL
+ * (as under load: it is never reset), the checkpoints (each moves nBackfill, at byte 96 of the
+ * wal-index; mxFrame, the WAL's frames, is at byte 16) number the frames / 1,000.
+ */
+static void
+test_db_checkpoint_pace(void)
+{
+	static const char sql_add[] = "INSERT INTO ckpt_rows (v) WITH RECURSIVE c(x) AS"
+	    " (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 12)"
+	    " SELECT printf('%.900c', 'x') FROM c";
+	static const char sql_read[] = "SELECT count(*) FROM ckpt_rows";
+	char dir[64] = "/tmp/bp-unit-dbckpt.XXXXXX", path[96], shm[104], rm[128];
+	struct bp_db *db[CONNS], *reader;
+	struct bp_stmt *st;
+	int64_t backfill = 0, now, frames;
+	int i, round, ckpts = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	snprintf(shm, sizeof(shm), "%s-shm", path);
+	for (i = 0; i < CONNS; i++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(db[i] = bp_db_open(path, i == 0));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(reader = bp_db_open(path, 0));
+	CU_ASSERT_FATAL(bp_db_exec(db[0], "CREATE TABLE ckpt_rows (v TEXT)") == 0);
+	for (round = 0; round < 80; round++)
+		for (i = 0; i < CONNS; i++) {
+			/* The reader moves to the newest snapshot: it stays in the WAL. */
+			CU_ASSERT_FATAL(bp_db_begin_read(reader) == 0);
+			CU_ASSERT_FATAL((st = bp_db_stmt(reader, sql_read)) != NULL);
+			CU_ASSERT(bp_stmt_step(st) == BP_DB_ROW);
+			bp_stmt_reset(st);
+			CU_ASSERT_FATAL(bp_db_exec(db[i], sql_add) == 0);
+			if ((now = shm_u32(shm, 96)) != backfill)
+				ckpts++;
+			backfill = now;
+			CU_ASSERT(bp_db_commit(reader) == 0);
+		}
+	frames = shm_u32(shm, 16);
+	CU_ASSERT(frames > 3000);	/* never reset */
+	CU_ASSERT(ckpts >= frames / 1000 - 1 && ckpts <= frames / 1000 + 1);
+	for (i = 0; i < CONNS; i++)
+		bp_db_close(db[i]);
+	bp_db_close(reader);
+	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
+	CU_ASSERT(system(rm) == 0);
+}
+
 BP_UNIT_SUITE(db, NULL, NULL,
 	{ "database file mode", test_db_file_mode },
 	{ "a URL's password is never shown", test_db_display },
+	{ "one checkpoint per 1,000 frames of all connections", test_db_checkpoint_pace },
 )
