@@ -4,7 +4,8 @@
 #   GET  /v1/gas/ethereum/prices: the stored sample (cron/gas keeps it fresh), one SQLite read
 #   POST /v1/gas/sponsor: parse the op, the rules, one eth_call (the paymaster's senderNonce)
 #        to the devchain, getHash and a secp256k1 signature in C, one BEGIN IMMEDIATE
-#        transaction that counts and records the sponsorship
+#        transaction that counts and records the sponsorship (shared by the sponsorships a
+#        process's threads have ready: lib/core/db_batch.c)
 #   and, as the ceiling of the sponsor row, that eth_call sent to the node directly
 #   POST /v1/gas/sponsor on the v0.7 EntryPoint: the same without the eth_call (its paymaster's
 #        hash has no sender nonce); goal >= 25% of bare, as v0.6's
