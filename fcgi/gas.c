@@ -17,6 +17,7 @@
 #include "gas/gas.h"
 #include "gas/paymaster.h"
 #include "gas/policy.h"
+#include "gas/policy_cache.h"
 #include "gas/sponsor.h"
 #include "net/upstream.h"
 
@@ -56,12 +57,13 @@ main(void)
 
 /*
  * Per process, set once at init and read-only while the threads serve: the config and each
- * network's signer key; the group commit of the threads' sponsorships (it locks itself). Each
+ * network's signer key; the group commit of the threads' sponsorships and their copies of the
+ * policies (each locks itself). Each
  * thread's upstream pool is its context (r->ctx).
  */
 static const struct bp_config *config;
 static struct bp_paymaster_keys signer;
-static struct bp_db_batch *batch;
+static struct bp_sponsor_shared shared;
 
 static int
 app_init(const struct bp_config *cfg, struct bp_db *db)
@@ -69,14 +71,17 @@ app_init(const struct bp_config *cfg, struct bp_db *db)
 	(void)db;
 	config = cfg;
 	bp_paymaster_keys_load(&signer, cfg);
-	return (batch = bp_db_batch_new(SPONSOR_BATCH)) == NULL ? -1 : 0;
+	shared.batch = bp_db_batch_new(SPONSOR_BATCH);
+	shared.policies = bp_policy_cache_new();
+	return shared.batch == NULL || shared.policies == NULL ? -1 : 0;
 }
 
 static void
 app_fini(void)
 {
 	bp_paymaster_keys_wipe(&signer);
-	bp_db_batch_free(batch);
+	bp_db_batch_free(shared.batch);
+	bp_policy_cache_free(shared.policies);
 }
 
 /* ---- gas prices ---- */
@@ -166,13 +171,14 @@ policy_list(struct bp_req *r)
 
 /*
  * 1 with p, else the answer set in r: 404 for another account's or a deleted policy, 403 for
- * one of the other kind (test or live network) than the key's.
+ * one of the other kind (test or live network) than the key's. From the copies in cache when
+ * not NULL (a sponsorship, which checks its copy when it records), else as stored.
  */
 static int
-find_policy(struct bp_req *r, const char *id, struct bp_policy *p)
+find_policy(struct bp_req *r, struct bp_policy_cache *cache, const char *id, struct bp_policy *p)
 {
 	char why[WHY_MAX];
-	int found = bp_policy_find(r->db, &r->key, id, p, why, sizeof(why));
+	int found = bp_policy_cache_find(cache, r->db, &r->key, id, p, why, sizeof(why));
 
 	if (found == -1)
 		bp_error(r, 500, "internal_error", "database error");
@@ -189,7 +195,7 @@ policy_get(struct bp_req *r)
 {
 	struct bp_policy p;
 
-	if (find_policy(r, bp_req_param(r, "id"), &p) != 1)
+	if (find_policy(r, NULL, bp_req_param(r, "id"), &p) != 1)
 		return r->status;
 	return reply_policy(r, 200, &p, 1);
 }
@@ -208,7 +214,7 @@ policy_patch(struct bp_req *r)
 		return r->status;
 	if (bp_policy_input(config, body, 0, &in, why, sizeof(why)) == -1)
 		rc = bp_error(r, 400, "invalid_request", "%s", why);
-	else if (find_policy(r, bp_req_param(r, "id"), &p) != 1)
+	else if (find_policy(r, NULL, bp_req_param(r, "id"), &p) != 1)
 		rc = r->status;
 	else if ((found = bp_policy_update(r->db, r->key.account_id, bp_req_param(r, "id"),
 	    in.name, in.has_rules ? &in.rules : NULL, in.has_status ? &in.status : NULL, &p)) == -1)
@@ -229,7 +235,7 @@ policy_delete(struct bp_req *r)
 	struct bp_policy p;
 	int found;
 
-	if (find_policy(r, id, &p) != 1)
+	if (find_policy(r, NULL, id, &p) != 1)
 		return r->status;
 	if ((found = bp_policy_delete(r->db, r->key.account_id, id)) == -1)
 		return bp_error(r, 500, "internal_error", "database error");
@@ -277,13 +283,13 @@ sponsor(struct bp_req *r)
 		return r->status;
 	if ((rc = bp_req_valid(r, body, sponsor_fields, SPONSOR__MAX, v)) != 0)
 		;
-	else if (find_policy(r, v[SPONSOR_POLICY_ID], &p) != 1 ||
+	else if (find_policy(r, shared.policies, v[SPONSOR_POLICY_ID], &p) != 1 ||
 	    (net = bp_req_evm_network(r, v[SPONSOR_CHAIN], v[SPONSOR_NETWORK])) == NULL)
 		rc = r->status;
 	else if (key = bp_paymaster_keys_get(&signer, config, net),
 	    bp_sponsor_allowed(&p, net, key, v[SPONSOR_ENTRY_POINT], &version, &res) != 0)
 		rc = bp_error(r, res.status, res.code, "%s: %s", res.field, res.message);
-	else if (bp_sponsor(r->db, batch, r->ctx, config, net, key, &r->key, &p, version,
+	else if (bp_sponsor(r->db, &shared, r->ctx, config, net, key, &r->key, &p, version,
 	    cJSON_GetObjectItemCaseSensitive(body, "user_operation"), &res) != 200)
 		rc = bp_error(r, res.status, res.code, "%s", res.message);
 	else if (bp_buf_reset(&r->out), bp_sponsor_json(&res, &r->out) == -1)

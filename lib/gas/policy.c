@@ -434,6 +434,7 @@ policy_row(struct bp_stmt *st, struct bp_policy *p)
 	p->updated_at = bp_col_int(st, 6);
 	bp_strlcpy(p->network, bp_col_text(st, 7), sizeof(p->network));
 	p->testnet = bp_col_int(st, 8) != 0;
+	bp_sha256(bp_col_text(st, 3), strlen(bp_col_text(st, 3)), p->rules_sha);
 	j = cJSON_Parse(bp_col_text(st, 3));
 	rc = bp_policy_rules_parse(j, &p->rules, why, sizeof(why));
 	cJSON_Delete(j);
@@ -804,13 +805,31 @@ record_one(struct bp_db *db, void *arg)
 	    " WHERE policy_id = ? AND sender = ? AND day = ?";
 	static const char sql_rate[] = "SELECT count(*) FROM gas_sponsorships"
 	    " WHERE policy_id = ? AND created_at > ?";
+	static const char sql_same[] = "SELECT rules FROM gas_policies WHERE id = ?"
+	    " AND status = 'active'";
 	struct record *a = arg;
 	const struct bp_policy_rules *r = &a->p->rules;
 	const struct bp_policy_budget *budget = a->budget;
+	struct bp_stmt *st;
+	enum bp_db_step step;
+	unsigned char sha[32];
 	int64_t now = (int64_t)time(NULL), n;
 	int n1, n2 = 0;
 
 	a->rc = BP_RULE__MAX;
+	/* Still active with the rules the op was checked against (paused meanwhile: refused). */
+	if ((st = bp_db_stmt(db, sql_same)) == NULL)
+		return BP_DB_BATCH_ERROR;
+	bp_stmt_text(st, 1, a->p->id);
+	if ((step = bp_stmt_step(st)) == BP_DB_ROW)
+		bp_sha256(bp_col_text(st, 0), strlen(bp_col_text(st, 0)), sha);
+	bp_stmt_reset(st);
+	if (step == BP_DB_ERROR)
+		return BP_DB_BATCH_ERROR;
+	if (step == BP_DB_DONE || memcmp(sha, a->p->rules_sha, sizeof(sha)) != 0) {
+		a->rc = BP_POLICY_CHANGED;
+		return BP_DB_BATCH_UNDO;
+	}
 	if (r->has & BIT(BP_RULE_MAX_PER_USER_PER_DAY)) {
 		if ((n = count_of(db, sql_user, a->p->id, a->sender, now / DAY)) < 0)
 			return BP_DB_BATCH_ERROR;

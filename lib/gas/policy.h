@@ -71,6 +71,7 @@ struct bp_policy {
 	int64_t			 created_at;
 	int64_t			 updated_at;
 	struct bp_policy_rules	 rules;
+	unsigned char		 rules_sha[32];	/* of the stored rules: what was read changed? */
 };
 
 /* A policy's spend: sponsorships and their worst-case USD, today (UTC) and ever. */
@@ -169,6 +170,7 @@ struct bp_policy_budget {
 };
 
 #define BP_POLICY_BUDGET	(BP_RULE__MAX + 1)	/* bp_policy_record: a budget refused */
+#define BP_POLICY_CHANGED	(BP_RULE__MAX + 2)	/* bp_policy_record: p is not as stored */
 
 /*
  * Records one sponsorship of policy p for sender on network, after counting, in one
@@ -177,8 +179,9 @@ struct bp_policy_budget {
  * max_per_user_per_day for sender this UTC day, rate_limit over the last period, and the
  * budgets (NULL: none) of the account and of the server this UTC day, which the sponsorship
  * adds to. usd is the worst case in 10^-36 USD or NULL (refused under a budget: it cannot be
- * counted). Returns -1 recorded, the rule refused or BP_POLICY_BUDGET (why set, naming it), or
- * BP_RULE__MAX on a database error (logged).
+ * counted). p is checked in the transaction to be active with the rules it was read with (a
+ * cached copy may be behind). Returns -1 recorded, the rule refused or BP_POLICY_BUDGET (why
+ * set, naming it), BP_POLICY_CHANGED (read p again), or BP_RULE__MAX on a database error.
  */
 int		 bp_policy_record(struct bp_db *, struct bp_db_batch *,
 		    const struct bp_policy *p, const char *network, const uint8_t sender[20],

@@ -10,6 +10,7 @@
 #include "evm/simple_account.h"
 #include "evm/userop.h"
 #include "rpc/rpc_client.h"
+#include "policy_cache.h"
 #include "sponsor.h"
 #include "token/price.h"
 
@@ -144,11 +145,12 @@ out:
 	return rc;
 }
 
-int
-bp_sponsor(struct bp_db *db, struct bp_db_batch *batch, struct bp_upstream *up,
+/* One try of bp_sponsor with p as read: its answer, or 0 when p changed since (read again). */
+static int
+sponsor_once(struct bp_db *db, struct bp_db_batch *batch, struct bp_upstream *up,
     const struct bp_config *cfg, const struct bp_network *net, const uint8_t key[32],
-    const struct bp_key *who, const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
-    struct bp_sponsor_result *out)
+    const struct bp_key *who, const struct bp_policy *p, enum bp_ep_version version,
+    const cJSON *j, struct bp_sponsor_result *out)
 {
 	const struct bp_policy_budget budget = { who->account_id, who->plan.sponsor_usd_per_day,
 	    cfg->sponsor_usd_per_day };
@@ -207,6 +209,8 @@ bp_sponsor(struct bp_db *db, struct bp_db_batch *batch, struct bp_upstream *up,
 	    out->have_usd ? &out->usd : NULL, &budget, why, sizeof(why));
 	if (refused == BP_RULE__MAX)
 		refuse(out, 500, "internal_error", "database error");
+	else if (refused == BP_POLICY_CHANGED)
+		out->status = 0;
 	else if (refused >= 0)
 		refuse(out, 403, "forbidden", "%s", why);
 	else
@@ -214,6 +218,34 @@ bp_sponsor(struct bp_db *db, struct bp_db_batch *batch, struct bp_upstream *up,
 out:
 	bp_userop_free(&op);
 	return out->status;
+}
+
+int
+bp_sponsor(struct bp_db *db, const struct bp_sponsor_shared *sh, struct bp_upstream *up,
+    const struct bp_config *cfg, const struct bp_network *net, const uint8_t key[32],
+    const struct bp_key *who, const struct bp_policy *p, enum bp_ep_version version,
+    const cJSON *j, struct bp_sponsor_result *out)
+{
+	struct bp_db_batch *batch = sh != NULL ? sh->batch : NULL;
+	struct bp_policy again;
+	int found;
+
+	if (sponsor_once(db, batch, up, cfg, net, key, who, p, version, j, out) != 0)
+		return out->status;
+	/* p was a copy behind the table: once more with the policy as it is now. */
+	found = bp_policy_cache_reread(sh != NULL ? sh->policies : NULL, db, who->account_id,
+	    p->id, &again);
+	if (found == -1)
+		return refuse(out, 500, "internal_error", "database error");
+	if (found == 0)
+		return refuse(out, 404, "not_found", "no gas policy %.40s", p->id);
+	if (again.status != BP_POLICY_ACTIVE)
+		return refuse(out, 403, "forbidden", "policy_id: policy %s is %s", again.id,
+		    bp_policy_status_name(again.status));
+	if (sponsor_once(db, batch, up, cfg, net, key, who, &again, version, j, out) != 0)
+		return out->status;
+	return refuse(out, 500, "internal_error", "policy %s changed while the operation was "
+	    "sponsored; retry", p->id);
 }
 
 int

@@ -18,6 +18,7 @@
 #include "policy.h"
 
 struct bp_db;
+struct bp_policy_cache;
 struct bp_upstream;
 
 /* What a sponsorship came to. */
@@ -44,17 +45,26 @@ int	bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net,
 	    const uint8_t *key, const char *entry_point, enum bp_ep_version *version,
 	    struct bp_sponsor_result *out);
 
+/* What a process's threads share: the group commit (db_batch.h), the policies (policy_cache.h). */
+struct bp_sponsor_shared {
+	struct bp_db_batch	*batch;
+	struct bp_policy_cache	*policies;
+};
+
 /*
  * Sponsors the UserOperation j (untrusted JSON, in the form of EntryPoint version) under the
  * active policy p on net for the API key who (its account's plan budget, and cfg's server
  * budget), signing with key, the signature valid for validity seconds; its count and record
- * share a transaction with other threads' through batch (NULL: its own). Returns out->status: 200, 400 (a bad field), 403 (a rule or a
- * budget refused), 500 (the node did not answer, a database error).
+ * share a transaction with other threads' through sh (NULL: its own). p may be a cached copy
+ * (bp_policy_cache_find): when the record finds it changed, the policy is read again and the
+ * operation sponsored once more under it. Returns out->status: 200, 400 (a bad field), 403 (a
+ * rule or a budget refused, the policy paused meanwhile), 404 (deleted meanwhile), 500 (the
+ * node did not answer, a database error).
  */
-int	bp_sponsor(struct bp_db *, struct bp_db_batch *, struct bp_upstream *,
+int	bp_sponsor(struct bp_db *, const struct bp_sponsor_shared *, struct bp_upstream *,
 	    const struct bp_config *, const struct bp_network *net, const uint8_t key[32],
-	    const struct bp_key *who, const struct bp_policy *p, enum bp_ep_version version, const cJSON *j,
-	    struct bp_sponsor_result *out);
+	    const struct bp_key *who, const struct bp_policy *p, enum bp_ep_version version,
+	    const cJSON *j, struct bp_sponsor_result *out);
 
 /*
  * Appends the answer of a sponsorship that succeeded to b: v0.7/v0.8's members (paymaster,

@@ -280,6 +280,40 @@ test_budget(void)
 	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 6);
 }
 
+/*
+ * A policy paused or changed after it was read (another request, another process; or a cached
+ * copy) is not recorded under the copy: the record checks it is still active with the same
+ * rules, and answers BP_POLICY_CHANGED, counting nothing. The copy as stored records.
+ */
+static void
+test_changed(void)
+{
+	struct bp_policy_rules r, tighter;
+	struct bp_policy p, q;
+	struct bp_policy_spend sp;
+	enum bp_policy_status paused = BP_POLICY_PAUSED, active = BP_POLICY_ACTIVE;
+	uint8_t a[20], h[32];
+	char why[512];
+
+	memset(a, 0x55, 20);
+	memset(h, 0x33, 32);
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"100\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"1\"}", &tighter, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "changed", &devnet, &r, &p) == 1);
+	CU_ASSERT_FATAL(bp_policy_update(db, 1, p.id, NULL, NULL, &paused, &q) == 1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, NULL, NULL, why, sizeof(why)) ==
+	    BP_POLICY_CHANGED);
+	CU_ASSERT_FATAL(bp_policy_update(db, 1, p.id, NULL, &tighter, &active, &q) == 1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, NULL, NULL, why, sizeof(why)) ==
+	    BP_POLICY_CHANGED);
+	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.total_count == 0);
+	CU_ASSERT(bp_policy_record(db, NULL, &q, "devnet", a, h, NULL, NULL, why, sizeof(why)) == -1);
+	CU_ASSERT_FATAL(bp_policy_delete(db, 1, p.id) == 1);
+	CU_ASSERT(bp_policy_record(db, NULL, &q, "devnet", a, h, NULL, NULL, why, sizeof(why)) ==
+	    BP_POLICY_CHANGED);
+	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.total_count == 1);
+}
+
 /* Create and update bodies: each bad member is named; names count UTF-8 characters. */
 static void
 test_input(void)
@@ -340,6 +374,7 @@ test_input(void)
 }
 
 BP_UNIT_SUITE(gas_policy, setup, teardown,
+	{ "a policy changed after its read is not recorded under it", test_changed },
     { "input: create and update bodies name the member at fault", test_input },
     { "rules: every bad value names its key; canonical JSON", test_rules },
     { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },
