@@ -13,6 +13,7 @@
 #include "evm/abi.h"
 #include "evm/address.h"
 #include "gas/policy.h"
+#include "gas/policy_cache.h"
 #include "token/price.h"
 #include "unit.h"
 #include "unit_db.h"
@@ -314,6 +315,40 @@ test_changed(void)
 	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.total_count == 1);
 }
 
+/*
+ * lib/gas/policy_cache.c: a copy is kept after the first read and answered while the table
+ * changes (the record checks it); reread takes the table's again, and drops a paused one.
+ * Another account's key, or one of the other kind, is answered from the table.
+ */
+static void
+test_cache(void)
+{
+	struct bp_policy_cache *c;
+	struct bp_policy_rules r;
+	struct bp_policy p, q;
+	enum bp_policy_status paused = BP_POLICY_PAUSED;
+	char why[512];
+
+	CU_ASSERT_FATAL((c = bp_policy_cache_new()) != NULL);
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"3\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_create(db, 1, "cached", &devnet, &r, &p) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT_FATAL(bp_policy_update(db, 1, p.id, "renamed", NULL, &paused, &q) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(q.status == BP_POLICY_ACTIVE && strcmp(q.name, "cached") == 0);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test2, p.id, &q, why, sizeof(why)) == 0);
+	CU_ASSERT(bp_policy_cache_find(c, db, &live1, p.id, &q, why, sizeof(why)) ==
+	    BP_POLICY_OTHER_KIND);
+	CU_ASSERT(bp_policy_cache_find(NULL, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(q.status == BP_POLICY_PAUSED);
+	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, &q) == 1 && q.status == BP_POLICY_PAUSED);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(q.status == BP_POLICY_PAUSED && strcmp(q.name, "renamed") == 0);
+	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 0);
+	bp_policy_cache_free(c);
+}
+
 /* Create and update bodies: each bad member is named; names count UTF-8 characters. */
 static void
 test_input(void)
@@ -375,6 +410,7 @@ test_input(void)
 
 BP_UNIT_SUITE(gas_policy, setup, teardown,
 	{ "a policy changed after its read is not recorded under it", test_changed },
+	{ "the policy cache", test_cache },
     { "input: create and update bodies name the member at fault", test_input },
     { "rules: every bad value names its key; canonical JSON", test_rules },
     { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },
