@@ -170,6 +170,44 @@ const bundlerTransport = (key) => http(BUNDLER, { fetchOptions: { headers: { 'X-
 const bundlerClient = (key) => createBundlerClient({ client: pub, chain, pollingInterval: 200,
   transport: bundlerTransport(key), userOperation: { estimateFeesPerGas: () => pub.estimateFeesPerGas() } });
 
+test('allowed_contracts applies to 7702 ops as to SimpleAccount ops: Simple7702Account\'s calls are read', async () => {
+  assert.ok(authorization, 'the delegation of the first test');
+  const key = newKey({ plan: 'enterprise' });
+  const ALLOWED = getAddress(dc.entry_point_v07), OTHER = getAddress(dc.paymaster_v08);
+  const pol = await api('/v1/gas/policies', { method: 'POST', key,
+    body: { name: `7702c-${Date.now()}`, chain: 'ethereum', rules: { allowed_contracts: [ALLOWED] } } });
+  assert.equal(pol.status, 201, pol.text);
+  const fees = await pub.estimateFeesPerGas();
+  const sponsor = async (account, sender, extra, to) => api('/v1/gas/sponsor', { method: 'POST', key,
+    body: { chain: 'ethereum', policy_id: pol.json.id, entry_point: EP08, user_operation: formatUserOperationRequest({
+      sender, nonce: await account.getNonce({ key: 0n }), ...extra,
+      callData: await account.encodeCalls([{ to, value: 0n, data: '0x' }]),
+      callGasLimit: 100000n, verificationGasLimit: 300000n, preVerificationGas: 60000n,
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, signature: '0x' }) } });
+
+  // The EOA delegated by the first test (its code is the delegation): no factory, no authorization.
+  const delegated = await toSimple7702SmartAccount({ client: pub, owner });
+  let res = await sponsor(delegated, owner.address, {}, ALLOWED);
+  assert.equal(res.status, 200, res.text);
+  res = await sponsor(delegated, owner.address, {}, OTHER);
+  assert.equal(res.status, 403, res.text);
+  assert.match(res.json.error.message, /^allowed_contracts: 0x[0-9a-fA-F]{40} is not an allowed contract/);
+  // A fresh EOA whose first op carries its authorization (factory 0x7702, eip7702Auth).
+  const { eoa, account } = await freshAccount();
+  const auth = await eoa.signAuthorization({ chainId: chain.id, address: DELEGATE, nonce: 0 });
+  const first = { factory: '0x7702', factoryData: '0x', authorization: { ...auth, address: getAddress(auth.address) } };
+  res = await sponsor(account, eoa.address, first, ALLOWED);
+  assert.equal(res.status, 200, res.text);
+  res = await sponsor(account, eoa.address, first, OTHER);
+  assert.equal(res.status, 403, res.text);
+  assert.match(res.json.error.message, /is not an allowed contract/);
+  // An authorization to another delegate: its calls prove nothing.
+  const elsewhere = await eoa.signAuthorization({ chainId: chain.id, address: OTHER, nonce: 0 });
+  res = await sponsor(account, eoa.address, { ...first, authorization: { ...elsewhere, address: OTHER } }, ALLOWED);
+  assert.equal(res.status, 403, res.text);
+  assert.match(res.json.error.message, /not an account Blockport knows/);
+});
+
 test('the bundler: a fresh EOA\'s first op with its authorization lands in a type 4 bundle and delegates it; later ops need none', async () => {
   const key = newKey({ plan: 'enterprise' });
   const { eoa, account } = await freshAccount();
