@@ -103,7 +103,10 @@ settle(struct watch *w, const struct bp_bundler_pool_bundle *b, const cJSON *r, 
 	const cJSON *bn = cJSON_GetObjectItemCaseSensitive(r, "blockNumber");
 	const cJSON *bh = cJSON_GetObjectItemCaseSensitive(r, "blockHash");
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "status");
+	const cJSON *to = cJSON_GetObjectItemCaseSensitive(r, "to");
+	enum bp_ep_version v;
 	char ep[BP_ADDR_STRLEN];
+	uint8_t a[20];
 	uint64_t number;
 
 	if (bp_bundler_submit_quantity(bn, &number) == -1 || !cJSON_IsString(bh))
@@ -113,7 +116,11 @@ settle(struct watch *w, const struct bp_bundler_pool_bundle *b, const cJSON *r, 
 	if (bp_bundler_pool_bundle_ops(w->db, b->id, outcome, w) == -1)
 		return -1;
 	w->settled++;
-	bp_addr_format_lower(w->s->ep, ep, sizeof(ep));
+	/* The EntryPoint the bundle went to (its ops', any version's) emitted their events. */
+	if (!cJSON_IsString(to) ||
+	    bp_bundler_submit_ep_version(w->s->net, to->valuestring, a, &v) == -1)
+		memcpy(a, w->s->ep, 20);
+	bp_addr_format_lower(a, ep, sizeof(ep));
 	if (bp_bundler_reputation_included_logs(w->db, b->chain, ep, w->logs, (int64_t)time(NULL)) == -1)
 		bp_warn("%s: %s: inclusions not counted for reputation", __func__, b->chain);
 	return bp_bundler_pool_bundle_included(w->db, b->id, hash, (int64_t)number, bh->valuestring, w->out,

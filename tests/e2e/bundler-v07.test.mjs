@@ -72,6 +72,10 @@ for (const [version, v] of Object.entries(VERSIONS)) {
     assert.equal(account.address, created.json.address, 'permissionless.js derives the same address');
     assert.equal(await pub.getCode({ address: account.address }), undefined, 'counterfactual');
 
+    // The paymaster's ERC-7562 reputation (the test stack has debug_bundler on).
+    const included = async () => BigInt((await rpc(key, 'debug_bundler_dumpReputation', [getAddress(v.ep)])).result
+      .find((e) => getAddress(e.address) === getAddress(v.paymaster))?.opsIncluded ?? 0);
+    const before = await included();
     const client = bundlerClient(key, id);
     const hash = await client.sendUserOperation({ account,
       calls: [{ to: owner.address, value: 0n, data: '0x1234' }] });
@@ -94,6 +98,8 @@ for (const [version, v] of Object.entries(VERSIONS)) {
       return r.json.status === 'deployed' ? r.json : null;
     }, 'the wallet to read deployed', 15000);
     assert.equal(w.entry_point_version, version);
+    // The submitter counts the inclusion from its own EntryPoint's events, not v0.6's.
+    await waitFor(async () => await included() > before, `opsIncluded of the v${version} paymaster to grow`, 15000);
   });
 }
 
