@@ -283,10 +283,36 @@ indexed_ep(const struct bp_bundler_call *c, const struct bp_index_user_op *iu)
 }
 
 /*
+ * The authorization of an EIP-7702 op's sender in the type 4 transaction tx that carried it
+ * (its authorizationList: the op's eip7702Auth as its client sent it) into op; none is not an
+ * error (the sender was delegated already).
+ */
+static void
+tx_auth(const cJSON *tx, struct bp_userop *op)
+{
+	const cJSON *a;
+	struct bp_tx_auth t;
+	const char *field;
+	char why[160];
+	uint8_t who[20];
+
+	if (!bp_userop_is_7702(op))
+		return;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(tx, "authorizationList"))
+		if (bp_userop_auth_from_json(a, &t, &field, why, sizeof(why)) == 0 &&
+		    bp_tx_auth_authority(&t, who) == 0 && memcmp(who, op->sender, 20) == 0) {
+			op->auth = t;
+			op->has_auth = 1;
+			return;
+		}
+}
+
+/*
  * eth_getUserOperationByHash of an op the pool never had (another bundler's): the indexer's
  * UserOperationEvent names the transaction, whose handleOps calldata holds the op (found by
- * its sender and nonce), answered in its EntryPoint version's form. null when the op is not
- * indexed or the transaction is not a handleOps call (a contract that called the EntryPoint).
+ * its sender and nonce), answered in its EntryPoint version's form (an EIP-7702 op with the
+ * sender's authorization the transaction carried). null when the op is not indexed or the
+ * transaction is not a handleOps call (a contract that called the EntryPoint).
  */
 static int
 foreign_op(struct bp_bundler_call *c, const char *chain, const char *hex)
@@ -325,6 +351,7 @@ foreign_op(struct bp_bundler_call *c, const char *chain, const char *hex)
 		rc = bp_buf_adds(c->result, "null");
 		goto out;
 	}
+	tx_auth(tx, &op);
 	bp_addr_format_checksum(a, ep, sizeof(ep));
 	rc = bp_bundler_op_json(&op, &json) == -1 || bp_buf_add(&json, "", 1) == -1 ||
 	    bp_buf_printf(c->result, "{\"userOperation\":%s,\"entryPoint\":\"%s\","

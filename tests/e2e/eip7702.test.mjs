@@ -22,7 +22,7 @@ import {
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 import { recoverAuthorizationAddress } from 'viem/utils';
-import { api, env, newKey } from './helpers.mjs';
+import { api, env, newKey, waitFor } from './helpers.mjs';
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const DELEGATE = getAddress(dc.simple_7702_account);
@@ -140,14 +140,30 @@ test('POST /v1/gas/sponsor: a 7702 op as viem sends it gets the EntryPoint\'s us
   const beneficiary = privateKeyToAccount(generatePrivateKey());
   await pub.request({ method: 'anvil_setBalance', params: [beneficiary.address, toHex(parseEther('1'))] });
   const wallet = createWalletClient({ chain, account: beneficiary, transport: http(env.chain) });
+  // A type 4 transaction that carries the op's authorization (its nonce is past: the node skips it).
   const tx = await wallet.writeContract({ address: EP08, abi: entryPoint08Abi, functionName: 'handleOps',
-    args: [[toPackedUserOperation(signed)], beneficiary.address] });
+    args: [[toPackedUserOperation(signed)], beneficiary.address], authorizationList: [authorization] });
   const rcpt = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
   assert.equal(rcpt.status, 'success');
   const [ev] = parseEventLogs({ abi: entryPoint08Abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
   assert.equal(ev.args.userOpHash, hash);
   assert.equal(ev.args.success, true);
   assert.equal(ev.args.paymaster, getAddress(s.paymaster));
+
+  // Blockport's bundler never saw it: the indexer did, and the lookup reads it back from the
+  // handleOps calldata, with the sender's authorization from the transaction.
+  const byHash = async () => (await api('/v1/bundler/ethereum/devnet', { method: 'POST', key,
+    body: { jsonrpc: '2.0', id: 1, method: 'eth_getUserOperationByHash', params: [hash] } })).json.result;
+  const got = await waitFor(byHash, 'the indexed 7702 op', 60000);
+  assert.equal(got.transactionHash, tx);
+  assert.equal(getAddress(got.entryPoint), EP08);
+  const u = got.userOperation;
+  assert.equal(getAddress(u.sender), owner.address);
+  assert.equal(u.factory, '0x7702');
+  assert.equal(u.signature, signed.signature);
+  assert.equal(getAddress(u.eip7702Auth.address), DELEGATE);
+  assert.equal(BigInt(u.eip7702Auth.nonce), BigInt(authorization.nonce));
+  assert.equal(BigInt(u.eip7702Auth.r), BigInt(authorization.r));
 });
 
 // The bundler takes EIP-7702 ops (docs/bundler.md, "EIP-7702"): viem's bundler client on
