@@ -28,6 +28,7 @@
 #include "core/worker.h"
 #include "evm/address.h"
 #include "evm/blocks.h"
+#include "evm/entry_point.h"
 #include "index/index_feed.h"
 #include "index/index_fetch.h"
 #include "index/index_prune.h"
@@ -41,7 +42,7 @@
 struct chain {
 	struct bp_index_store_chain	 st;		/* key, confirmations, entry point, hook */
 	struct bp_blocks_src	 src;		/* where and how its blocks are read */
-	uint8_t			 entry_point[20];
+	uint8_t			 entry_points[BP_EP__MAX][20];
 	int64_t			 batch;		/* blocks per batch; halved when too large */
 	int64_t			 retention;	/* 0 = keep everything */
 	int			 fails;		/* failed passes in a row */
@@ -317,8 +318,10 @@ indexer_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 static int
 indexer_init(struct bp_worker_ctx *w)
 {
+	struct bp_entry_point ep;
 	struct state *s;
 	size_t i;
+	int v;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return -1;
@@ -347,9 +350,14 @@ indexer_init(struct bp_worker_ctx *w)
 		c->st.start_block = net->start_block;
 		c->st.confirmations = net->confirmations;
 		c->st.hook = &s->hook;
-		if (net->entry_point[0] != '\0' && bp_addr_parse(net->entry_point,
-		    strlen(net->entry_point), 0, c->entry_point) == 0)
-			c->st.entry_point = c->entry_point;
+		/* Every EntryPoint version's events: ops of other bundlers are looked up here. */
+		for (v = 0; v < BP_EP__MAX; v++) {
+			bp_entry_point_of(net, (enum bp_ep_version)v, &ep);
+			if (ep.entry_point[0] != '\0' && bp_addr_parse(ep.entry_point,
+			    strlen(ep.entry_point), 0, c->entry_points[c->st.n_entry_points]) == 0)
+				c->st.n_entry_points++;
+		}
+		c->st.entry_points = c->entry_points;
 		c->src.up = s->up;
 		c->src.net = net;
 		c->src.name = c->st.key;

@@ -10,6 +10,7 @@
 
 #include "bundler.h"
 #include "bundler_7702.h"
+#include "bundler_handle_ops.h"
 #include "bundler_pool.h"
 #include "bundler_rules.h"
 #include "bundler_v07.h"
@@ -253,10 +254,123 @@ hash_param(struct bp_bundler_call *c, char hex[BP_BUNDLER_POOL_HASH_STR])
 	return 0;
 }
 
+/* Calls method with the one parameter hash (a transaction's) on the node; NULL with err set. */
+static cJSON *
+tx_call(struct bp_bundler_call *c, const char *method, const char *hash)
+{
+	struct bp_rpc_client_error jerr;
+	cJSON *params, *res;
+
+	if ((params = cJSON_CreateArray()) == NULL ||
+	    !cJSON_AddItemToArray(params, cJSON_CreateString(hash))) {
+		cJSON_Delete(params);
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
+		return NULL;
+	}
+	res = bp_rpc_client_call(c->up, c->net, method, params, &jerr);
+	cJSON_Delete(params);
+	if (res == NULL)
+		bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "the node did not answer: %s",
+		    jerr.message);
+	return res;
+}
+
+/* The EntryPoint of an indexed op: its row's, or for a row from before schema 022 v0.6's. */
+static const char *
+indexed_ep(const struct bp_bundler_call *c, const struct bp_index_user_op *iu)
+{
+	return iu->entry_point[0] != '\0' ? iu->entry_point : c->net->entry_point;
+}
+
+/*
+ * The authorization of an EIP-7702 op's sender in the type 4 transaction tx that carried it
+ * (its authorizationList: the op's eip7702Auth as its client sent it) into op; none is not an
+ * error (the sender was delegated already).
+ */
+static void
+tx_auth(const cJSON *tx, struct bp_userop *op)
+{
+	const cJSON *a;
+	struct bp_tx_auth t;
+	const char *field;
+	char why[160];
+	uint8_t who[20];
+
+	if (!bp_userop_is_7702(op))
+		return;
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(tx, "authorizationList"))
+		if (bp_userop_auth_from_json(a, &t, &field, why, sizeof(why)) == 0 &&
+		    bp_tx_auth_authority(&t, who) == 0 && memcmp(who, op->sender, 20) == 0) {
+			op->auth = t;
+			op->has_auth = 1;
+			return;
+		}
+}
+
+/*
+ * eth_getUserOperationByHash of an op the pool never had (another bundler's): the indexer's
+ * UserOperationEvent names the transaction, whose handleOps calldata holds the op (found by
+ * its sender and nonce), answered in its EntryPoint version's form (an EIP-7702 op with the
+ * sender's authorization the transaction carried). null when the op is not indexed or the
+ * transaction is not a handleOps call (a contract that called the EntryPoint).
+ */
+static int
+foreign_op(struct bp_bundler_call *c, const char *chain, const char *hex)
+{
+	struct bp_index_user_op iu;
+	struct bp_entry_point epc;
+	struct bp_userop op;
+	struct bp_u256 nonce;
+	struct bp_buf json;
+	const cJSON *in, *bh, *bn;
+	char ep[BP_ADDR_STRLEN];
+	uint8_t a[20], sender[20], *data = NULL;
+	size_t len = 0;
+	cJSON *tx;
+	int r, rc;
+
+	if ((r = bp_index_user_op(c->r->db, chain, hex, &iu)) == -1)
+		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
+	if (r == 0 || bp_addr_parse(indexed_ep(c, &iu), strlen(indexed_ep(c, &iu)), 0, a) == -1 ||
+	    bp_entry_point_find(c->net, a, &epc) == -1 ||
+	    bp_addr_parse(iu.sender, strlen(iu.sender), 0, sender) == -1 ||
+	    bp_u256_from_dec(&nonce, iu.nonce, strlen(iu.nonce)) == -1)
+		return bp_buf_adds(c->result, "null");
+	if ((tx = tx_call(c, "eth_getTransactionByHash", iu.tx_hash)) == NULL)
+		return -1;
+	in = cJSON_GetObjectItemCaseSensitive(tx, "input");
+	bh = cJSON_GetObjectItemCaseSensitive(tx, "blockHash");
+	bn = cJSON_GetObjectItemCaseSensitive(tx, "blockNumber");
+	memset(&op, 0, sizeof(op));
+	bp_buf_init(&json, 1024 * 1024);
+	if (!cJSON_IsString(in) || !cJSON_IsString(bh) || !cJSON_IsString(bn) ||
+	    (data = malloc(strlen(in->valuestring) / 2 + 1)) == NULL ||
+	    bp_hex_decode(in->valuestring, strlen(in->valuestring), data,
+	    strlen(in->valuestring) / 2 + 1, &len) == -1 ||
+	    bp_bundler_handle_ops_find(data, len, epc.version, sender, &nonce, &op) != 1) {
+		rc = bp_buf_adds(c->result, "null");
+		goto out;
+	}
+	tx_auth(tx, &op);
+	bp_addr_format_checksum(a, ep, sizeof(ep));
+	rc = bp_bundler_op_json(&op, &json) == -1 || bp_buf_add(&json, "", 1) == -1 ||
+	    bp_buf_printf(c->result, "{\"userOperation\":%s,\"entryPoint\":\"%s\","
+	    "\"blockNumber\":\"%s\",\"blockHash\":\"%s\",\"transactionHash\":\"%s\"}",
+	    json.data, ep, bn->valuestring, bh->valuestring, iu.tx_hash) == -1 ?
+	    bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "response too large") : 0;
+out:
+	bp_userop_free(&op);
+	bp_buf_free(&json);
+	free(data);
+	cJSON_Delete(tx);
+	return rc;
+}
+
 int
 bp_bundler_get_op(struct bp_bundler_call *c)
 {
 	struct bp_bundler_pool_op row;
+	struct bp_index_user_op iu;
 	char hex[BP_BUNDLER_POOL_HASH_STR], chain[BP_BUNDLER_POOL_CHAIN_MAX], ep[BP_ADDR_STRLEN];
 	uint8_t a[20];
 	int found, rc;
@@ -268,14 +382,17 @@ bp_bundler_get_op(struct bp_bundler_call *c)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 0 || strcmp(row.status, "dropped") == 0 || strcmp(row.status, "failed") == 0) {
 		bp_bundler_pool_op_free(&row);
-		return bp_buf_adds(c->result, "null");
+		return foreign_op(c, chain, hex);
 	}
 	/* Mined but not yet settled by the submitter: the indexer may know it already. */
-	if (strcmp(row.status, "included") != 0 && bp_index_user_op_tx(c->r->db, chain, hex,
-	    row.tx_hash, sizeof(row.tx_hash), &row.block_number) == 1 &&
-	    bp_index_block_hash(c->r->db, chain, row.block_number, row.block_hash,
-	    sizeof(row.block_hash)) == 1)
+	if (strcmp(row.status, "included") != 0 &&
+	    bp_index_user_op(c->r->db, chain, hex, &iu) == 1 &&
+	    bp_index_block_hash(c->r->db, chain, iu.block_number, row.block_hash,
+	    sizeof(row.block_hash)) == 1) {
+		bp_strlcpy(row.tx_hash, iu.tx_hash, sizeof(row.tx_hash));
+		row.block_number = iu.block_number;
 		bp_strlcpy(row.status, "included", sizeof(row.status));
+	}
 	bp_addr_parse(row.entry_point, strlen(row.entry_point), 0, a);
 	bp_addr_format_checksum(a, ep, sizeof(ep));
 	rc = bp_buf_printf(c->result, "{\"userOperation\":%s,\"entryPoint\":\"%s\",", row.op_json,
@@ -396,13 +513,12 @@ op_receipt(cJSON *rcpt, const char *ep, const char *h)
 int
 bp_bundler_receipt(struct bp_bundler_call *c)
 {
-	struct bp_rpc_client_error jerr;
 	struct bp_bundler_pool_op row;
+	struct bp_index_user_op iu;
 	char hex[BP_BUNDLER_POOL_HASH_STR], chain[BP_BUNDLER_POOL_CHAIN_MAX], tx[BP_BUNDLER_POOL_HASH_STR];
 	char ep[BP_ADDR_STRLEN];
-	cJSON *params, *rcpt = NULL, *out = NULL;
+	cJSON *rcpt = NULL, *out = NULL;
 	char *text;
-	int64_t block;
 	int found, rc = -1;
 
 	if (hash_param(c, hex) == -1)
@@ -412,31 +528,27 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 	tx[0] = '\0';
 	/*
 	 * The pool's row first: the submitter keeps it current (a bundle whose block left the
-	 * chain puts it back to pending). Then the indexer's: it knows any bundler's ops.
+	 * chain puts it back to pending). Then the indexer's: it knows any bundler's ops, of
+	 * every EntryPoint version, and which EntryPoint emitted the event.
 	 */
 	if ((found = bp_bundler_pool_get(c->r->db, chain, hex, &row)) == -1)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 1 && strcmp(row.status, "included") == 0)
 		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
-	/* Its event is its own EntryPoint's (v0.7 and v0.8 ops are the pool's only). */
+	/* Its event is its own EntryPoint's. */
 	if (found == 1)
 		bp_strlcpy(ep, row.entry_point, sizeof(ep));
 	bp_bundler_pool_op_free(&row);
-	if (tx[0] == '\0' &&
-	    bp_index_user_op_tx(c->r->db, chain, hex, tx, sizeof(tx), &block) == -1)
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
-	if (tx[0] == '\0')
-		return bp_buf_adds(c->result, "null");
-	if ((params = cJSON_CreateArray()) == NULL ||
-	    !cJSON_AddItemToArray(params, cJSON_CreateString(tx))) {
-		cJSON_Delete(params);
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
+	if (tx[0] == '\0') {
+		if ((found = bp_index_user_op(c->r->db, chain, hex, &iu)) == -1)
+			return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
+		if (found == 0)
+			return bp_buf_adds(c->result, "null");
+		bp_strlcpy(tx, iu.tx_hash, sizeof(tx));
+		bp_strlcpy(ep, indexed_ep(c, &iu), sizeof(ep));
 	}
-	rcpt = bp_rpc_client_call(c->up, c->net, "eth_getTransactionReceipt", params, &jerr);
-	cJSON_Delete(params);
-	if (rcpt == NULL)
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "the node did not answer: %s",
-		    jerr.message);
+	if ((rcpt = tx_call(c, "eth_getTransactionReceipt", tx)) == NULL)
+		return -1;
 	if (!cJSON_IsObject(rcpt) || (out = op_receipt(rcpt, ep, hex)) == NULL)
 		rc = bp_buf_adds(c->result, "null");
 	else if ((text = cJSON_PrintUnformatted(out)) == NULL)

@@ -22,16 +22,6 @@ set_err(struct bp_userop_validate_error *e, int code, const char *msg)
 	return -1;
 }
 
-int
-bp_bundler_7702_delegation(const uint8_t *code, size_t len, uint8_t delegate[20])
-{
-	if (code == NULL || len != BP_BUNDLER_7702_CODE_LEN || code[0] != 0xef || code[1] != 0x01 ||
-	    code[2] != 0x00)
-		return 0;
-	memcpy(delegate, code + 3, 20);
-	return 1;
-}
-
 /*
  * The sender's code and, with want_nonce, its pending nonce, in one batch. 0, or -1 when the
  * node did not answer. *code is the caller's (free()).
@@ -119,7 +109,7 @@ bp_bundler_7702_prepare(struct bp_upstream *up, const struct bp_network *net,
 	}
 	if (sender_state(up, net, op->sender, 0, &code, &len, &nonce) == -1)
 		return set_err(err, BP_USEROP_VALIDATE_INTERNAL, "the node did not answer");
-	rc = bp_bundler_7702_delegation(code, len, delegate);
+	rc = bp_tx_delegation(code, len, delegate);
 	free(code);
 	if (rc == 0) {
 		bp_addr_format_checksum(op->sender, a, sizeof(a));
@@ -151,7 +141,7 @@ bp_bundler_7702_usable(struct bp_upstream *up, const struct bp_network *net,
 
 	if (sender_state(up, net, op->sender, 1, &code, &len, &nonce) == -1)
 		return -1;
-	rc = op->auth.nonce == nonce || (bp_bundler_7702_delegation(code, len, d) &&
+	rc = op->auth.nonce == nonce || (bp_tx_delegation(code, len, d) &&
 	    memcmp(d, op->auth.address, 20) == 0);
 	free(code);
 	return rc;

@@ -19,14 +19,8 @@
 
 struct bp_upstream;
 
-/* The code of a delegated EOA: 0xef0100 ++ the delegate's 20 bytes. */
-#define BP_BUNDLER_7702_CODE_LEN	23
-
 /* Intrinsic gas of an authorization in a type 4 transaction (EIP-7702's PER_EMPTY_ACCOUNT_COST). */
 #define BP_BUNDLER_7702_AUTH_GAS	25000
-
-/* 1 when code (len bytes) is an EIP-7702 delegation; its delegate into delegate. */
-int	bp_bundler_7702_delegation(const uint8_t *code, size_t len, uint8_t delegate[20]);
 
 /*
  * What op needs of EIP-7702 before it is simulated and hashed on net. With eip7702Auth: its

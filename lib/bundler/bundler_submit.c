@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
 #include <openssl/crypto.h>
 #include <cjson/cJSON.h>
@@ -16,6 +14,7 @@
 #include "bundler_reputation.h"
 #include "bundler_rules.h"
 #include "bundler_submit.h"
+#include "bundler_submit_int.h"
 #include "bundler_v07.h"
 #include "core/hex.h"
 #include "core/log.h"
@@ -31,7 +30,6 @@
 
 #define SIG_FAILED_OP	"FailedOp(uint256,string)"
 #define SIG_FAILED_OP_REVERT "FailedOpWithRevert(uint256,string,bytes)"
-#define EV_USER_OP	"UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)"
 #define CANDIDATES_MAX	256
 
 int
@@ -62,9 +60,8 @@ bp_bundler_submit_fini(struct bp_bundler_submitter *s)
 
 /* ---- chain reads ---- */
 
-/* Calls method with the params JSON text; the result (a JSON null included) or NULL. */
-static cJSON *
-call(struct bp_upstream *up, const struct bp_network *net, const char *method,
+cJSON *
+bp_bundler_submit_call(struct bp_upstream *up, const struct bp_network *net, const char *method,
     const char *params)
 {
 	struct bp_rpc_client_error e;
@@ -79,15 +76,16 @@ call(struct bp_upstream *up, const struct bp_network *net, const char *method,
 	return res;
 }
 
-static int
-quantity(const cJSON *j, uint64_t *out)
+int
+bp_bundler_submit_quantity(const cJSON *j, uint64_t *out)
 {
 	return cJSON_IsString(j) &&
 	    bp_hex_quantity_lenient(j->valuestring, strlen(j->valuestring), out) == 0 ? 0 : -1;
 }
 
-static int
-tx_count(struct bp_upstream *up, const struct bp_bundler_submitter *s, const char *tag, uint64_t *out)
+int
+bp_bundler_submit_tx_count(struct bp_upstream *up, const struct bp_bundler_submitter *s,
+    const char *tag, uint64_t *out)
 {
 	char addr[BP_ADDR_STRLEN], params[96];
 	cJSON *r;
@@ -95,9 +93,9 @@ tx_count(struct bp_upstream *up, const struct bp_bundler_submitter *s, const cha
 
 	bp_addr_format_lower(s->addr, addr, sizeof(addr));
 	snprintf(params, sizeof(params), "[\"%s\",\"%s\"]", addr, tag);
-	if ((r = call(up, s->net, "eth_getTransactionCount", params)) == NULL)
+	if ((r = bp_bundler_submit_call(up, s->net, "eth_getTransactionCount", params)) == NULL)
 		return -1;
-	rc = quantity(r, out);
+	rc = bp_bundler_submit_quantity(r, out);
 	cJSON_Delete(r);
 	return rc;
 }
@@ -109,22 +107,12 @@ suggested_tip(struct bp_upstream *up, const struct bp_network *net, struct bp_u2
 	cJSON *r;
 	int rc;
 
-	if ((r = call(up, net, "eth_maxPriorityFeePerGas", "[]")) == NULL)
+	if ((r = bp_bundler_submit_call(up, net, "eth_maxPriorityFeePerGas", "[]")) == NULL)
 		return -1;
 	rc = cJSON_IsString(r) && bp_u256_from_quantity(tip, r->valuestring,
 	    strlen(r->valuestring)) == 0 ? 0 : -1;
 	cJSON_Delete(r);
 	return rc;
-}
-
-/* The receipt of hash: an object, a JSON null while not mined, or NULL when no answer. */
-static cJSON *
-receipt(struct bp_upstream *up, const struct bp_network *net, const char *hash)
-{
-	char params[96];
-
-	snprintf(params, sizeof(params), "[\"%s\"]", hash);
-	return call(up, net, "eth_getTransactionReceipt", params);
 }
 
 /* ---- ops ---- */
@@ -234,9 +222,9 @@ put_word(uint8_t *w, uint64_t v)
 	bp_u256_to_be32(&u, w);
 }
 
-/* The version of the network's EntryPoint ep (a 0x string) into *v; 0, or -1 for none. */
-static int
-ep_version(const struct bp_network *net, const char *ep, uint8_t a[20], enum bp_ep_version *v)
+int
+bp_bundler_submit_ep_version(const struct bp_network *net, const char *ep, uint8_t a[20],
+    enum bp_ep_version *v)
 {
 	struct bp_entry_point epc;
 
@@ -300,110 +288,6 @@ failed_op(const uint8_t *data, size_t len, uint64_t *index, char *reason, size_t
 	    bp_abi_read_u64(data + 4, len - 4, 0, index) == -1 ||
 	    bp_abi_read_string(data + 4, len - 4, 1, reason, cap) == -1)
 		return -1;
-	return 0;
-}
-
-/* ---- watching what was sent ---- */
-
-struct watch {
-	struct bp_db		*db;
-	struct bp_upstream	*up;
-	struct bp_bundler_submitter	*s;
-	int			 failed;
-	int			 settled;
-	int			 open;
-	/* For bp_bundler_pool_bundle_ops: the ops of the bundle at hand. */
-	struct bp_bundler_pool_outcome	 out[BP_BUNDLER_SUBMIT_OPS_MAX];
-	size_t			 nout;
-	const cJSON		*logs;
-};
-
-/*
- * 1 when log is the UserOperationEvent of one of net's EntryPoints (the event is the same in
- * every version; a bundle goes to one of them) for op hash h; success into *ok.
- */
-static int
-op_event(const cJSON *log, const struct bp_network *net, const char *topic0, const char *h,
-    int *ok)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(log, "address");
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(log, "topics");
-	const cJSON *t0 = cJSON_GetArrayItem(t, 0), *t1 = cJSON_GetArrayItem(t, 1);
-	const cJSON *d = cJSON_GetObjectItemCaseSensitive(log, "data");
-	enum bp_ep_version v;
-	uint8_t addr[20];
-
-	if (!cJSON_IsString(a) || ep_version(net, a->valuestring, addr, &v) == -1 ||
-	    !cJSON_IsString(t0) ||
-	    strcasecmp(t0->valuestring, topic0) != 0 || !cJSON_IsString(t1) ||
-	    strcasecmp(t1->valuestring, h) != 0)
-		return 0;
-	/* data: nonce, success, actualGasCost, actualGasUsed; success is word 1's last digit. */
-	*ok = cJSON_IsString(d) && strlen(d->valuestring) >= 2 + 128 &&
-	    d->valuestring[2 + 127] == '1';
-	return 1;
-}
-
-static int
-outcome(const char *hash, void *arg)
-{
-	struct watch *w = arg;
-	struct bp_bundler_pool_outcome *o;
-	char t0[BP_BUNDLER_POOL_HASH_STR];
-	uint8_t t[32];
-	const cJSON *l;
-
-	if (w->nout == BP_BUNDLER_SUBMIT_OPS_MAX)
-		return 1;
-	o = &w->out[w->nout++];
-	memset(o, 0, sizeof(*o));
-	bp_strlcpy(o->hash, hash, sizeof(o->hash));
-	bp_abi_event_topic(EV_USER_OP, t);
-	bp_hex_encode(t, 32, t0, sizeof(t0));
-	cJSON_ArrayForEach(l, w->logs)
-		if (op_event(l, w->s->net, t0, hash, &o->success)) {
-			o->found = 1;
-			break;
-		}
-	return 0;
-}
-
-/* Marks b included from its receipt r. 0 or -1. */
-static int
-settle(struct watch *w, const struct bp_bundler_pool_bundle *b, const cJSON *r, const char *hash)
-{
-	const cJSON *bn = cJSON_GetObjectItemCaseSensitive(r, "blockNumber");
-	const cJSON *bh = cJSON_GetObjectItemCaseSensitive(r, "blockHash");
-	const cJSON *st = cJSON_GetObjectItemCaseSensitive(r, "status");
-	char ep[BP_ADDR_STRLEN];
-	uint64_t number;
-
-	if (quantity(bn, &number) == -1 || !cJSON_IsString(bh))
-		return -1;
-	w->nout = 0;
-	w->logs = cJSON_GetObjectItemCaseSensitive(r, "logs");
-	if (bp_bundler_pool_bundle_ops(w->db, b->id, outcome, w) == -1)
-		return -1;
-	w->settled++;
-	bp_addr_format_lower(w->s->ep, ep, sizeof(ep));
-	if (bp_bundler_reputation_included_logs(w->db, b->chain, ep, w->logs, (int64_t)time(NULL)) == -1)
-		bp_warn("%s: %s: inclusions not counted for reputation", __func__, b->chain);
-	return bp_bundler_pool_bundle_included(w->db, b->id, hash, (int64_t)number, bh->valuestring, w->out,
-	    w->nout, cJSON_IsString(st) && strcmp(st->valuestring, "0x0") == 0 ?
-	    "the bundle transaction reverted" : "no UserOperationEvent for it in the bundle");
-}
-
-/* ---- building and sending ---- */
-
-/* Collects the ops of a bundle (for a re-send) by hash. */
-static int
-bundle_op(const char *hash, void *arg)
-{
-	struct watch *w = arg;
-
-	if (w->nout == BP_BUNDLER_SUBMIT_OPS_MAX)
-		return 1;
-	bp_strlcpy(w->out[w->nout++].hash, hash, sizeof(w->out[0].hash));
 	return 0;
 }
 
@@ -490,14 +374,15 @@ send_raw(struct bp_upstream *up, const struct bp_network *net, const char *raw)
 	if ((params = malloc(n)) == NULL)
 		return;
 	snprintf(params, n, "[\"%s\"]", raw);
-	r = call(up, net, "eth_sendRawTransaction", params);
+	r = bp_bundler_submit_call(up, net, "eth_sendRawTransaction", params);
 	cJSON_Delete(r);
 	free(params);
 }
 
-/* Re-sends b with both fees raised by BP_BUNDLER_SUBMIT_FEE_BUMP percent. 0 or -1. */
-static int
-bump(struct watch *w, struct bp_bundler_pool_bundle *b)
+int
+bp_bundler_submit_bump(struct bp_db *db, struct bp_upstream *up,
+    const struct bp_bundler_submitter *s, struct bp_bundler_pool_bundle *b,
+    const struct bp_bundler_pool_outcome *ops, size_t nops)
 {
 	struct cand cs[BP_BUNDLER_SUBMIT_OPS_MAX];
 	struct bp_tx_auth auth[BP_BUNDLER_SUBMIT_OPS_MAX];
@@ -510,17 +395,14 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 	int rc = -1;
 
 	memset(cs, 0, sizeof(cs));
-	w->nout = 0;
-	if (bp_bundler_pool_bundle_ops(w->db, b->id, bundle_op, w) == -1)
-		return -1;
-	for (i = 0; i < w->nout; i++) {
-		if (bp_bundler_pool_get(w->db, b->chain, w->out[i].hash, &row) != 1)
+	for (i = 0; i < nops && i < BP_BUNDLER_SUBMIT_OPS_MAX; i++) {
+		if (bp_bundler_pool_get(db, b->chain, ops[i].hash, &row) != 1)
 			goto out;
 		cs[n].json = row.op_json;
 		row.op_json = NULL;
 		n++;
 		/* The bundle went to its ops' EntryPoint (one a bundle). */
-		if ((i == 0 && ep_version(w->s->net, row.entry_point, ep, &v) == -1) ||
+		if ((i == 0 && bp_bundler_submit_ep_version(s->net, row.entry_point, ep, &v) == -1) ||
 		    parse_cand(&cs[n - 1], v) == -1)
 			goto out;
 	}
@@ -531,17 +413,17 @@ bump(struct watch *w, struct bp_bundler_pool_bundle *b)
 		goto out;
 	bp_u256_div_u64(&fee, &fee, 100, &rem);
 	bp_u256_div_u64(&tip, &tip, 100, &rem);
-	if (n == 0 || (data = handle_ops(cs, n, v, w->s->beneficiary, &len)) == NULL ||
-	    sign(w->s, ep, data, len, (uint64_t)b->nonce, (uint64_t)b->gas_limit, &fee, &tip,
+	if (n == 0 || (data = handle_ops(cs, n, v, s->beneficiary, &len)) == NULL ||
+	    sign(s, ep, data, len, (uint64_t)b->nonce, (uint64_t)b->gas_limit, &fee, &tip,
 	    auth, auths_of(cs, n, auth), b) == -1)
 		goto out;
 	/* Recorded before it is sent: a crash after this finds the new version. */
-	if (bp_bundler_pool_bundle_bump(w->db, b->id, b->tx_hash, b->raw_tx, b->max_fee,
+	if (bp_bundler_pool_bundle_bump(db, b->id, b->tx_hash, b->raw_tx, b->max_fee,
 	    b->max_priority) == -1)
 		goto out;
 	bp_info("bundle: %s: bundle %lld re-sent with fees +%d%% as %s", b->chain,
 	    (long long)b->id, BP_BUNDLER_SUBMIT_FEE_BUMP, b->tx_hash);
-	send_raw(w->up, w->s->net, b->raw_tx);
+	send_raw(up, s->net, b->raw_tx);
 	rc = 0;
 out:
 	free(data);
@@ -550,114 +432,6 @@ out:
 		bp_userop_free(&cs[i].op);
 	}
 	return rc;
-}
-
-/* What became of a bundle that was sent (bp_bundler_pool_each_bundle callback). */
-static int
-watch_one(struct bp_bundler_pool_bundle *b, void *arg)
-{
-	struct watch *w = arg;
-	char hashes[sizeof(b->old_tx_hashes) + BP_BUNDLER_POOL_HASH_STR + 2], *h, *save = NULL;
-	uint64_t latest;
-	cJSON *r, *tx;
-	char params[96];
-
-	/*
-	 * The chain's nonce first, then the receipts: a bundle mined between the two reads is
-	 * then seen mined, never taken for one whose nonce another transaction used.
-	 */
-	if (tx_count(w->up, w->s, "latest", &latest) == -1) {
-		w->failed = 1;
-		return 1;
-	}
-	snprintf(hashes, sizeof(hashes), "%s%s%s", b->tx_hash, b->old_tx_hashes[0] ? "," : "",
-	    b->old_tx_hashes);
-	for (h = strtok_r(hashes, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save)) {
-		if ((r = receipt(w->up, w->s->net, h)) == NULL) {
-			w->failed = 1;
-			return 1;
-		}
-		if (cJSON_IsObject(r)) {
-			if (settle(w, b, r, h) == -1)
-				w->failed = 1;
-			cJSON_Delete(r);
-			return 0;
-		}
-		cJSON_Delete(r);
-	}
-	/*
-	 * No receipt. The chain's nonce decides, never the row's (evm_revert moves it back); a
-	 * transaction the node shows in a block is mined and its receipt is on its way (anvil
-	 * moves the nonce before it serves the receipt): wait for it.
-	 */
-	snprintf(params, sizeof(params), "[\"%s\"]", b->tx_hash);
-	if ((tx = call(w->up, w->s->net, "eth_getTransactionByHash", params)) == NULL) {
-		w->failed = 1;
-		return 1;
-	}
-	if (cJSON_IsObject(tx) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(tx,
-	    "blockNumber"))) {
-		cJSON_Delete(tx);
-		w->open++;
-		return 0;
-	}
-	/*
-	 * The nonce moved and neither the receipt nor the transaction shows: another transaction
-	 * took it, or this one was mined a moment ago and the node has not stored it yet (anvil
-	 * moves the nonce first). A bundle sent that recently waits a pass or two: released now,
-	 * its ops would be re-checked against a nonce they used themselves and dropped.
-	 */
-	if (latest > (uint64_t)b->nonce && time(NULL) - b->sent_at < BP_BUNDLER_SUBMIT_TAKEN_GRACE) {
-		cJSON_Delete(tx);
-		w->open++;
-		return 0;
-	}
-	if (latest > (uint64_t)b->nonce) {
-		cJSON_Delete(tx);
-		bp_warn("bundle: %s: nonce %lld of bundle %lld was taken by another transaction; "
-		    "its ops go back to the pool", b->chain, (long long)b->nonce, (long long)b->id);
-		w->settled++;
-		return bp_bundler_pool_bundle_release(w->db, b->id, "dropped") == -1 ? (w->failed = 1) : 0;
-	}
-	if (!cJSON_IsObject(tx)) {
-		bp_warn("bundle: %s: bundle %lld (%s) vanished from the node; its ops go back to "
-		    "the pool", b->chain, (long long)b->id, b->tx_hash);
-		w->settled++;
-		if (bp_bundler_pool_bundle_release(w->db, b->id, "dropped") == -1)
-			w->failed = 1;
-	} else if (time(NULL) - b->sent_at >= BP_BUNDLER_SUBMIT_STUCK_SECONDS) {
-		if (bump(w, b) == -1)
-			w->failed = 1;
-		w->open++;
-	} else
-		w->open++;
-	cJSON_Delete(tx);
-	return 0;
-}
-
-/* An included bundle of the last blocks: orphaned when its receipt is gone or moved. */
-static int
-reorg_one(struct bp_bundler_pool_bundle *b, void *arg)
-{
-	struct watch *w = arg;
-	const cJSON *bh;
-	cJSON *r;
-
-	if ((r = receipt(w->up, w->s->net, b->tx_hash)) == NULL) {
-		w->failed = 1;
-		return 1;
-	}
-	bh = cJSON_GetObjectItemCaseSensitive(r, "blockHash");
-	if (!cJSON_IsObject(r) || !cJSON_IsString(bh) ||
-	    strcasecmp(bh->valuestring, b->block_hash) != 0) {
-		bp_warn("bundle: %s: block %lld of bundle %lld left the chain; its ops go back to "
-		    "the pool", b->chain, (long long)b->block_number, (long long)b->id);
-		w->settled++;
-		if (bp_bundler_pool_bundle_release(w->db, b->id, "orphaned") == -1)
-			w->failed = 1;
-	}
-	cJSON_Delete(r);
-	return 0;
 }
 
 /* The gas limit of the handleOps transaction: eth_estimateGas + 20%, or the ops' sum. */
@@ -682,10 +456,10 @@ gas_limit_of(struct bp_upstream *up, const struct bp_bundler_submitter *s, const
 	/* With EIP-7702 ops, estimated as the re-check ran: their delegations applied. */
 	snprintf(params, plen, "[{\"from\":\"%s\",\"to\":\"%s\",\"data\":\"%s\"}%s%s]", from,
 	    to, hex, override ? ",\"latest\"," : "", override ? override : "");
-	r = call(up, s->net, "eth_estimateGas", params);
+	r = bp_bundler_submit_call(up, s->net, "eth_estimateGas", params);
 	free(hex);
 	free(params);
-	if (r != NULL && quantity(r, &g) == 0)
+	if (r != NULL && bp_bundler_submit_quantity(r, &g) == 0)
 		sum = g + g / 5;
 	cJSON_Delete(r);
 	return sum;
@@ -718,7 +492,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 		rc = 0;
 		goto out;
 	}
-	if (ep_version(s->net, cs.ep, ep, &cs.version) == -1) {
+	if (bp_bundler_submit_ep_version(s->net, cs.ep, ep, &cs.version) == -1) {
 		/* An EntryPoint the config no longer names: its ops cannot be bundled. */
 		for (i = 0; i < cs.n; i++)
 			bp_bundler_pool_drop(db, chain, cs.c[i].hash, "the network no longer has "
@@ -818,7 +592,7 @@ build(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, 
 	    nauth * BP_BUNDLER_7702_AUTH_GAS;
 	if (gas_limit > block_gas)
 		gas_limit = block_gas;
-	if (tx_count(up, s, "pending", &nonce) == -1)
+	if (bp_bundler_submit_tx_count(up, s, "pending", &nonce) == -1)
 		goto out;
 	if ((hashes = calloc(n, sizeof(*hashes))) == NULL)
 		goto out;
@@ -852,32 +626,19 @@ int
 bp_bundler_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s, char *msg,
     size_t msglen)
 {
-	struct watch w;
 	char chain[BP_BUNDLER_POOL_CHAIN_MAX];
 	size_t sent = 0, dropped = 0;
-	uint64_t head;
-	cJSON *r;
-	int built = 0;
+	int built = 0, failed, settled = 0, open = 0;
 
-	memset(&w, 0, sizeof(w));
-	w.db = db;
-	w.up = up;
-	w.s = s;
 	snprintf(chain, sizeof(chain), "%s.%s", s->net->chain, s->net->network);
-	if (bp_bundler_pool_each_bundle(db, chain, 0, 0, watch_one, &w) == -1)
-		w.failed = 1;
-	if ((r = call(up, s->net, "eth_blockNumber", "[]")) != NULL && quantity(r, &head) == 0 &&
-	    bp_bundler_pool_each_bundle(db, chain, 1, head > BP_BUNDLER_SUBMIT_REORG_DEPTH ?
-	    (int64_t)(head - BP_BUNDLER_SUBMIT_REORG_DEPTH) : 0, reorg_one, &w) == -1)
-		w.failed = 1;
-	cJSON_Delete(r);
+	failed = bp_bundler_watch_pass(db, up, s, chain, &settled, &open) == -1;
 	s->last_tx[0] = '\0';
-	if (!w.failed && w.open == 0 && (s->force || bp_bundler_reputation_manual(db, chain) == 0) &&
+	if (!failed && open == 0 && (s->force || bp_bundler_reputation_manual(db, chain) == 0) &&
 	    (built = build(db, up, s, chain, &sent, &dropped)) == -1)
-		w.failed = 1;
+		failed = 1;
 	snprintf(msg, msglen, "%s: %d settled, %d in flight, %zu ops sent, %zu dropped", chain,
-	    w.settled, w.open, sent, dropped);
-	if (w.failed)
+	    settled, open, sent, dropped);
+	if (failed)
 		return -1;
-	return built == 1 || w.settled > 0 ? 1 : 0;
+	return built == 1 || settled > 0 ? 1 : 0;
 }

@@ -95,6 +95,15 @@ void	bp_simple_account_address_v(enum bp_ep_version version, const uint8_t facto
 	    uint8_t out[20]);
 
 /*
+ * Simple7702Account of @account-abstraction/contracts 0.8.0, the account an EOA delegates to
+ * with EIP-7702, at its canonical address (the deterministic deployer, salt 0: the address
+ * commits to the code, the same on every chain). Its execute(address,uint256,bytes) and
+ * executeBatch((address,uint256,bytes)[]) are BaseAccount's, as v0.8's SimpleAccount's; it
+ * serves EntryPoint v0.8 only (its entryPoint() is a constant).
+ */
+extern const uint8_t	bp_simple_account_7702[20];
+
+/*
  * Writes the initCode of the wallet's first UserOperation:
  * factory ++ createAccount(owner, salt) calldata (BP_SIMPLE_ACCOUNT_INIT_CODE_LEN bytes).
  * Cannot fail.

@@ -261,3 +261,13 @@ bp_tx_auth_authority(const struct bp_tx_auth *a, uint8_t addr[20])
 	sig[64] = a->y_parity;
 	return bp_secp_recover(h, sig, addr);
 }
+
+int
+bp_tx_delegation(const uint8_t *code, size_t len, uint8_t delegate[20])
+{
+	if (code == NULL || len != BP_TX_DELEGATION_LEN || code[0] != 0xef || code[1] != 0x01 ||
+	    code[2] != 0x00)
+		return 0;
+	memcpy(delegate, code + 3, 20);
+	return 1;
+}

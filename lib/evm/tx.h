@@ -104,6 +104,12 @@ int	bp_tx_auth_sign(struct bp_tx_auth *a, const uint8_t priv[32]);
  */
 int	bp_tx_auth_authority(const struct bp_tx_auth *a, uint8_t addr[20]);
 
+/* The code of an EIP-7702 delegated EOA: 0xef0100 ++ the delegate's 20 bytes. */
+#define BP_TX_DELEGATION_LEN	23
+
+/* 1 when code (len bytes) is an EIP-7702 delegation, its delegate into delegate; else 0. */
+int	bp_tx_delegation(const uint8_t *code, size_t len, uint8_t delegate[20]);
+
 /* As bp_tx_signing_hash for a type 4 transaction; -1 also without `to` or authorizations. */
 int	bp_tx7702_signing_hash(const struct bp_tx7702 *tx, uint8_t hash[32]);
 

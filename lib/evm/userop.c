@@ -201,24 +201,17 @@ read_factory(const cJSON *j, uint8_t out[20], size_t *n, char *why, size_t cap)
 	return read_address(j, "factory", 0, out, why, cap);
 }
 
-/*
- * eip7702Auth into op->auth: 1 read, 0 absent, -1 bad (*field and why set). viem writes every
- * member as a quantity, r and s padded to 32 bytes, yParity to one byte.
- */
-static int
-read_auth(const cJSON *j, struct bp_userop *op, const char **field, char *why, size_t cap)
+int
+bp_userop_auth_from_json(const cJSON *a, struct bp_tx_auth *t, const char **field, char *why,
+    size_t cap)
 {
 	static const char *const q[5] = { "chainId", "nonce", "yParity", "r", "s" };
 	static const char *const fq[5] = { "eip7702Auth.chainId", "eip7702Auth.nonce",
 	    "eip7702Auth.yParity", "eip7702Auth.r", "eip7702Auth.s" };
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "eip7702Auth");
-	struct bp_tx_auth *t = &op->auth;
 	struct bp_u256 v[5];
 	uint64_t y;
 	size_t i;
 
-	if (a == NULL)
-		return 0;
 	*field = "eip7702Auth";
 	if (!cJSON_IsObject(a)) {
 		snprintf(why, cap, "eip7702Auth must be an object: {chainId, address, nonce, "
@@ -248,6 +241,19 @@ read_auth(const cJSON *j, struct bp_userop *op, const char **field, char *why, s
 	t->y_parity = (uint8_t)y;
 	bp_u256_to_be32(&v[3], t->r);
 	bp_u256_to_be32(&v[4], t->s);
+	return 0;
+}
+
+/* eip7702Auth into op->auth: 1 read, 0 absent, -1 bad (*field and why set). */
+static int
+read_auth(const cJSON *j, struct bp_userop *op, const char **field, char *why, size_t cap)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "eip7702Auth");
+
+	if (a == NULL)
+		return 0;
+	if (bp_userop_auth_from_json(a, &op->auth, field, why, cap) == -1)
+		return -1;
 	op->has_auth = 1;
 	return 1;
 }

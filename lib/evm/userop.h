@@ -104,6 +104,14 @@ int		 bp_userop_from_json(const cJSON *j, struct bp_userop *op, const char **fie
  */
 int		 bp_userop_from_json_v07(const cJSON *j, struct bp_userop *op, const char **field,
 		    char *why, size_t cap);
+/*
+ * Reads an EIP-7702 authorization object {chainId, address, nonce, yParity, r, s} (eip7702Auth,
+ * or an item of a type 4 transaction's authorizationList: viem and nodes write every member as
+ * a quantity, r and s padded to 32 bytes) into *t, unchecked, with bp_userop_from_json_v07's
+ * rules. 0, or -1 with the member ("eip7702Auth.nonce") in *field and why in why.
+ */
+int		 bp_userop_auth_from_json(const cJSON *a, struct bp_tx_auth *t, const char **field,
+		    char *why, size_t cap);
 /* The form of version v: bp_userop_from_json or bp_userop_from_json_v07 (version set). */
 int		 bp_userop_from_json_v(enum bp_ep_version v, const cJSON *j, struct bp_userop *op,
 		    const char **field, char *why, size_t cap);

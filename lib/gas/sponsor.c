@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "evm/address.h"
 #include "evm/simple_account.h"
+#include "evm/tx.h"
 #include "evm/userop.h"
 #include "rpc/rpc_client.h"
 #include "policy_cache.h"
@@ -81,9 +82,31 @@ bp_sponsor_allowed(const struct bp_policy *p, const struct bp_network *net, cons
 }
 
 /*
+ * Whether an EIP-7702 sender runs Simple7702Account when op does (bp_simple_account_7702; a
+ * v0.8 op only), from its code now (hex, "0x" for none): delegated to it already, and an
+ * eip7702Auth the op carries, which the bundle applies first, delegates to it again; or no
+ * code yet and the op's eip7702Auth delegates to it (an authorization the node skips leaves a
+ * plain EOA, which no op can run as). 1 yes, 0 no.
+ */
+static int
+known_7702(const struct bp_userop *op, const char *code)
+{
+	uint8_t c[BP_TX_DELEGATION_LEN], d[20];
+
+	if (op->version != BP_EP_V08 ||
+	    (op->has_auth && memcmp(op->auth.address, bp_simple_account_7702, 20) != 0))
+		return 0;
+	if (strcmp(code, "0x") == 0)
+		return op->has_auth;
+	return bp_hex_decode_fixed(code, strlen(code), c, sizeof(c)) == 0 &&
+	    bp_tx_delegation(c, sizeof(c), d) && memcmp(d, bp_simple_account_7702, 20) == 0;
+}
+
+/*
  * 1 when the sender of op is an account whose calls bp_userop_calls decodes truly: SimpleAccount
  * of net's configured factory and implementation of op's version (execute and executeBatch
- * are the same in v0.6 and v0.7; v0.8's executeBatch takes Call[]: bp_userop_calls refuses it). A first op is one when its initCode's
+ * are the same in v0.6 and v0.7; v0.8's executeBatch takes Call[]), or an EOA that runs
+ * Simple7702Account through EIP-7702 (known_7702). A first op is one when its initCode's
  * factory is that factory (which deploys only that proxy over that implementation); a deployed
  * sender when its code is that ERC1967Proxy and its EIP-1967 slot holds the implementation (one
  * batch: eth_getCode, eth_getStorageAt). Any other sender could run an execute that ignores its
@@ -101,14 +124,16 @@ known_account(struct bp_upstream *up, const struct bp_network *net, const struct
 	char sender[BP_ADDR_STR_MAX];
 	cJSON *p[2];
 	size_t i;
-	int rc = -1;
+	int rc = -1, known_impl, is_7702 = bp_userop_is_7702(op);
 
 	bp_entry_point_of(net, op->version, &ep);
-	if (bp_addr_parse(ep.factory, strlen(ep.factory), 0, factory) == -1 ||
-	    bp_addr_parse(ep.implementation, strlen(ep.implementation), 0, impl) == -1)
+	known_impl = bp_addr_parse(ep.factory, strlen(ep.factory), 0, factory) == 0 &&
+	    bp_addr_parse(ep.implementation, strlen(ep.implementation), 0, impl) == 0;
+	/* An EIP-7702 op's sender is an EOA whatever the network's factory: its code tells. */
+	if (!known_impl && op->version != BP_EP_V08)
 		return 0;	/* no known implementation on this network */
-	if (op->len[BP_USEROP_INIT_CODE] > 0)
-		return op->len[BP_USEROP_INIT_CODE] >= 20 &&
+	if (op->len[BP_USEROP_INIT_CODE] > 0 && !is_7702)
+		return known_impl && op->len[BP_USEROP_INIT_CODE] >= 20 &&
 		    memcmp(op->bytes[BP_USEROP_INIT_CODE], factory, 20) == 0;
 	runtime = bp_simple_account_proxy_runtime(op->version, &rlen);
 	bp_addr_format_lower(op->sender, sender, sizeof(sender));
@@ -134,9 +159,16 @@ known_account(struct bp_upstream *up, const struct bp_network *net, const struct
 	}
 	code = calls[0].result->valuestring;
 	slot = calls[1].result->valuestring;
-	rc = bp_hex_decode_fixed(code, strlen(code), have, rlen) == 0 &&
-	    memcmp(have, runtime, rlen) == 0 && bp_hex_decode_fixed(slot, strlen(slot), word, 32) == 0 &&
-	    memcmp(word, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) == 0 && memcmp(word + 12, impl, 20) == 0;
+	if (known_7702(op, code))
+		rc = 1;
+	else if (is_7702 || op->has_auth)
+		rc = 0;		/* EIP-7702 to another delegate */
+	else
+		rc = known_impl && bp_hex_decode_fixed(code, strlen(code), have, rlen) == 0 &&
+		    memcmp(have, runtime, rlen) == 0 &&
+		    bp_hex_decode_fixed(slot, strlen(slot), word, 32) == 0 &&
+		    memcmp(word, "\0\0\0\0\0\0\0\0\0\0\0\0", 12) == 0 &&
+		    memcmp(word + 12, impl, 20) == 0;
 out:
 	for (i = 0; i < 2; i++) {
 		cJSON_Delete(calls[i].result);
@@ -192,8 +224,9 @@ sponsor_once(struct bp_db *db, struct bp_db_batch *batch, struct bp_upstream *up
 		else
 			refuse(out, 403, "forbidden", "%s: the sender is not an account Blockport "
 			    "knows (a SimpleAccount of the configured factory of its EntryPoint "
-			    "version, deployed or deployed by this operation's initCode), so its "
-			    "calls cannot be checked",
+			    "version, deployed or deployed by this operation's initCode, or an EOA "
+			    "delegated to Simple7702Account by EIP-7702), so its calls cannot be "
+			    "checked",
 			    p->rules.has & (1u << BP_RULE_ALLOWED_CONTRACTS) ?
 			    "allowed_contracts" : "allowed_methods");
 		goto out;

@@ -10,7 +10,7 @@
  *            uint256 id, uint256 value)
  *            TransferBatch(address indexed operator, address indexed from, address indexed to,
  *            uint256[] ids, uint256[] values)
- *   EntryPoint v0.6
+ *   EntryPoint v0.6, v0.7 and v0.8 (the same two events, the same layouts, in every version)
  *            UserOperationEvent(bytes32 indexed userOpHash, address indexed sender,
  *            address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost,
  *            uint256 actualGasUsed)
@@ -176,10 +176,11 @@ bp_index_event_signature(size_t i, uint8_t topic[32])
 }
 
 enum bp_index_event_kind
-bp_index_event_decode(const struct bp_blocks_log *l, const uint8_t *entry_point,
-    struct bp_index_event *ev)
+bp_index_event_decode(const struct bp_blocks_log *l, const uint8_t (*entry_points)[20],
+    size_t n, struct bp_index_event *ev)
 {
 	const uint8_t *t0;
+	size_t i;
 
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = BP_INDEX_EVENT_OTHER;
@@ -193,11 +194,17 @@ bp_index_event_decode(const struct bp_blocks_log *l, const uint8_t *entry_point,
 		ev->kind = decode_1155(l, 0, ev);
 	else if (memcmp(t0, topics[TOPIC_TRANSFER_BATCH], 32) == 0)
 		ev->kind = decode_1155(l, 1, ev);
-	else if (entry_point != NULL && memcmp(l->address, entry_point, 20) == 0) {
-		if (memcmp(t0, topics[TOPIC_USER_OP], 32) == 0)
-			ev->kind = decode_user_op(l, ev);
-		else if (memcmp(t0, topics[TOPIC_ACCOUNT_DEPLOYED], 32) == 0)
-			ev->kind = decode_account_deployed(l, ev);
+	else if (memcmp(t0, topics[TOPIC_USER_OP], 32) == 0 ||
+	    memcmp(t0, topics[TOPIC_ACCOUNT_DEPLOYED], 32) == 0) {
+		/* Anyone can emit these: only a configured EntryPoint's count. */
+		for (i = 0; i < n && memcmp(l->address, entry_points[i], 20) != 0; i++)
+			continue;
+		if (i == n)
+			return ev->kind;
+		ev->kind = memcmp(t0, topics[TOPIC_USER_OP], 32) == 0 ? decode_user_op(l, ev) :
+		    decode_account_deployed(l, ev);
+		if (ev->kind != BP_INDEX_EVENT_MALFORMED)
+			memcpy(ev->entry_point, l->address, 20);
 	}
 	if (ev->kind == BP_INDEX_EVENT_MALFORMED) {
 		/* Nothing half-decoded leaks out of a malformed log. */

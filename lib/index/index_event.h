@@ -21,8 +21,8 @@ enum bp_index_event_kind {
 	BP_INDEX_EVENT_ERC721,		/* 3: Transfer(from, to, tokenId), 4 topics */
 	BP_INDEX_EVENT_ERC1155_SINGLE,	/* 4: TransferSingle(operator, from, to, id, value) */
 	BP_INDEX_EVENT_ERC1155_BATCH,		/* 5: TransferBatch(operator, from, to, ids[], values[]) */
-	BP_INDEX_EVENT_USER_OP,		/* 6: EntryPoint v0.6 UserOperationEvent */
-	BP_INDEX_EVENT_ACCOUNT_DEPLOYED,	/* 7: EntryPoint v0.6 AccountDeployed */
+	BP_INDEX_EVENT_USER_OP,		/* 6: an EntryPoint's UserOperationEvent (any version) */
+	BP_INDEX_EVENT_ACCOUNT_DEPLOYED,	/* 7: an EntryPoint's AccountDeployed (any version) */
 	BP_INDEX_EVENT__MAX
 };
 
@@ -30,8 +30,8 @@ enum bp_index_event_kind {
  * A decoded event. Transfers fill operator (ERC-1155 only), from, to and, for all but a batch,
  * id and value (ERC-20: value only; ERC-721: id, and value 1). A batch gives count and views of
  * its two arrays inside the log's data: read item i with bp_index_event_batch_item. The ERC-4337
- * events fill user_op_hash, sender, paymaster and either factory (AccountDeployed) or nonce,
- * success, gas_cost and gas_used (UserOperationEvent).
+ * events fill entry_point (the log's address), user_op_hash, sender, paymaster and either
+ * factory (AccountDeployed) or nonce, success, gas_cost and gas_used (UserOperationEvent).
  */
 struct bp_index_event {
 	enum bp_index_event_kind kind;
@@ -42,6 +42,7 @@ struct bp_index_event {
 	struct bp_u256	 value;
 	size_t		 count;			/* ERC-1155 batch: number of ids */
 	const uint8_t	*ids, *values;		/* ERC-1155 batch: count words each */
+	uint8_t		 entry_point[20];
 	uint8_t		 user_op_hash[32];
 	uint8_t		 sender[20];
 	uint8_t		 paymaster[20];
@@ -53,14 +54,14 @@ struct bp_index_event {
 };
 
 /*
- * Decodes log into *ev. The ERC-4337 events count only when entry_point (20 bytes, or NULL for
- * none) emitted them. Untrusted input: every topic and word is checked (address words must have
- * 12 zero bytes, bools be 0 or 1, arrays lie inside the data and be of equal length). Returns
+ * Decodes log into *ev. The ERC-4337 events count only when one of the n EntryPoints in
+ * entry_points (any version: their events are the same; NULL when n is 0) emitted them.
+ * Untrusted input: every topic and word is checked (address words must have 12 zero bytes, bools be 0 or 1, arrays lie inside the data and be of equal length). Returns
  * ev->kind: BP_INDEX_EVENT_OTHER for logs the index ignores, BP_INDEX_EVENT_MALFORMED for one of its events
  * with the wrong number of topics or data of the wrong shape.
  */
 enum bp_index_event_kind bp_index_event_decode(const struct bp_blocks_log *log,
-		    const uint8_t *entry_point, struct bp_index_event *ev);
+		    const uint8_t (*entry_points)[20], size_t n, struct bp_index_event *ev);
 
 /* Item i (< ev->count) of an ERC-1155 batch: its id and value. */
 void		bp_index_event_batch_item(const struct bp_index_event *ev, size_t i,

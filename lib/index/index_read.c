@@ -451,32 +451,30 @@ bp_index_nft_tokens_after(struct bp_db *db, const char *chain, const char *contr
 /* ---- End of the NFT resource's readers. */
 /* ---- Readers for the bundler (lib/bundler/bundler.c); self-contained, may move as a block. */
 
-/* tx_hash and block_number of an index_user_ops row, for lookup. */
-struct user_op_out {
-	char	*tx;
-	size_t	 len;
-	int64_t	*block;
-};
-
+/* An index_user_ops row into the bp_index_user_op at arg, for lookup. */
 static int
 fill_user_op(struct bp_stmt *st, void *arg)
 {
-	struct user_op_out *o = arg;
+	struct bp_index_user_op *o = arg;
 
-	*o->block = bp_col_int(st, 1);
-	return bp_strlcpy(o->tx, bp_col_text(st, 0), o->len);
+	bp_strlcpy(o->tx_hash, bp_col_text(st, 0), sizeof(o->tx_hash));
+	o->block_number = bp_col_int(st, 1);
+	bp_strlcpy(o->entry_point, bp_col_text(st, 2), sizeof(o->entry_point));
+	bp_strlcpy(o->sender, bp_col_text(st, 3), sizeof(o->sender));
+	bp_strlcpy(o->nonce, bp_col_text(st, 4), sizeof(o->nonce));
+	return 0;
 }
 
 int
-bp_index_user_op_tx(struct bp_db *db, const char *chain, const char *user_op_hash, char *tx_hash,
-    size_t len, int64_t *block)
+bp_index_user_op(struct bp_db *db, const char *chain, const char *user_op_hash,
+    struct bp_index_user_op *out)
 {
-	static const char sql[] = "SELECT tx_hash, block_number FROM index_user_ops"
-	    " WHERE chain = ? AND user_op_hash = ? ORDER BY block_number DESC LIMIT 1";
-	struct user_op_out o = { tx_hash, len, block };
+	static const char sql[] = "SELECT tx_hash, block_number, entry_point, sender, nonce"
+	    " FROM index_user_ops WHERE chain = ? AND user_op_hash = ?"
+	    " ORDER BY block_number DESC LIMIT 1";
 	const char *keys[] = { chain, user_op_hash };
 
-	return lookup(db, sql, keys, BP_NITEMS(keys), fill_user_op, &o);
+	return lookup(db, sql, keys, BP_NITEMS(keys), fill_user_op, out);
 }
 
 /* ---- End of the bundler's readers. */

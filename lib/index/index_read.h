@@ -173,13 +173,22 @@ int		bp_index_nft_tokens_after(struct bp_db *, const char *chain,
 /* ---- End of the NFT resource's readers. */
 /* ---- Readers for the bundler (lib/bundler/bundler.c); self-contained, may move as a block. */
 
+/* The UserOperationEvent of an op, as indexed. */
+struct bp_index_user_op {
+	char		tx_hash[BP_INDEX_HASH_STR];
+	int64_t		block_number;
+	char		entry_point[43];	/* lower-case; "" for a row from before schema 022:
+						   the network's entry_point (v0.6) */
+	char		sender[43];		/* lower-case */
+	char		nonce[BP_U256_DEC_MAX];	/* decimal */
+};
+
 /*
- * The transaction hash of the UserOperationEvent of user_op_hash (lower-case) on chain, into
- * tx_hash (room for BP_INDEX_HASH_STR bytes), and its block number. Returns 1 when indexed, 0
- * when not, -1 on error.
+ * The UserOperationEvent of user_op_hash (lower-case) on chain, the latest when several
+ * EntryPoints share it, into *out. Returns 1 when indexed, 0 when not, -1 on error.
  */
-int		bp_index_user_op_tx(struct bp_db *, const char *chain, const char *user_op_hash,
-		    char *tx_hash, size_t len, int64_t *block);
+int		bp_index_user_op(struct bp_db *, const char *chain, const char *user_op_hash,
+		    struct bp_index_user_op *out);
 
 /* ---- End of the bundler's readers. */
 /* ---- Readers for the token spam check (lib/token/spam.c); self-contained, may move as a block. */

@@ -394,14 +394,15 @@ store_user_op(struct bp_db *db, const struct bp_index_store_chain *c, const stru
 {
 	static const char sql[] = "INSERT INTO index_user_ops (chain, user_op_hash, sender,"
 	    " paymaster, nonce, success, actual_gas_cost, actual_gas_used, tx_hash, block_number,"
-	    " log_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	char h[HASH_STR], s[ADDR_STR], pm[ADDR_STR], nonce[BP_U256_DEC_MAX];
+	    " log_index, entry_point) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	char h[HASH_STR], s[ADDR_STR], pm[ADDR_STR], ep[ADDR_STR], nonce[BP_U256_DEC_MAX];
 	char cost[BP_U256_DEC_MAX], used[BP_U256_DEC_MAX];
 	struct bp_stmt *st;
 
 	bp_hex_encode(ev->user_op_hash, 32, h, sizeof(h));
 	addr_str(ev->sender, s);
 	addr_str(ev->paymaster, pm);
+	addr_str(ev->entry_point, ep);
 	u256_str(&ev->nonce, nonce);
 	u256_str(&ev->gas_cost, cost);
 	u256_str(&ev->gas_used, used);
@@ -418,6 +419,7 @@ store_user_op(struct bp_db *db, const struct bp_index_store_chain *c, const stru
 	bp_stmt_text(st, 9, p->tx_hash);
 	bp_stmt_int(st, 10, p->block);
 	bp_stmt_int(st, 11, p->log_index);
+	bp_stmt_text(st, 12, ep);
 	return bp_stmt_run(st);
 }
 
@@ -426,15 +428,16 @@ store_deployment(struct bp_db *db, const struct bp_index_store_chain *c, const s
     const struct bp_index_event *ev)
 {
 	static const char sql[] = "INSERT INTO index_account_deployments (chain, sender, factory,"
-	    " paymaster, user_op_hash, tx_hash, block_number, log_index)"
-	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
-	char h[HASH_STR], s[ADDR_STR], f[ADDR_STR], pm[ADDR_STR];
+	    " paymaster, user_op_hash, tx_hash, block_number, log_index, entry_point)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	char h[HASH_STR], s[ADDR_STR], f[ADDR_STR], pm[ADDR_STR], ep[ADDR_STR];
 	struct bp_stmt *st;
 
 	bp_hex_encode(ev->user_op_hash, 32, h, sizeof(h));
 	addr_str(ev->sender, s);
 	addr_str(ev->factory, f);
 	addr_str(ev->paymaster, pm);
+	addr_str(ev->entry_point, ep);
 	if ((st = bp_db_stmt(db, sql)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, c->key);
@@ -445,6 +448,7 @@ store_deployment(struct bp_db *db, const struct bp_index_store_chain *c, const s
 	bp_stmt_text(st, 6, p->tx_hash);
 	bp_stmt_int(st, 7, p->block);
 	bp_stmt_int(st, 8, p->log_index);
+	bp_stmt_text(st, 9, ep);
 	return bp_stmt_run(st);
 }
 
@@ -469,7 +473,8 @@ store_log(struct bp_db *db, struct bp_index_store_chain *c, const cJSON *j, stru
 		return -1;
 	}
 	n->logs++;
-	switch (bp_index_event_decode(&e->log, c->entry_point, &e->ev)) {
+	switch (bp_index_event_decode(&e->log, c->entry_points, c->n_entry_points,
+	    &e->ev)) {
 	case BP_INDEX_EVENT_OTHER:
 		return 0;
 	case BP_INDEX_EVENT_MALFORMED:

@@ -74,7 +74,9 @@ struct bp_index_store_chain {
 	char				 key[BP_INDEX_CHAIN_MAX];	/* "ethereum.devnet" */
 	int64_t				 start_block;	/* the first block on a new database */
 	int64_t				 confirmations;	/* depth at which a block is final */
-	const uint8_t			*entry_point;	/* 20 bytes, or NULL: no ERC-4337 events */
+	/* The EntryPoints whose ERC-4337 events are kept (every version's); none when 0. */
+	const uint8_t			(*entry_points)[20];
+	size_t				 n_entry_points;
 	const struct bp_index_store_hook	*hook;		/* or NULL */
 	uint8_t				*data;		/* decoded log data, reused; free()d by */
 	size_t				 datacap;	/* the caller once done */

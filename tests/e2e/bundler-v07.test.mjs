@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createPublicClient, getAddress, http, toHex } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http, parseEther, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
-  createBundlerClient, createPaymasterClient, entryPoint07Abi, entryPoint08Abi, toPackedUserOperation,
+  createBundlerClient, createPaymasterClient, entryPoint07Abi, entryPoint08Abi, getUserOperationHash, toPackedUserOperation,
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
@@ -72,6 +72,10 @@ for (const [version, v] of Object.entries(VERSIONS)) {
     assert.equal(account.address, created.json.address, 'permissionless.js derives the same address');
     assert.equal(await pub.getCode({ address: account.address }), undefined, 'counterfactual');
 
+    // The paymaster's ERC-7562 reputation (the test stack has debug_bundler on).
+    const included = async () => BigInt((await rpc(key, 'debug_bundler_dumpReputation', [getAddress(v.ep)])).result
+      .find((e) => getAddress(e.address) === getAddress(v.paymaster))?.opsIncluded ?? 0);
+    const before = await included();
     const client = bundlerClient(key, id);
     const hash = await client.sendUserOperation({ account,
       calls: [{ to: owner.address, value: 0n, data: '0x1234' }] });
@@ -94,6 +98,8 @@ for (const [version, v] of Object.entries(VERSIONS)) {
       return r.json.status === 'deployed' ? r.json : null;
     }, 'the wallet to read deployed', 15000);
     assert.equal(w.entry_point_version, version);
+    // The submitter counts the inclusion from its own EntryPoint's events, not v0.6's.
+    await waitFor(async () => await included() > before, `opsIncluded of the v${version} paymaster to grow`, 15000);
   });
 }
 
@@ -185,3 +191,68 @@ test('ops of v0.6, v0.7 and v0.8 pending together: each lands by its own EntryPo
   });
   assert.equal(new Set(receipts.map((r) => r.receipt.transactionHash)).size, 3, 'three bundles');
 });
+
+// Ops another bundler sent (docs/bundler.md, "Ops of other bundlers"): a funded key calls the
+// EntryPoint's handleOps itself with viem, so Blockport's pool never sees the op; the indexer
+// records the EntryPoint's UserOperationEvent of every version, and the lookups answer from it
+// in the op's own form, the op read back from the handleOps calldata.
+for (const [version, v] of Object.entries(VERSIONS)) {
+  test(`v${version}: an op bundled by another party straight through handleOps: receipt and lookup in the v${version} form`, async () => {
+    const key = newKey({ plan: 'enterprise' });
+    const id = await policy(key);
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const account = await toSimpleSmartAccount({ client: pub, owner, entryPoint: { address: getAddress(v.ep), version } });
+    const fees = await pub.estimateFeesPerGas();
+    const op = {
+      sender: account.address, nonce: await account.getNonce(), ...(await account.getFactoryArgs()),
+      callData: await account.encodeCalls([{ to: owner.address, value: 0n, data: '0x1234' }]),
+      callGasLimit: 100000n, verificationGasLimit: 600000n, preVerificationGas: 60000n,
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, signature: '0x',
+    };
+    const sp = await api('/v1/gas/sponsor', { method: 'POST', key, body: { chain: 'ethereum', policy_id: id,
+      entry_point: getAddress(v.ep), user_operation: rpcForm(op) } });
+    assert.equal(sp.status, 200, sp.text);
+    Object.assign(op, { paymaster: sp.json.paymaster, paymasterData: sp.json.paymasterData,
+      paymasterVerificationGasLimit: BigInt(sp.json.paymasterVerificationGasLimit),
+      paymasterPostOpGasLimit: BigInt(sp.json.paymasterPostOpGasLimit) });
+    op.signature = await account.signUserOperation({ ...op, chainId: chain.id });
+    const hash = getUserOperationHash({ chainId: chain.id, entryPointAddress: getAddress(v.ep),
+      entryPointVersion: version, userOperation: op });
+
+    const other = privateKeyToAccount(generatePrivateKey());
+    await pub.request({ method: 'anvil_setBalance', params: [other.address, toHex(parseEther('1'))] });
+    const wallet = createWalletClient({ chain, account: other, transport: http(env.chain) });
+    const tx = await wallet.writeContract({ address: getAddress(v.ep), abi: v.abi, functionName: 'handleOps',
+      args: [[toPackedUserOperation(op)], other.address] });
+    const mined = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
+    assert.equal(mined.status, 'success');
+
+    const rcpt = await waitFor(async () => (await rpc(key, 'eth_getUserOperationReceipt', [hash])).result,
+      'the indexer\'s UserOperationEvent', 60000);
+    assert.equal(rcpt.userOpHash, hash);
+    assert.equal(getAddress(rcpt.entryPoint), getAddress(v.ep));
+    assert.equal(getAddress(rcpt.sender), account.address);
+    assert.equal(getAddress(rcpt.paymaster), getAddress(v.paymaster));
+    assert.equal(BigInt(rcpt.nonce), op.nonce);
+    assert.equal(rcpt.success, true);
+    assert.equal(rcpt.receipt.transactionHash, tx);
+
+    const got = (await rpc(key, 'eth_getUserOperationByHash', [hash])).result;
+    assert.ok(got, 'answered from the index');
+    assert.equal(getAddress(got.entryPoint), getAddress(v.ep));
+    assert.equal(got.transactionHash, tx);
+    assert.equal(BigInt(got.blockNumber), mined.blockNumber);
+    assert.equal(got.blockHash, mined.blockHash);
+    const u = got.userOperation;
+    assert.equal(u.initCode, undefined, `v${version} form: no initCode`);
+    assert.equal(u.paymasterAndData, undefined, `v${version} form: no paymasterAndData`);
+    assert.equal(getAddress(u.sender), account.address);
+    assert.equal(getAddress(u.factory), getAddress(op.factory));
+    assert.equal(getAddress(u.paymaster), getAddress(op.paymaster));
+    for (const k of ['factoryData', 'callData', 'paymasterData', 'signature'])
+      assert.equal(u[k], op[k].toLowerCase(), k);
+    for (const k of ['nonce', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas',
+      'maxPriorityFeePerGas', 'paymasterVerificationGasLimit', 'paymasterPostOpGasLimit'])
+      assert.equal(BigInt(u[k]), op[k], k);
+  });
+}

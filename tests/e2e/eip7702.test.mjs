@@ -22,7 +22,7 @@ import {
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 import { recoverAuthorizationAddress } from 'viem/utils';
-import { api, env, newKey } from './helpers.mjs';
+import { api, env, newKey, waitFor } from './helpers.mjs';
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const DELEGATE = getAddress(dc.simple_7702_account);
@@ -140,14 +140,30 @@ test('POST /v1/gas/sponsor: a 7702 op as viem sends it gets the EntryPoint\'s us
   const beneficiary = privateKeyToAccount(generatePrivateKey());
   await pub.request({ method: 'anvil_setBalance', params: [beneficiary.address, toHex(parseEther('1'))] });
   const wallet = createWalletClient({ chain, account: beneficiary, transport: http(env.chain) });
+  // A type 4 transaction that carries the op's authorization (its nonce is past: the node skips it).
   const tx = await wallet.writeContract({ address: EP08, abi: entryPoint08Abi, functionName: 'handleOps',
-    args: [[toPackedUserOperation(signed)], beneficiary.address] });
+    args: [[toPackedUserOperation(signed)], beneficiary.address], authorizationList: [authorization] });
   const rcpt = await pub.waitForTransactionReceipt({ hash: tx, pollingInterval: 100, timeout: 60000 });
   assert.equal(rcpt.status, 'success');
   const [ev] = parseEventLogs({ abi: entryPoint08Abi, logs: rcpt.logs, eventName: 'UserOperationEvent' });
   assert.equal(ev.args.userOpHash, hash);
   assert.equal(ev.args.success, true);
   assert.equal(ev.args.paymaster, getAddress(s.paymaster));
+
+  // Blockport's bundler never saw it: the indexer did, and the lookup reads it back from the
+  // handleOps calldata, with the sender's authorization from the transaction.
+  const byHash = async () => (await api('/v1/bundler/ethereum/devnet', { method: 'POST', key,
+    body: { jsonrpc: '2.0', id: 1, method: 'eth_getUserOperationByHash', params: [hash] } })).json.result;
+  const got = await waitFor(byHash, 'the indexed 7702 op', 60000);
+  assert.equal(got.transactionHash, tx);
+  assert.equal(getAddress(got.entryPoint), EP08);
+  const u = got.userOperation;
+  assert.equal(getAddress(u.sender), owner.address);
+  assert.equal(u.factory, '0x7702');
+  assert.equal(u.signature, signed.signature);
+  assert.equal(getAddress(u.eip7702Auth.address), DELEGATE);
+  assert.equal(BigInt(u.eip7702Auth.nonce), BigInt(authorization.nonce));
+  assert.equal(BigInt(u.eip7702Auth.r), BigInt(authorization.r));
 });
 
 // The bundler takes EIP-7702 ops (docs/bundler.md, "EIP-7702"): viem's bundler client on
@@ -169,6 +185,44 @@ const freshAccount = async () => {
 const bundlerTransport = (key) => http(BUNDLER, { fetchOptions: { headers: { 'X-API-Key': key } } });
 const bundlerClient = (key) => createBundlerClient({ client: pub, chain, pollingInterval: 200,
   transport: bundlerTransport(key), userOperation: { estimateFeesPerGas: () => pub.estimateFeesPerGas() } });
+
+test('allowed_contracts applies to 7702 ops as to SimpleAccount ops: Simple7702Account\'s calls are read', async () => {
+  assert.ok(authorization, 'the delegation of the first test');
+  const key = newKey({ plan: 'enterprise' });
+  const ALLOWED = getAddress(dc.entry_point_v07), OTHER = getAddress(dc.paymaster_v08);
+  const pol = await api('/v1/gas/policies', { method: 'POST', key,
+    body: { name: `7702c-${Date.now()}`, chain: 'ethereum', rules: { allowed_contracts: [ALLOWED] } } });
+  assert.equal(pol.status, 201, pol.text);
+  const fees = await pub.estimateFeesPerGas();
+  const sponsor = async (account, sender, extra, to) => api('/v1/gas/sponsor', { method: 'POST', key,
+    body: { chain: 'ethereum', policy_id: pol.json.id, entry_point: EP08, user_operation: formatUserOperationRequest({
+      sender, nonce: await account.getNonce({ key: 0n }), ...extra,
+      callData: await account.encodeCalls([{ to, value: 0n, data: '0x' }]),
+      callGasLimit: 100000n, verificationGasLimit: 300000n, preVerificationGas: 60000n,
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, signature: '0x' }) } });
+
+  // The EOA delegated by the first test (its code is the delegation): no factory, no authorization.
+  const delegated = await toSimple7702SmartAccount({ client: pub, owner });
+  let res = await sponsor(delegated, owner.address, {}, ALLOWED);
+  assert.equal(res.status, 200, res.text);
+  res = await sponsor(delegated, owner.address, {}, OTHER);
+  assert.equal(res.status, 403, res.text);
+  assert.match(res.json.error.message, /^allowed_contracts: 0x[0-9a-fA-F]{40} is not an allowed contract/);
+  // A fresh EOA whose first op carries its authorization (factory 0x7702, eip7702Auth).
+  const { eoa, account } = await freshAccount();
+  const auth = await eoa.signAuthorization({ chainId: chain.id, address: DELEGATE, nonce: 0 });
+  const first = { factory: '0x7702', factoryData: '0x', authorization: { ...auth, address: getAddress(auth.address) } };
+  res = await sponsor(account, eoa.address, first, ALLOWED);
+  assert.equal(res.status, 200, res.text);
+  res = await sponsor(account, eoa.address, first, OTHER);
+  assert.equal(res.status, 403, res.text);
+  assert.match(res.json.error.message, /is not an allowed contract/);
+  // An authorization to another delegate: its calls prove nothing.
+  const elsewhere = await eoa.signAuthorization({ chainId: chain.id, address: OTHER, nonce: 0 });
+  res = await sponsor(account, eoa.address, { ...first, authorization: { ...elsewhere, address: OTHER } }, ALLOWED);
+  assert.equal(res.status, 403, res.text);
+  assert.match(res.json.error.message, /not an account Blockport knows/);
+});
 
 test('the bundler: a fresh EOA\'s first op with its authorization lands in a type 4 bundle and delegates it; later ops need none', async () => {
   const key = newKey({ plan: 'enterprise' });

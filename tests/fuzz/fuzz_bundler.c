@@ -4,14 +4,17 @@
  * Error(string)) and of simulateHandleOp (bp_bundler_execution_result), the same of v0.7/v0.8's
  * EntryPointSimulations (bundler_v07.h: ValidationResult and ExecutionResult returned,
  * FailedOpWithRevert), and a client's UserOperation, in v0.6's and in v0.7's form, rendered back
- * as the JSON of eth_getUserOperationByHash (bp_bundler_op_json).
+ * as the JSON of eth_getUserOperationByHash (bp_bundler_op_json); and handleOps calldata read
+ * back into ops (bp_bundler_handle_ops_op, bp_bundler_handle_ops_find, each version's).
  *
  * Beyond memory safety it checks, aborting on a violation:
  *
  *  - a refused revert has an ERC-7769 code in -32507 .. -32500 and a NUL-terminated message;
  *    kept revert data is a copy of the input;
  *  - an accepted ExecutionResult's targetResult lies inside the input;
- *  - an op that parses renders as JSON that parses back to the same op.
+ *  - an op that parses renders as JSON that parses back to the same op;
+ *  - an op read from calldata has byte fields within BP_USEROP_BYTES_MAX and renders as JSON
+ *    that parses; one that does not decode leaves the op empty.
  *
  * So the fuzzer reaches the decoders without finding a selector, each input is also tried with
  * the five selectors in front.
@@ -27,6 +30,7 @@
 
 #include "bundler/bundler.h"
 #include "bundler/bundler_estimate.h"
+#include "bundler/bundler_handle_ops.h"
 #include "bundler/bundler_v07.h"
 #include "bundler/userop_validate.h"
 #include "core/buf.h"
@@ -89,6 +93,52 @@ decode(const uint8_t *d, size_t n)
 	bp_userop_validate_error_free(&err);
 }
 
+/* An op read back from calldata (the tuple itself, or handleOps of the zero sender's nonce 0). */
+static void
+handle_ops(const uint8_t *d, size_t n)
+{
+	static const uint8_t zero[20];
+	struct bp_userop op;
+	struct bp_u256 nonce;
+	struct bp_buf b;
+	uint8_t *buf;
+	cJSON *k;
+	int v, i, r;
+
+	bp_u256_from_u64(&nonce, 0);
+	for (v = 0; v < BP_EP__MAX; v++)
+		for (i = 0; i < 2; i++) {
+			if (i == 0)
+				r = bp_bundler_handle_ops_op(d, n, (enum bp_ep_version)v, &op) == 0;
+			else {
+				if ((buf = malloc(n + 4)) == NULL)
+					continue;
+				bp_abi_selector(bp_bundler_v07_handle_ops_sig((enum bp_ep_version)v),
+				    buf);
+				memcpy(buf + 4, d, n);
+				r = bp_bundler_handle_ops_find(buf, n + 4, (enum bp_ep_version)v, zero,
+				    &nonce, &op) == 1;
+				free(buf);
+			}
+			if (!r) {
+				if (i == 0 && (op.bytes[0] != NULL || op.len[0] != 0))
+					abort();
+				continue;
+			}
+			for (r = 0; r < BP_USEROP_BYTES__MAX; r++)
+				if (op.len[r] > BP_USEROP_BYTES_MAX)
+					abort();
+			bp_buf_init(&b, 1024 * 1024);
+			if (bp_bundler_op_json(&op, &b) == 0 && bp_buf_add(&b, "", 1) == 0) {
+				if ((k = cJSON_Parse(b.data)) == NULL)
+					abort();
+				cJSON_Delete(k);
+			}
+			bp_buf_free(&b);
+			bp_userop_free(&op);
+		}
+}
+
 /* An op of version v that parses renders as JSON that parses back to the same op. */
 static void
 roundtrip_v(const cJSON *j, enum bp_ep_version v)
@@ -149,5 +199,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(buf);
 	}
 	roundtrip(data, size);
+	handle_ops(data, size);
 	return 0;
 }

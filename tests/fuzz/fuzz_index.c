@@ -222,6 +222,7 @@ reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_index_even
 		if (n != 4 || l->datalen != 128 || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(l->topics[3]) || !zero(d + 32, 31) || d[63] > 1)
 			return BP_INDEX_EVENT_MALFORMED;
+		memcpy(want->entry_point, ep, 20);
 		memcpy(want->user_op_hash, l->topics[1], 32);
 		memcpy(want->sender, l->topics[2] + 12, 20);
 		memcpy(want->paymaster, l->topics[3] + 12, 20);
@@ -235,6 +236,7 @@ reference(const struct bp_blocks_log *l, const uint8_t *ep, struct bp_index_even
 		if (n != 3 || l->datalen != 64 || !is_addr_word(l->topics[2]) ||
 		    !is_addr_word(d) || !is_addr_word(d + 32))
 			return BP_INDEX_EVENT_MALFORMED;
+		memcpy(want->entry_point, ep, 20);
 		memcpy(want->user_op_hash, l->topics[1], 32);
 		memcpy(want->sender, l->topics[2] + 12, 20);
 		memcpy(want->factory, d + 12, 20);
@@ -251,7 +253,7 @@ same_event(const struct bp_index_event *got, const struct bp_index_event *want)
 {
 	return SAME(operator_) && SAME(from) && SAME(to) && SAME(id) && SAME(value) &&
 	    SAME(count) && SAME(ids) && SAME(values) && SAME(user_op_hash) && SAME(sender) &&
-	    SAME(paymaster) && SAME(factory) && SAME(nonce) && SAME(success) && SAME(gas_cost) &&
+	    SAME(paymaster) && SAME(factory) && SAME(entry_point) && SAME(nonce) && SAME(success) && SAME(gas_cost) &&
 	    SAME(gas_used);
 }
 
@@ -274,7 +276,7 @@ check_log(const struct bp_blocks_log *l, const uint8_t *ep, const struct built *
 	int batch_ok;
 	size_t i;
 
-	k = bp_index_event_decode(l, ep, &ev);
+	k = bp_index_event_decode(l, (const uint8_t (*)[20])ep, ep != NULL, &ev);
 	if (k != ev.kind || (unsigned)k >= BP_INDEX_EVENT__MAX)
 		abort();
 	rk = reference(l, ep, &want, &batch_ok);
@@ -329,7 +331,7 @@ check_log(const struct bp_blocks_log *l, const uint8_t *ep, const struct built *
 		abort();
 	/* The entry point's own events never come from a log when there is no entry point. */
 	if (ep != NULL) {
-		k = bp_index_event_decode(l, NULL, &ev);
+		k = bp_index_event_decode(l, NULL, 0, &ev);
 		if (k == BP_INDEX_EVENT_USER_OP || k == BP_INDEX_EVENT_ACCOUNT_DEPLOYED)
 			abort();
 	}

@@ -154,12 +154,12 @@ test_code(void)
 	code[0] = 0xef;
 	code[1] = 0x01;
 	code[2] = 0x00;
-	CU_ASSERT_EQUAL(bp_bundler_7702_delegation(code, 23, d), 1);
+	CU_ASSERT_EQUAL(bp_tx_delegation(code, 23, d), 1);
 	CU_ASSERT(d[0] == 0x42 && d[19] == 0x42);
-	CU_ASSERT_EQUAL(bp_bundler_7702_delegation(code, 24, d), 0);
-	CU_ASSERT_EQUAL(bp_bundler_7702_delegation(NULL, 0, d), 0);
+	CU_ASSERT_EQUAL(bp_tx_delegation(code, 24, d), 0);
+	CU_ASSERT_EQUAL(bp_tx_delegation(NULL, 0, d), 0);
 	code[1] = 0x02;
-	CU_ASSERT_EQUAL(bp_bundler_7702_delegation(code, 23, d), 0);
+	CU_ASSERT_EQUAL(bp_tx_delegation(code, 23, d), 0);
 
 	/* The simulation's override: the sender's code is the delegation; funded only if asked. */
 	op7702(ADDR1, 1, &a);

@@ -31,6 +31,8 @@
 
 #define TOKEN	"0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9"
 #define EP	"0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789"
+#define EP07	"0x0000000071727de22e5e9d8baf0edac6f37da032"
+#define EP08	"0x4337084d9e255ff0702461cf8895ce9e3b5ff108"
 
 /* 1000 * 10^18 as one word. */
 #define D_1000E18 "0x00000000000000000000000000000000000000000000003635c9adc5dea00000"
@@ -196,13 +198,13 @@ build(const struct row *r, struct bp_blocks_log *l, uint8_t *buf, size_t cap)
 	l->data = r->data != NULL ? buf : NULL;
 }
 
-static const uint8_t *
-entry_point(void)
+static const uint8_t (*
+entry_point(void))[20]
 {
-	static uint8_t ep[20];
+	static uint8_t ep[1][20];
 	size_t n;
 
-	bp_hex_decode(EP, strlen(EP), ep, sizeof(ep), &n);
+	bp_hex_decode(EP, strlen(EP), ep[0], sizeof(ep[0]), &n);
 	return ep;
 }
 
@@ -218,7 +220,7 @@ test_table(void)
 		enum bp_index_event_kind k;
 
 		build(&rows[i], &l, buf, sizeof(buf));
-		k = bp_index_event_decode(&l, entry_point(), &ev);
+		k = bp_index_event_decode(&l, entry_point(), 1, &ev);
 		if (k != rows[i].want)
 			fprintf(stderr, "\n  row '%s': kind %d, want %d\n", rows[i].what, k,
 			    rows[i].want);
@@ -278,7 +280,7 @@ test_erc20_fields(void)
 	char s[BP_U256_DEC_MAX];
 
 	build(&r, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC20);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, 0, &ev), BP_INDEX_EVENT_ERC20);
 	hex20(ev.from, s);
 	CU_ASSERT_STRING_EQUAL(s, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
 	hex20(ev.to, s);
@@ -297,7 +299,7 @@ test_erc721_fields(void)
 	char s[BP_U256_DEC_MAX];
 
 	build(&r, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC721);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, 0, &ev), BP_INDEX_EVENT_ERC721);
 	hex20(ev.to, s);
 	CU_ASSERT_STRING_EQUAL(s, "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc");
 	dec(&ev.id, s);
@@ -321,7 +323,7 @@ test_1155_fields(void)
 	size_t i;
 
 	build(&single, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC1155_SINGLE);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, 0, &ev), BP_INDEX_EVENT_ERC1155_SINGLE);
 	hex20(ev.operator_, s);
 	CU_ASSERT_STRING_EQUAL(s, "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
 	hex20(ev.from, s);
@@ -332,7 +334,7 @@ test_1155_fields(void)
 	CU_ASSERT_STRING_EQUAL(s, "1000000000000000000000");
 
 	build(&batch, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_ERC1155_BATCH);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, NULL, 0, &ev), BP_INDEX_EVENT_ERC1155_BATCH);
 	CU_ASSERT_EQUAL_FATAL(ev.count, 2);
 	for (i = 0; i < ev.count; i++) {
 		bp_index_event_batch_item(&ev, i, &id, &v);
@@ -355,8 +357,8 @@ test_4337_fields(void)
 
 	build(&op, &l, buf, sizeof(buf));
 	/* Without an entry point configured the events are nobody's. */
-	CU_ASSERT_EQUAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_OTHER);
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, entry_point(), &ev), BP_INDEX_EVENT_USER_OP);
+	CU_ASSERT_EQUAL(bp_index_event_decode(&l, NULL, 0, &ev), BP_INDEX_EVENT_OTHER);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, entry_point(), 1, &ev), BP_INDEX_EVENT_USER_OP);
 	CU_ASSERT_FATAL(bp_hex_encode(ev.user_op_hash, 32, s, sizeof(s)) == 0);
 	CU_ASSERT_STRING_EQUAL(s, H_OP);
 	hex20(ev.sender, s);
@@ -370,12 +372,46 @@ test_4337_fields(void)
 	CU_ASSERT_STRING_EQUAL(s, "98765");
 
 	build(&dep, &l, buf, sizeof(buf));
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, entry_point(), &ev),
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, entry_point(), 1, &ev),
 	    BP_INDEX_EVENT_ACCOUNT_DEPLOYED);
 	hex20(ev.factory, s);
 	CU_ASSERT_STRING_EQUAL(s, "0x9406cc6185a346906296840746125a0e44976454");
 	hex20(ev.paymaster, s);
 	CU_ASSERT_STRING_EQUAL(s, "0x0000000000000000000000000000000000000000");
+}
+
+/*
+ * Every configured EntryPoint's events are kept (v0.6, v0.7, v0.8: the same events), each with
+ * the address that emitted it; an EntryPoint not configured is nobody's.
+ */
+static void
+test_4337_versions(void)
+{
+	static const char *const eps[3] = { EP, EP07, EP08 };
+	const struct row op = { "", EP08, { T_USEROP, H_OP, A_ONE, A_ZERO, NULL }, D_USEROP, 0 };
+	const struct row dep = { "", EP07, { T_DEPLOYED, H_OP, A_ONE, NULL }, D_DEPLOYED, 0 };
+	uint8_t set[3][20], buf[256];
+	struct bp_index_event ev;
+	struct bp_blocks_log l;
+	char s[BP_U256_DEC_MAX];
+	size_t i, n;
+
+	for (i = 0; i < 3; i++)
+		CU_ASSERT_FATAL(bp_hex_decode(eps[i], strlen(eps[i]), set[i], 20, &n) == 0);
+	build(&op, &l, buf, sizeof(buf));
+	CU_ASSERT_EQUAL(bp_index_event_decode(&l, set, 2, &ev), BP_INDEX_EVENT_OTHER);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, set, 3, &ev), BP_INDEX_EVENT_USER_OP);
+	hex20(ev.entry_point, s);
+	CU_ASSERT_STRING_EQUAL(s, EP08);
+	dec(&ev.nonce, s);
+	CU_ASSERT_STRING_EQUAL(s, "7");
+	build(&dep, &l, buf, sizeof(buf));
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&l, set, 3, &ev),
+	    BP_INDEX_EVENT_ACCOUNT_DEPLOYED);
+	hex20(ev.entry_point, s);
+	CU_ASSERT_STRING_EQUAL(s, EP07);
+	hex20(ev.sender, s);
+	CU_ASSERT_STRING_EQUAL(s, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
 }
 
 /* A malformed log leaves nothing half-decoded behind. */
@@ -391,7 +427,7 @@ test_malformed_clears(void)
 
 	build(&r, &l, buf, sizeof(buf));
 	memset(&ev, 0xaa, sizeof(ev));
-	CU_ASSERT_EQUAL(bp_index_event_decode(&l, NULL, &ev), BP_INDEX_EVENT_MALFORMED);
+	CU_ASSERT_EQUAL(bp_index_event_decode(&l, NULL, 0, &ev), BP_INDEX_EVENT_MALFORMED);
 	CU_ASSERT_EQUAL(ev.count, 0);
 	CU_ASSERT_PTR_NULL(ev.ids);
 	for (i = 0; i < 20; i++)
@@ -418,7 +454,7 @@ test_batch_truncations(void)
 		memcpy(copy, buf, n);
 		l.data = copy;
 		l.datalen = n;
-		if (bp_index_event_decode(&l, NULL, &ev) == BP_INDEX_EVENT_ERC1155_BATCH)
+		if (bp_index_event_decode(&l, NULL, 0, &ev) == BP_INDEX_EVENT_ERC1155_BATCH)
 			for (i = 0; i < ev.count; i++)
 				bp_index_event_batch_item(&ev, i, &id, &v);
 		else
@@ -434,5 +470,6 @@ BP_UNIT_SUITE(index_event, NULL, NULL,
 	{ "erc721 fields", test_erc721_fields },
 	{ "erc1155 single and batch fields", test_1155_fields },
 	{ "erc4337 fields", test_4337_fields },
+	{ "erc4337 events of every EntryPoint version", test_4337_versions },
 	{ "malformed clears the event", test_malformed_clears },
 	{ "batch truncations", test_batch_truncations })

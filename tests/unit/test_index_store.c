@@ -15,6 +15,7 @@
 
 #include "core/buf.h"
 #include "core/db.h"
+#include "core/hex.h"
 #include "index/index_fetch.h"
 #include "index/index_logs.h"
 #include "index/index_prune.h"
@@ -359,7 +360,82 @@ test_check_links(void)
 	cJSON_Delete(j);
 }
 
+/*
+ * The ERC-4337 events of every configured EntryPoint are stored with the EntryPoint that
+ * emitted them (schema/022), and bp_index_user_op reads the op back; the same event from an
+ * address that is no configured EntryPoint is not an op.
+ */
+static void
+test_user_ops(void)
+{
+	static const char ep06[] = "0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789";
+	static const char ep07[] = "0x0000000071727de22e5e9d8baf0edac6f37da032";
+	static const char t_op[] =
+	    "0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f";
+	static const char op_hash[] =
+	    "0x00000000000000000000000000000000000000000000000000000000000000aa";
+	static const char data[] = "0x"
+	    "0000000000000000000000000000000000000000000000000000000000000007"
+	    "0000000000000000000000000000000000000000000000000000000000000001"
+	    "0000000000000000000000000000000000000000000000000000000000000100"
+	    "0000000000000000000000000000000000000000000000000000000000000200";
+	uint8_t eps[2][20];
+	const cJSON *blocks[1], *logs[1];
+	struct bp_index_store_counts n;
+	struct bp_index_store_chain c;
+	struct bp_index_user_op iu;
+	struct bp_index_fetch b;
+	char text[4096], h0[BP_BLOCKS_HASH_STR], h1[BP_BLOCKS_HASH_STR], err[256];
+	size_t len;
+	cJSON *j;
+
+	hash_of(9, 0, h0);
+	hash_of(9, 1, h1);
+	snprintf(text, sizeof(text), "{\"blocks\": [{\"number\": \"0x1\", \"hash\": \"%s\","
+	    " \"parentHash\": \"%s\", \"timestamp\": \"0x10\", \"gasUsed\": \"0x0\","
+	    " \"gasLimit\": \"0x1c9c380\", \"transactions\": []}], \"logs\": ["
+	    "{\"address\": \"%s\", \"topics\": [\"%s\", \"%s\", \"" W_U1 "\", \"" W_ZERO "\"],"
+	    " \"data\": \"%s\", \"blockNumber\": \"0x1\", \"blockHash\": \"%s\","
+	    " \"logIndex\": \"0x0\", \"transactionHash\": \"" W_8 "\"},"
+	    "{\"address\": \"" NFT "\", \"topics\": [\"%s\", \"" W_7 "\", \"" W_U2 "\", \"" W_ZERO "\"],"
+	    " \"data\": \"%s\", \"blockNumber\": \"0x1\", \"blockHash\": \"%s\","
+	    " \"logIndex\": \"0x1\", \"transactionHash\": \"" W_8 "\"}]}",
+	    h1, h0, ep07, t_op, op_hash, data, h1, t_op, data, h1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j = cJSON_Parse(text));
+	memset(&c, 0, sizeof(c));
+	snprintf(c.key, sizeof(c.key), "ethereum.aa");
+	c.start_block = 1;
+	CU_ASSERT_FATAL(bp_hex_decode(ep06, strlen(ep06), eps[0], 20, &len) == 0);
+	CU_ASSERT_FATAL(bp_hex_decode(ep07, strlen(ep07), eps[1], 20, &len) == 0);
+	c.entry_points = eps;
+	c.n_entry_points = 2;
+	memset(&b, 0, sizeof(b));
+	blocks[0] = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "blocks"), 0);
+	logs[0] = cJSON_GetObjectItemCaseSensitive(j, "logs");
+	b.r.from = b.r.to = 1;
+	b.r.n = 1;
+	b.r.blocks = blocks;
+	b.r.logs = logs;
+	b.r.nlogs = 1;
+	CU_ASSERT_EQUAL_FATAL(bp_index_fetch_check(&b, 0, "", err, sizeof(err)), 0);
+	memset(&n, 0, sizeof(n));
+	CU_ASSERT_EQUAL_FATAL(bp_index_store_batch(db, &c, &b, 10, &n), 0);
+	CU_ASSERT_EQUAL(n.userops, 1);
+
+	CU_ASSERT_EQUAL_FATAL(bp_index_user_op(db, "ethereum.aa", op_hash, &iu), 1);
+	CU_ASSERT_STRING_EQUAL(iu.entry_point, ep07);
+	CU_ASSERT_STRING_EQUAL(iu.sender, U1);
+	CU_ASSERT_STRING_EQUAL(iu.nonce, "7");
+	CU_ASSERT_STRING_EQUAL(iu.tx_hash, W_8);
+	CU_ASSERT_EQUAL(iu.block_number, 1);
+	/* The NFT contract's look-alike event is nobody's op. */
+	CU_ASSERT_EQUAL(bp_index_user_op(db, "ethereum.aa", W_7, &iu), 0);
+	free(b.hashes);
+	cJSON_Delete(j);
+}
+
 BP_UNIT_SUITE(index_store, setup, teardown,
 	{ "a failing hook takes the batch back", test_hook_fails },
 	{ "hook per block, in the transaction, and on rollback", test_hook_blocks },
-	{ "fetch check: reorg and moved chain", test_check_links })
+	{ "fetch check: reorg and moved chain", test_check_links },
+	{ "ERC-4337 events of every EntryPoint, with their EntryPoint", test_user_ops })

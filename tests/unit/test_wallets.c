@@ -277,7 +277,8 @@ test_get_and_list(void)
 		lower[i] = (char)(w.address_cs[i] >= 'A' && w.address_cs[i] <= 'F' ?
 		    w.address_cs[i] + 0x20 : w.address_cs[i]);
 	lower[i] = '\0';
-	snprintf(sql, sizeof(sql), "INSERT INTO index_account_deployments VALUES ("
+	snprintf(sql, sizeof(sql), "INSERT INTO index_account_deployments (chain, sender,"
+	    " factory, paymaster, user_op_hash, tx_hash, block_number, log_index) VALUES ("
 	    "'ethereum.devnet', '%s', '" FACTORY "', '0x0000000000000000000000000000000000000000',"
 	    " '0x11', '" TXH "', 40, 2); INSERT INTO index_blocks VALUES ('ethereum.devnet', 40,"
 	    " '0x01', '0x00', 1700000040, 0, 0, NULL, 1);", lower);
@@ -358,7 +359,8 @@ test_index_readers(void)
 	struct bp_index_deployment d;
 	int64_t ts = -1;
 
-	CU_ASSERT_EQUAL_FATAL(bp_db_exec(db, "INSERT INTO index_account_deployments VALUES"
+	CU_ASSERT_EQUAL_FATAL(bp_db_exec(db, "INSERT INTO index_account_deployments (chain,"
+	    " sender, factory, paymaster, user_op_hash, tx_hash, block_number, log_index) VALUES"
 	    " ('ethereum.other', '0xaa', '" FACTORY "', '0x00', '0x1', '0xt9', 9, 5),"
 	    " ('ethereum.other', '0xaa', '" FACTORY "', '0x00', '0x1', '0xt7b', 7, 3),"
 	    " ('ethereum.other', '0xaa', '" FACTORY "', '0x00', '0x1', '0xt7a', 7, 1),"

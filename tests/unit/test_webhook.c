@@ -735,7 +735,7 @@ test_match(void)
 	data[31] = 7;
 	e.log.data = data;
 	e.log.datalen = sizeof(data);
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&e.log, NULL, &e.ev), BP_INDEX_EVENT_ERC20);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&e.log, NULL, 0, &e.ev), BP_INDEX_EVENT_ERC20);
 	memset(&blk, 0, sizeof(blk));
 	blk.number = 20;
 	blk.hash = bh;

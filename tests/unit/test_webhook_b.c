@@ -433,7 +433,7 @@ test_match_b(void)
 	data[31] = 7;
 	e.log.data = data;
 	e.log.datalen = sizeof(data);
-	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&e.log, NULL, &e.ev), BP_INDEX_EVENT_ERC20);
+	CU_ASSERT_EQUAL_FATAL(bp_index_event_decode(&e.log, NULL, 0, &e.ev), BP_INDEX_EVENT_ERC20);
 	block = cJSON_Parse("{\"number\":\"0x14\",\"hash\":\"" BH "\",\"parentHash\":\"" BH "\","
 	    "\"timestamp\":\"0x10\",\"gasUsed\":\"0xc350\",\"transactions\":[{\"hash\":\"" TX "\","
 	    "\"input\":\"0xa9059cbb0000\"}]}");
