@@ -412,19 +412,12 @@ bp_bundler_receipt(struct bp_bundler_call *c)
 	tx[0] = '\0';
 	/*
 	 * The pool's row first: the submitter keeps it current (a bundle whose block left the
-	 * chain puts it back to pending). A submitted op's bundle may be mined before the
-	 * submitter's next pass settles it: its transaction's receipt answers then, as the
-	 * included op's does (the same reorg risk). Then the indexer's: it knows any bundler's ops.
+	 * chain puts it back to pending). Then the indexer's: it knows any bundler's ops.
 	 */
 	if ((found = bp_bundler_pool_get(c->r->db, chain, hex, &row)) == -1)
 		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
 	if (found == 1 && strcmp(row.status, "included") == 0)
 		bp_strlcpy(tx, row.tx_hash, sizeof(tx));
-	else if (found == 1 && strcmp(row.status, "submitted") == 0 &&
-	    bp_bundler_pool_bundle_tx(c->r->db, row.bundle_id, tx) == -1) {
-		bp_bundler_pool_op_free(&row);
-		return bp_bundler_fail(c, BP_USEROP_VALIDATE_INTERNAL, "database error");
-	}
 	/* Its event is its own EntryPoint's (v0.7 and v0.8 ops are the pool's only). */
 	if (found == 1)
 		bp_strlcpy(ep, row.entry_point, sizeof(ep));

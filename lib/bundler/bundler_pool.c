@@ -433,27 +433,6 @@ bp_bundler_pool_each_bundle(struct bp_db *db, const char *chain, int included, i
 }
 
 int
-bp_bundler_pool_bundle_tx(struct bp_db *db, int64_t id, char *tx)
-{
-	static const char sql[] = "SELECT tx_hash FROM bundler_bundles"
-	    " WHERE id = ? AND status = 'sent'";
-	struct bp_stmt *st;
-	enum bp_db_step step;
-	int rc = -1;
-
-	tx[0] = '\0';
-	if ((st = bp_db_stmt(db, sql)) == NULL || bp_stmt_int(st, 1, id) == -1)
-		return -1;
-	if ((step = bp_stmt_step(st)) == BP_DB_ROW) {
-		copy(tx, bp_col_text(st, 0), BP_BUNDLER_POOL_HASH_STR);
-		rc = tx[0] != '\0';
-	} else if (step == BP_DB_DONE)
-		rc = 0;
-	bp_stmt_reset(st);
-	return rc;
-}
-
-int
 bp_bundler_pool_bundle_bump(struct bp_db *db, int64_t id, const char *tx_hash, const char *raw_tx,
     const char *max_fee, const char *max_priority)
 {

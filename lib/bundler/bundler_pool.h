@@ -130,12 +130,6 @@ int		bp_bundler_pool_bundle_record(struct bp_db *, struct bp_bundler_pool_bundle
 int		bp_bundler_pool_each_bundle(struct bp_db *, const char *chain, int included,
 		    int64_t min_block, int (*fn)(struct bp_bundler_pool_bundle *, void *), void *arg);
 
-/*
- * The hash of the transaction last sent for bundle id while it is in flight (status sent) into
- * tx (BP_BUNDLER_POOL_HASH_STR bytes): 1, 0 when it is not in flight, or -1.
- */
-int		bp_bundler_pool_bundle_tx(struct bp_db *, int64_t id, char *tx);
-
 /* Replaces the bundle's signed transaction by a fee bump (the old hash is kept). 0 or -1. */
 int		bp_bundler_pool_bundle_bump(struct bp_db *, int64_t id, const char *tx_hash,
 		    const char *raw_tx, const char *max_fee, const char *max_priority);

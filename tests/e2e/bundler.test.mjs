@@ -189,7 +189,7 @@ test('journey: REST /v1/gas/sponsor -> send -> receipt, with the op\'s own logs 
 // The pids of this stack's cron/bundle (by executable and config, as scripts/stack.sh finds them).
 // This stack's cron/bundle processes; every head's with all (on a cluster each head runs one,
 // under a lease: the one that holds it may be on any head).
-function submitters(all = false, prog = 'bundle') {
+function submitters(all = false) {
   const configs = [`BLOCKPORT_CONFIG=${env.config}`];
   if (all) {
     for (const d of (process.env.HEAD_DIRS ?? '').split(/\s+/).filter(Boolean))
@@ -199,16 +199,16 @@ function submitters(all = false, prog = 'bundle') {
   for (const p of readdirSync('/proc')) {
     if (!/^\d+$/.test(p)) continue;
     try {
-      if (readlinkSync(`/proc/${p}/exe`) !== `${env.build}/cron/${prog}`) continue;
+      if (readlinkSync(`/proc/${p}/exe`) !== `${env.build}/cron/bundle`) continue;
       const e = readFileSync(`/proc/${p}/environ`, 'utf8').split('\0');
       if (configs.some((c) => e.includes(c))) pids.push(Number(p));
     } catch { /* gone meanwhile */ }
   }
   return pids;
 }
-function signalSubmitters(sig, all = false, prog = 'bundle') {
-  const pids = submitters(all, prog);
-  assert.ok(pids.length >= 1, `the stack runs cron/${prog}`);
+function signalSubmitters(sig, all = false) {
+  const pids = submitters(all);
+  assert.ok(pids.length >= 1, 'the stack runs cron/bundle');
   for (const p of pids) process.kill(p, sig);
   return pids;
 }
@@ -355,27 +355,6 @@ test('kill -9 of the submitter with a bundle in flight, and a bundle that vanish
   startSubmitter();
   const receipts = await Promise.all(hashes.map((h) => receiptOf(h, 60000)));
   for (const r of receipts) assert.equal(r.success, true);
-});
-
-test('a bundle mined before the submitter settles it: its op\'s receipt comes from the bundle\'s transaction', async () => {
-  const { op } = await selfFunded();
-  const stopped = [];
-  await rpc('evm_setAutomine', [false]);
-  try {
-    const hash = await ok('eth_sendUserOperation', [op, ENTRY_POINT]);
-    await waitFor(async () => Object.keys((await rpc('txpool_content')).pending ?? {}).length > 0,
-      'the bundle in the node\'s pool');
-    // Neither the submitter nor the indexer sees the block: the op stays submitted in the pool.
-    stopped.push(...signalSubmitters('SIGSTOP', true), ...signalSubmitters('SIGSTOP', true, 'indexer'));
-    await rpc('evm_mine');
-    const r = await waitFor(() => ok('eth_getUserOperationReceipt', [hash]), 'the receipt', 5000);
-    assert.equal(r.success, true);
-    assert.equal(r.userOpHash, hash);
-    assert.ok((await pub.getBlock({ blockTag: 'latest' })).transactions.includes(r.receipt.transactionHash));
-  } finally {
-    for (const p of stopped) process.kill(p, 'SIGCONT');
-    await rpc('evm_setAutomine', [true]);
-  }
 });
 
 test('permissionless.js: a SimpleAccount v0.6 sends through Blockport as bundler and ERC-7677 paymaster', async () => {
