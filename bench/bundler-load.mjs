@@ -1,8 +1,10 @@
 // The load of bench/bundler.sh, the same for every bundler: N UserOperations, each the first op
-// of a fresh counterfactual SimpleAccount v0.6 that pays for itself (funded with
-// anvil_setBalance), all with the same fixed gas fields, signed in advance.
+// of a fresh counterfactual SimpleAccount (of EntryPoint VERSION, 0.6 or 0.7) that pays for
+// itself (funded with anvil_setBalance), all with the same fixed gas fields, signed in advance.
+// v0.7 ops go over JSON-RPC in the unpacked form ERC-4337 gives the RPC (factory/factoryData,
+// no paymaster fields: self-funded), hashed by viem as the v0.7 EntryPoint's getUserOpHash does.
 //
-//   node bench/bundler-load.mjs NAME BUNDLER_URL CHAIN_URL N CONCURRENCY LATENCY_OPS [API_KEY]
+//   node bench/bundler-load.mjs NAME BUNDLER_URL CHAIN_URL N CONCURRENCY LATENCY_OPS VERSION [API_KEY]
 //
 // Prints one line: NAME accepted_ops_per_s bundled_ops_per_s latency_p50_ms latency_p90_ms
 //   accepted: N eth_sendUserOperation calls, CONCURRENCY at a time: N / time until all answered;
@@ -11,12 +13,15 @@
 //             every 20 ms with eth_getUserOperationReceipt).
 import { createPublicClient, encodeFunctionData, getAddress, http, parseEther, parseGwei, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { getUserOperationHash } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 
-const [name, url, chainUrl, nArg, concArg, latArg, apiKey] = process.argv.slice(2);
+const [name, url, chainUrl, nArg, concArg, latArg, version, apiKey] = process.argv.slice(2);
 const N = Number(nArg), CONC = Number(concArg), LAT = Number(latArg);
-const EP = '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789';
-const FACTORY = '0x9406Cc6185a346906296840746125a0E44976454';
+if (version !== '0.6' && version !== '0.7') throw new Error(`VERSION ${version}: 0.6 or 0.7`);
+const V07 = version === '0.7';
+const EP = V07 ? '0x0000000071727De22E5E9d8BAf0edAc6f37da032' : '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789';
+const FACTORY = V07 ? '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985' : '0x9406Cc6185a346906296840746125a0E44976454';
 const pub = createPublicClient({ chain: { ...foundry, rpcUrls: { default: { http: [chainUrl] } } }, transport: http(chainUrl) });
 const factoryAbi = [{ type: 'function', name: 'createAccount', stateMutability: 'nonpayable',
   inputs: [{ type: 'address' }, { type: 'uint256' }], outputs: [{ type: 'address' }] },
@@ -41,21 +46,31 @@ async function rpc(method, params) {
   return j.result;
 }
 
-async function makeOp(fees) {
+async function makeOp(fees, chainId) {
   const owner = privateKeyToAccount(generatePrivateKey());
   const sender = await pub.readContract({ address: FACTORY, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 0n] });
   await pub.request({ method: 'anvil_setBalance', params: [sender, toHex(parseEther('1'))] });
+  const factoryData = encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 0n] });
   const op = {
     sender: getAddress(sender), nonce: 0n,
-    initCode: FACTORY + encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 0n] }).slice(2),
+    ...(V07 ? { factory: FACTORY, factoryData } : { initCode: FACTORY + factoryData.slice(2) }),
     callData: encodeFunctionData({ abi: executeAbi, functionName: 'execute', args: [owner.address, 0n, '0x'] }),
     callGasLimit: 100000n, verificationGasLimit: 600000n, preVerificationGas: 100000n,
-    maxFeePerGas: fees.max, maxPriorityFeePerGas: fees.tip, paymasterAndData: '0x', signature: '0x',
+    maxFeePerGas: fees.max, maxPriorityFeePerGas: fees.tip,
+    ...(V07 ? {} : { paymasterAndData: '0x' }), signature: '0x',
   };
-  const hash = await pub.readContract({ address: EP, abi: epAbi, functionName: 'getUserOpHash', args: [op] });
+  const hash = V07
+    ? getUserOperationHash({ userOperation: op, entryPointAddress: EP, entryPointVersion: '0.7', chainId })
+    : await pub.readContract({ address: EP, abi: epAbi, functionName: 'getUserOpHash', args: [op] });
   op.signature = await owner.signMessage({ message: { raw: hash } });
   const wire = Object.fromEntries(Object.entries(op).map(([k, v]) => [k, typeof v === 'bigint' ? toHex(v) : v]));
   return { wire, hash };
+}
+
+// The hash a bundler answers is the one signed (for v0.7: viem's and the bundler's agree).
+async function send(o) {
+  const h = await rpc('eth_sendUserOperation', [o.wire, EP]);
+  if (h !== o.hash) throw new Error(`${name}: eth_sendUserOperation answered ${h}, signed ${o.hash}`);
 }
 
 async function receipt(hash, deadline) {
@@ -68,9 +83,10 @@ async function receipt(hash, deadline) {
 }
 
 const block = await pub.getBlock();
+const chainId = await pub.getChainId();
 const fees = { tip: parseGwei('1'), max: block.baseFeePerGas * 3n + parseGwei('1') };
 const ops = [];
-for (let i = 0; i < N + LAT; i++) ops.push(await makeOp(fees));
+for (let i = 0; i < N + LAT; i++) ops.push(await makeOp(fees, chainId));
 const load = ops.slice(0, N), single = ops.slice(N);
 
 const t0 = performance.now();
@@ -78,7 +94,7 @@ let next = 0;
 await Promise.all(Array.from({ length: CONC }, async () => {
   while (next < load.length) {
     const o = load[next++];
-    await rpc('eth_sendUserOperation', [o.wire, EP]);
+    await send(o);
   }
 }));
 const t1 = performance.now();
@@ -89,7 +105,7 @@ const t2 = performance.now();
 const lat = [];
 for (const o of single) {
   const s = performance.now();
-  await rpc('eth_sendUserOperation', [o.wire, EP]);
+  await send(o);
   await receipt(o.hash, Date.now() + 60000);
   lat.push(performance.now() - s);
 }

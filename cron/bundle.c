@@ -10,6 +10,7 @@
 
 #include "bundler/bundler_submit.h"
 #include "core/config.h"
+#include "core/db.h"
 #include "core/log.h"
 #include "core/worker.h"
 #include "net/upstream.h"
@@ -84,8 +85,9 @@ bundle_fini(struct bp_worker_ctx *w)
 	w->state = NULL;
 }
 
+/* An op taken into the pool ends the idle wait: it is bundled without waiting --interval. */
 static const struct bp_worker_def bundle = { "bundle", bundle_init, bundle_pass, bundle_fini,
-    NULL };
+    BP_DB_WAKE_POOL };
 
 int	main(int, char *[]);
 

@@ -253,7 +253,15 @@ bp_bundler_pool_add(struct bp_db *db, const struct bp_bundler_pool_op *op, int s
 		bp_db_rollback(db);
 		return res;
 	}
-	return bp_db_commit(db) == 0 ? BP_BUNDLER_POOL_ADDED : BP_BUNDLER_POOL_ERROR;
+	if (bp_db_commit(db) == -1)
+		return BP_BUNDLER_POOL_ERROR;
+	/*
+	 * The submitter waits for this between passes (cron/bundle): without it an op sat up to
+	 * its --interval in the pool. The op is in: a lost wake-up only costs that wait.
+	 */
+	if (bp_db_notify(db, BP_DB_WAKE_POOL) == -1)
+		bp_warn("bundler pool: no wake-up for %s", op->hash);
+	return BP_BUNDLER_POOL_ADDED;
 }
 
 int

@@ -70,6 +70,7 @@ int		 bp_db_changes(struct bp_db *);
  */
 #define BP_DB_WAKE_HEADS	"heads"
 #define BP_DB_WAKE_PENDING	"pending"
+#define BP_DB_WAKE_POOL		"pool"	/* an op entered the bundler's pool */
 int		 bp_db_notify(struct bp_db *, const char *channel);
 
 /*

@@ -12,6 +12,7 @@
 #include "bundler/bundler_pool.h"
 #include "bundler/userop_validate.h"
 #include "core/db.h"
+#include "core/db_wake.h"
 #include "core/util.h"
 #include "evm/abi.h"
 #include "unit.h"
@@ -330,8 +331,30 @@ test_fields(void)
 	CU_ASSERT_EQUAL(bp_userop_validate_check_fields(&op, NULL, &err), -1);
 }
 
+/*
+ * An op the pool takes wakes the submitter's idle wait (cron/bundle listens on BP_DB_WAKE_POOL);
+ * one it refuses does not: without the wake-up an op waited up to the loop's interval.
+ */
+static void
+test_pool_wake(void)
+{
+	struct bp_bundler_pool_op op;
+	struct bp_db_wake *w;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w = bp_db_wake_open(u.path));
+	CU_ASSERT_EQUAL(bp_db_wake_listen(w, BP_DB_WAKE_POOL), 0);
+	mkop(&op, "d1", "0xabababababababababababababababababababab", 0, 1000, 100, 0);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_ADDED);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 5000), 1);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 0), 0);
+	CU_ASSERT_EQUAL(bp_bundler_pool_add(u.db, &op, 4, 10), BP_BUNDLER_POOL_KNOWN);
+	CU_ASSERT_EQUAL(bp_db_wake_wait(w, 200), 0);
+	bp_db_wake_close(w);
+}
+
 BP_UNIT_SUITE(bundler, setup, teardown,
     { "pool: duplicates, replacement bump, sender cap, bundles", test_pool },
+    { "pool: an op taken wakes the submitter, one refused does not", test_pool_wake },
     { "validate: AAxx reasons to ERC-7769 codes", test_reason_codes },
     { "validate: revert decoders with truncated and hostile data", test_decode },
     { "validate: gas and fee checks, preVerificationGas", test_fields })
