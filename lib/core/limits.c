@@ -45,7 +45,9 @@ struct header {
 	uint64_t	magic;
 	uint64_t	nslots;
 	uint64_t	generation;
-	uint64_t	pad[5];
+	uint64_t	redis_gen;	/* Redis's generation as this head last read it */
+	int64_t		redis_next;	/* bp_mono_us() before which no process reads it again */
+	uint64_t	pad[3];
 };
 
 struct bp_limits {
@@ -397,6 +399,7 @@ take_second(uint64_t *w, const struct bp_limit_plan *plan, int64_t max, unsigned
 	return 0;
 }
 
+static void	raise_to(uint64_t *, uint64_t);
 static enum bp_limit_verdict take_file(struct bp_limits *, uint64_t,
 		    const struct bp_limit_plan *, unsigned, unsigned, unsigned, int64_t,
 		    struct bp_limit_state *);
@@ -450,8 +453,20 @@ redis_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan, 
 	struct timespec ts;
 	int v;
 
-	if ((v = bp_limits_redis_take(l->redis, who, plan, nreq, nday, cu, now_ns, st)) >= 0)
+	/*
+	 * A key whose plan limits nothing has nothing shared to enforce: it is counted in this
+	 * head's file, so its figures (a Remaining counting down) are this head's, and costs no
+	 * round trip. The key generation the script would have answered comes from
+	 * bp_limits_generation's read, once per head every BP_LIMITS_REDIS_GEN_MS. Addresses
+	 * always go to Redis: while it is down they are refused (BP_LIMIT_DOWN).
+	 */
+	if (!(who & ADDR_BIT) && plan->rps <= 0 && plan->rpd <= 0 && plan->cups <= 0)
+		v = -1;
+	else if ((v = bp_limits_redis_take(l->redis, who, plan, nreq, nday, cu, now_ns,
+	    st)) >= 0) {
+		raise_to(&l->hdr->redis_gen, bp_limits_redis_seen(l->redis));
 		return (enum bp_limit_verdict)v;
+	}
 	if (now_ns < 0) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		now_ns = (int64_t)ts.tv_sec * NS + ts.tv_nsec;
@@ -501,6 +516,37 @@ take_file(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
 	return BP_LIMIT_OK;
 }
 
+/* Raises *w to v (a generation only grows: a lower value is an older read). */
+static void
+raise_to(uint64_t *w, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+	while (cur < v && !__atomic_compare_exchange_n(w, &cur, v, 1, __ATOMIC_ACQ_REL,
+	    __ATOMIC_ACQUIRE))
+		;
+}
+
+/*
+ * Reads Redis's generation into the header, by one thread of the whole head at most every
+ * BP_LIMITS_REDIS_GEN_MS: the one that moves redis_next (as the upstream health's shared_at in
+ * lib/net/health.c). A redis_next further ahead than that is from before a reboot (the
+ * monotonic clock started again): due. Redis down: the last value stays.
+ */
+static void
+read_redis_generation(struct bp_limits *l)
+{
+	int64_t now = bp_mono_us(), span = BP_LIMITS_REDIS_GEN_MS * INT64_C(1000);
+	int64_t next = __atomic_load_n(&l->hdr->redis_next, __ATOMIC_ACQUIRE);
+	uint64_t g;
+
+	if ((next > now && next <= now + span) || !__atomic_compare_exchange_n(
+	    &l->hdr->redis_next, &next, now + span, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	if (bp_limits_redis_generation(l->redis, &g) == 0)
+		raise_to(&l->hdr->redis_gen, g);
+}
+
 /*
  * With Redis, the sum of the file's and Redis's: a change on any head moves Redis's, and a change
  * made while Redis was down still moves this head's file. Both only grow (a generation Redis lost
@@ -511,14 +557,21 @@ bp_limits_generation(struct bp_limits *l)
 {
 	uint64_t g = __atomic_load_n(&l->hdr->generation, __ATOMIC_ACQUIRE);
 
-	return l->redis != NULL ? g + bp_limits_redis_generation(l->redis) : g;
+	if (l->redis == NULL)
+		return g;
+	read_redis_generation(l);
+	return g + __atomic_load_n(&l->hdr->redis_gen, __ATOMIC_ACQUIRE);
 }
 
 void
 bp_limits_bump_generation(struct bp_limits *l)
 {
 	__atomic_add_fetch(&l->hdr->generation, 1, __ATOMIC_ACQ_REL);
-	if (l->redis != NULL && bp_limits_redis_bump(l->redis) == -1)
+	if (l->redis == NULL)
+		return;
+	if (bp_limits_redis_bump(l->redis) == -1)
 		bp_warn("limits: the key generation could not be bumped in Redis: other heads see "
 		    "the change when their key caches expire (key_cache_seconds)");
+	else
+		raise_to(&l->hdr->redis_gen, bp_limits_redis_seen(l->redis));
 }
