@@ -151,21 +151,29 @@ const redisCalls = (cmd) => execFileSync('redis-cli', ['-u', process.env.REDIS_U
   .toString().split('\n').filter((l) => l.startsWith(`cmdstat_${cmd}:`))
   .reduce((n, l) => n + Number(/calls=(\d+)/.exec(l)[1]), 0);
 
-test('a JSON-RPC request costs one admission script in Redis, not two', async () => {
-  // Growth: finite limits, so every request is counted in Redis (an unlimited key is not).
-  const key = newKey({ plan: 'growth' });
-  const evals = () => redisCalls('evalsha');
+// count JSON-RPC requests sent one after the other with key to the first head: the admission
+// scripts Redis ran meanwhile (HAProxy's health checks use an unlimited key: none).
+async function scriptsFor(key, count) {
   const call = (id) => fetch(`${heads[0]}/v1/rpc/ethereum/devnet`, { method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }) }).then((r) => r.json());
   assert.equal((await call(0)).result, '0x7a69');
-  const before = evals();
-  for (let i = 1; i <= 40; i++) assert.equal((await call(i)).result, '0x7a69');
-  // Admission and the method's compute units in one script a request (40); HAProxy's health
-  // checks meanwhile use an unlimited key (no script); two scripts a request (the admission,
-  // then the charge) would be 80 and more.
-  const n = evals() - before;
-  assert.ok(n >= 40 && n < 70, `${n} admission scripts for 40 requests`);
+  const before = redisCalls('evalsha');
+  for (let i = 1; i <= count; i++) assert.equal((await call(i)).result, '0x7a69');
+  return redisCalls('evalsha') - before;
+}
+
+test('a JSON-RPC request costs one admission script in Redis, not two', async () => {
+  // Free (10 a second): counted alone, the admission and the method's compute units in one
+  // script a request (25); two a request (the admission, then the charge) would be 50.
+  const n = await scriptsFor(newKey(), 25);
+  assert.ok(n >= 25 && n < 45, `${n} admission scripts for 25 requests`);
+});
+
+test('a busy key of 32 requests a second and more is counted a grant at a time', async () => {
+  // Growth (100 a second): requests within 1/16 s of each other double the grant, up to 6.
+  const n = await scriptsFor(newKey({ plan: 'growth' }), 40);
+  assert.ok(n < 40, `${n} admission scripts for 40 requests`);
 });
 
 function redis(cmd) {
