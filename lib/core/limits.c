@@ -525,8 +525,8 @@ lease_state(struct lease *s, uint64_t left, struct bp_limit_state *st)
  * is back to one a request. A grant is a script that counts g requests of this request's shape
  * at once (in Redis, for every head: nothing is ever admitted that Redis did not count); what
  * this request did not use goes into the head's lease, spent by any process of the head with a
- * compare-and-swap until LEASE_US after the grant (a later grant adds to what is left and
- * extends it, so a token is spent within 2 LEASE_US of its count). Refused grant: this request
+ * compare-and-swap until LEASE_US after the grant (a grant while it is valid adds to it without
+ * extending it), so a token is spent within LEASE_US of its count. Refused grant: this request
  * is counted alone. Returns the verdict, or -1 to count the request alone.
  */
 static int
@@ -536,6 +536,7 @@ lease_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan, 
 	struct lease *s;
 	uint64_t gmax, g, cur, add, next;
 	int64_t now, last;
+	int keep;
 
 	if (l->leases == NULL || (gmax = lease_max(plan, nreq, nday, cu)) < 2 ||
 	    (s = bp_slot_claim(l->leases, sizeof(*s), LEASE_SLOTS, LEASE_PROBES, who)) == NULL)
@@ -570,8 +571,13 @@ lease_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan, 
 	add = T_PACK((g - 1) * nreq, (g - 1) * nday, (g - 1) * cu);
 	cur = __atomic_load_n(&s->tokens, __ATOMIC_ACQUIRE);
 	do {
-		/* An expired lease's rest is dropped (counted, never spent): only under-counts. */
-		next = __atomic_load_n(&s->until, __ATOMIC_ACQUIRE) > now ? cur : 0;
+		/*
+		 * Added to a lease still valid, and expiring with it (never extended: a token is
+		 * spent within LEASE_US of its count); an expired lease's rest is dropped. Both
+		 * only leave counted what is never spent.
+		 */
+		keep = __atomic_load_n(&s->until, __ATOMIC_ACQUIRE) > now;
+		next = keep ? cur : 0;
 		if (T_REQ(next) + T_REQ(add) >= (UINT64_C(1) << 20) ||
 		    T_DAY(next) + T_DAY(add) >= (UINT64_C(1) << 20) ||
 		    T_CU(next) + T_CU(add) >= (UINT64_C(1) << 24))
@@ -579,7 +585,8 @@ lease_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan, 
 		next += add;
 	} while (!__atomic_compare_exchange_n(&s->tokens, &cur, next, 1, __ATOMIC_ACQ_REL,
 	    __ATOMIC_ACQUIRE));
-	__atomic_store_n(&s->until, now + LEASE_US, __ATOMIC_RELEASE);
+	if (!keep)
+		__atomic_store_n(&s->until, now + LEASE_US, __ATOMIC_RELEASE);
 	lease_state(s, T_REQ(add), st);
 	return BP_LIMIT_OK;
 }
