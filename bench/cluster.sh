@@ -51,9 +51,10 @@ figure() {
 declare -A got goal what pick
 rows=(${BENCH_ROWS:-platform rpc wallets indexer webhooks bundler})	# BENCH_ROWS: some of them
 what=([platform]="authed REST 404, c=32 (req/s)" [rpc]="JSON-RPC to the local node, c=32 (req/s)"
+	[rpcl]="  the same, a key of finite limits (req/s)"
 	[wallets]="POST /v1/wallets/create new, c=32 (req/s)" [indexer]="indexer with receipts (blocks/s)"
 	[webhooks]="webhook deliveries, format A (/s)" [bundler]="UserOperations into the pool (/s)")
-goal=([platform]=60 [rpc]=70 [wallets]=50 [indexer]=60 [webhooks]=2000)
+goal=([platform]=60 [rpc]=70 [rpcl]=70 [wallets]=50 [indexer]=60 [webhooks]=2000)
 pick=([platform]='/^Blockport authed 404 \(c=32\)/ { print $5 }'
 	[rpc]='$1 == "devchain-blockport" && $2 == "c=32" { print $3 }'
 	[wallets]='/^POST create, new wallet \(c=32\)/ { print $6 }'
@@ -68,14 +69,21 @@ if [[ " $parts " == *" 1 "* ]]; then
 	for r in "${rows[@]}"; do
 		for e in sqlite pg; do
 			got[$r/$e]=$(figure "bench/$r.sh" $e "${pick[$r]}")
+			# The same run's key on finite limits (counted in Redis on a cluster, where the
+			# enterprise key's requests are not): a row of its own.
+			[ "$r" != rpc ] || got[rpcl/$e]=$(awk '$1 == "devchain-limited" && $2 == "c=32" { print $3 }' \
+				"$dir/rpc.$e.out" | head -1)
 		done
 		g=">= ${goal[$r]:-}%"
 		[ "$r" != webhooks ] || g=">= 2000/s on pg"
 		[ "$r" != bundler ] || g="(none)"
 		printf '%-44s %10s %10s %8s  %-14s %s\n' "${what[$r]}" "${got[$r/sqlite]:-0}" \
 			"${got[$r/pg]:-0}" "$(ratio "${got[$r/pg]:-0}" "${got[$r/sqlite]:-0}")" "$g" "$(load)"
+		[ "$r" != rpc ] || printf '%-44s %10s %10s %8s  %-14s %s\n' "${what[rpcl]}" \
+			"${got[rpcl/sqlite]:-0}" "${got[rpcl/pg]:-0}" \
+			"$(ratio "${got[rpcl/pg]:-0}" "${got[rpcl/sqlite]:-0}")" "$g" "$(load)"
 	done
-	for r in "${rows[@]}"; do
+	for r in "${rows[@]}" $([[ " ${rows[*]} " != *" rpc "* ]] || echo rpcl); do
 		[ "$r" != bundler ] || continue	# measured for docs/scale.md's sizing only
 		if [ "$r" = webhooks ]; then
 			ok=$(awk -v a="${got[$r/pg]:-0}" 'BEGIN { print (a >= 2000) ? "met" : "MISSED" }')
@@ -118,6 +126,8 @@ if [[ " $parts " == *" 2 "* ]]; then
 	wait_port "$up" "upstream 50 ms"
 	printf '[server]\nallow_private_urls = true\n\n[chain bench.d50]\nkind = evm\nchain_id = 1\n' > "$dir/d50.ini"
 	printf 'testnet = true\nindex = false\nupstream = http://127.0.0.1:%s\n' "$up" >> "$dir/d50.ini"
+	# Finite limits too high to refuse: this key is counted in Redis, the Enterprise one is not.
+	printf '\n[plan benchlimited]\nrps = 1000000000\nrpd = 1000000000000\ncups = 1000000000\n' >> "$dir/d50.ini"
 	# As bench/remote.sh: 4 processes of 64 threads a head, so one head alone has a thread for
 	# each of the 256 connections and the node's 50 ms, not the pool, sets its rate.
 	export BLOCKPORT_PROCS=${BLOCKPORT_PROCS:-4} BLOCKPORT_THREADS=${BLOCKPORT_THREADS:-64}
@@ -142,7 +152,12 @@ if [[ " $parts " == *" 2 "* ]]; then
 	rdpid=$(cat "$dir/cluster/redis.pid")
 	hapid=$(head -1 "$dir/cluster/haproxy.pid")
 	lone=$(sed -n 's/^BASE_URL=//p' "$dir/lone/env")
-	# An Enterprise key each: the counters run on every request but never refuse.
+	# An Enterprise key each (no finite limit: counted in the head's file), and on the cluster one
+	# of finite limits too (counted in Redis on every request); none of them is ever refused.
+	BLOCKPORT_CONFIG=$dir/cluster/head1/blockport.ini build/blockport account create \
+		--email limited@localhost --plan benchlimited >/dev/null
+	fkey=$(BLOCKPORT_CONFIG=$dir/cluster/head1/blockport.ini build/blockport key create \
+		limited@localhost --test 2>/dev/null)
 	for c in cluster/head1 lone; do
 		BLOCKPORT_CONFIG=$dir/$c/blockport.ini build/blockport account create \
 			--email bench@localhost --plan enterprise >/dev/null
@@ -152,12 +167,12 @@ if [[ " $parts " == *" 2 "* ]]; then
 	lkey=$(BLOCKPORT_CONFIG=$dir/lone/blockport.ini build/blockport key create \
 		bench@localhost --test 2>/dev/null)
 	body='{"jsonrpc":"2.0","id":1,"method":"eth_call","params":[{"to":"0x5fbdb2315678afecb367f032d93f642f64180aa3","data":"0x70a08231000000000000000000000000f39fd6e51aad88f6f4ce6af57ab8cc6b20000000"},"latest"]}'
-	for k in "$key" "$lkey"; do
+	for k in "$key" "$lkey" "$fkey"; do
 		for u in "$lb" "$h1" "$h2" "$lone"; do
 			out=$(curl -s -m 5 -H 'Content-Type: application/json' -H "X-API-Key: $k" -d "$body" \
 				"$u/v1/rpc/bench/d50")
 			[ "$k" = "$lkey" ] && [ "$u" != "$lone" ] && continue
-			[ "$k" = "$key" ] && [ "$u" = "$lone" ] && continue
+			[ "$k" != "$lkey" ] && [ "$u" = "$lone" ] && continue
 			case $out in *'"result"'*) ;; *) echo "cluster.sh: $u answered: $out" >&2; exit 1 ;; esac
 		done
 	done
@@ -178,6 +193,11 @@ if [[ " $parts " == *" 2 "* ]]; then
 	lb_rd=$(awk -v a="$rd0" -v b="$(bench_cpu "ppid:$rdpid")" 'BEGIN { print b - a }')
 	lb_ha=$(awk -v a="$ha0" -v b="$ha1" 'BEGIN { print b - a }')
 	read -r rc1 ru1 <<<"$(rstat)"
+	lua "$fkey" > "$dir/post.lua"
+	rd2=$(bench_cpu "ppid:$rdpid")
+	read -r f_rps f_n f_cpu f_w < <(run head1-limited "$h1/v1/rpc/bench/d50" "$g1")
+	f_rd=$(awk -v a="$rd2" -v b="$(bench_cpu "ppid:$rdpid")" 'BEGIN { print b - a }')
+	read -r rc2 ru2 <<<"$(rstat)"
 	lua "$lkey" > "$dir/post.lua"
 	read -r l_rps l_n l_cpu _ < <(run lone "$lone/v1/rpc/bench/d50" "$gl")
 	echo "   eth_call at latest (no cache), ${secs}s after a 1 s warm-up, BLOCKPORT_PROCS=$BLOCKPORT_PROCS" \
@@ -187,6 +207,8 @@ if [[ " $parts " == *" 2 "* ]]; then
 		"$(us_per "$lb_heads" "$lb_n")"
 	printf '%-40s %9s %9s %14s\n' "head 1 directly (PostgreSQL + Redis)" "$h_rps" "$h_n" \
 		"$(us_per "$h_cpu" "$h_n")"
+	printf '%-40s %9s %9s %14s\n' "head 1 directly, a key of finite limits" "$f_rps" "$f_n" \
+		"$(us_per "$f_cpu" "$f_n")"
 	printf '%-40s %9s %9s %14s\n' "a lone head (SQLite + mapped file)" "$l_rps" "$l_n" \
 		"$(us_per "$l_cpu" "$l_n")"
 	echo "HAProxy + 2 heads / 1 head directly: $(ratio "$lb_rps" "$h_rps")  (goal >= 95%)"
@@ -195,6 +217,9 @@ if [[ " $parts " == *" 2 "* ]]; then
 	echo "over both cluster runs and their warm-ups ($all requests): PostgreSQL" \
 		"$(us_per "$lb_pg" $all) us, Redis $(us_per "$lb_rd" $all) us CPU a request;" \
 		"HAProxy $(us_per "$lb_ha" $((lb_n + lb_w))) us a request it passed"
+	per_call() { awk -v u="$1" -v c="$2" 'BEGIN { if (c > 0) printf "%.1f", u / c; else print "n/a" }'; }
 	echo "Redis inside its scripts (INFO commandstats): $((rc1 - rc0)) calls," \
-		"$(awk -v u=$((ru1 - ru0)) -v c=$((rc1 - rc0)) 'BEGIN { if (c > 0) printf "%.1f", u / c; else print "n/a" }') us a call"
+		"$(per_call $((ru1 - ru0)) $((rc1 - rc0))) us a call"
+	echo "the key of finite limits: Redis $(us_per "$f_rd" $((f_n + f_w))) us CPU a request;" \
+		"$((rc2 - rc1)) scripts, $(per_call $((ru2 - ru1)) $((rc2 - rc1))) us a call inside Redis"
 fi

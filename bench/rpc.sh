@@ -9,8 +9,10 @@
 #   relay      lighttpd + bench/relay.c, a bare FastCGI relay with curl keep-alive: the ceiling
 #              of this architecture (same lighttpd config and process count as Blockport)
 #   blockport  lighttpd + fcgi/rpc.c: auth, limits, compute units and envelope checks on, with a
-#              key on the enterprise plan (limits count but never refuse)
-# and against the devchain (anvil): direct and through Blockport.
+#              key on the enterprise plan (no finite limit: counted, never refused)
+# and against the devchain (anvil): direct, through Blockport, and through Blockport with a key
+# on a plan of finite limits too high to refuse (devchain-limited: on a cluster every request of
+# it is counted in Redis, where an unlimited key's is not; docs/limits.md).
 # Each at 1 connection (wrk -t1 -c1) and 32 (wrk -t2 -c32), BENCH_SECONDS each (default 3), in
 # BENCH_ROUNDS rounds (default 3) with the targets interleaved; the medians are shown, so a burst
 # of other work on the machine skews one round, not the result.
@@ -103,11 +105,16 @@ if [ -n "$chain" ]; then
 	printf '\n[chain bench.devchain]\nkind = evm\nchain_id = 31337\ntestnet = true\nindex = false\nupstream = %s\n' \
 		"$chain" >> "$dir/blockport.ini"
 fi
+# Finite limits on every axis, far above what the bench sends: counted, never refused.
+printf '\n[plan benchlimited]\nrps = 1000000000\nrpd = 1000000000000\ncups = 1000000000\n' \
+	>> "$dir/blockport.ini"
 [ -z "$PG_URL" ] || cat "$dir/engine.ini" >> "$dir/blockport.ini"
 export BLOCKPORT_CONFIG=$dir/blockport.ini
 "$build/blockport" migrate > /dev/null 2>&1
 "$build/blockport" account create --email bench@localhost --plan enterprise > /dev/null
 key=$("$build/blockport" key create bench@localhost --test --name bench 2> /dev/null)
+"$build/blockport" account create --email limited@localhost --plan benchlimited > /dev/null
+lkey=$("$build/blockport" key create limited@localhost --test --name bench 2> /dev/null)
 
 start_lighttpd() {	# RUNDIR PORT BINDIR
 	mkdir -p "$1"
@@ -123,17 +130,22 @@ rl=$(free_port)
 start_lighttpd "$dir/relay" "$rl" "$bdir/relay-bin"
 
 body='{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
-cat > "$dir/post.lua" <<EOT
+for k in post:$key limited:$lkey; do
+	cat > "$dir/${k%%:*}.lua" <<EOT
 wrk.method = "POST"
 wrk.body = '$body'
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["X-API-Key"] = "$key"
+wrk.headers["X-API-Key"] = "${k#*:}"
 EOT
+done
+declare -A LUA=([devchain-limited]=$dir/limited.lua)	# the others: post.lua
+lua() { echo "${LUA[$1]:-$dir/post.lua}"; }
 
 # Every target must answer the call correctly before it is measured.
 check() {	# NAME URL
-	local out
-	out=$(curl -s -m 5 -H 'Content-Type: application/json' -H "X-API-Key: $key" -d "$body" "$2")
+	local out k=$key
+	[ "$1" != devchain-limited ] || k=$lkey
+	out=$(curl -s -m 5 -H 'Content-Type: application/json' -H "X-API-Key: $k" -d "$body" "$2")
 	case $out in
 	*'"result"'*) ;;
 	*) echo "rpc.sh: $1 ($2) answered: $out" >&2; exit 1 ;;
@@ -151,7 +163,7 @@ to_us() {	# wrk's "123.45us" / "1.23ms" / "1.00s" -> microseconds
 declare -A RPS P50 P99
 measure() {	# NAME URL THREADS CONNS: appends this round's figures
 	local out k="$1/$4"
-	out=$(wrk -t"$3" -c"$4" -d"${secs}s" --latency -s "$dir/post.lua" "$2")
+	out=$(wrk -t"$3" -c"$4" -d"${secs}s" --latency -s "$(lua "$1")" "$2")
 	if grep -q 'Non-2xx\|Socket errors' <<< "$out"; then
 		echo "rpc.sh: $1 at $4 connections had errors:" >&2
 		grep 'Non-2xx\|Socket errors' <<< "$out" >&2
@@ -176,7 +188,8 @@ targets=(direct nginx relay blockport)
 if [ -n "$chain" ]; then
 	URL[devchain-direct]=$chain
 	URL[devchain-blockport]="http://127.0.0.1:$bp/v1/rpc/bench/devchain"
-	targets+=(devchain-direct devchain-blockport)
+	URL[devchain-limited]=${URL[devchain-blockport]}
+	targets+=(devchain-direct devchain-blockport devchain-limited)
 fi
 for t in "${targets[@]}"; do
 	check "$t" "${URL[$t]}"
@@ -186,7 +199,7 @@ if [ "${1:-}" = "--serve" ]; then
 	for t in "${targets[@]}"; do
 		printf '  %-18s %s\n' "$t" "${URL[$t]}"
 	done
-	echo "  key                $key"
+	echo "  key                $key (devchain-limited: $lkey)"
 	echo "  body               $body"
 	echo "  wrk script         $dir/post.lua"
 	echo "serving until interrupted"
@@ -195,7 +208,7 @@ fi
 
 echo "== warm-up"
 for t in "${targets[@]}"; do
-	wrk -t2 -c32 -d1s -s "$dir/post.lua" "${URL[$t]}" > /dev/null
+	wrk -t2 -c32 -d1s -s "$(lua "$t")" "${URL[$t]}" > /dev/null
 done
 
 echo "== measure: eth_blockNumber, ${secs}s each, $rounds rounds (targets interleaved, medians" \
@@ -242,4 +255,6 @@ if [ -n "$chain" ]; then
 		"$(ratio "${RPS[devchain-blockport/32]}" "${RPS[devchain-direct/32]}")"
 	printf '  %-46s %6s us\n' "devchain: blockport p50 - direct p50, 1 conn" \
 		"$((P50[devchain-blockport/1] - P50[devchain-direct/1]))"
+	printf '  %-46s %6s\n' "devchain: limited key / unlimited, req/s at 32" \
+		"$(ratio "${RPS[devchain-limited/32]}" "${RPS[devchain-blockport/32]}")"
 fi

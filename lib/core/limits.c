@@ -45,11 +45,39 @@ struct header {
 	uint64_t	magic;
 	uint64_t	nslots;
 	uint64_t	generation;
-	uint64_t	pad[5];
+	uint64_t	redis_gen;	/* Redis's generation as this head last read it */
+	int64_t		redis_next;	/* bp_mono_us() before which no process reads it again */
+	uint64_t	pad[3];
+};
+
+/*
+ * A head's lease on a key's counts in Redis (with [server] limits = redis://): tokens a script
+ * counted there for several requests at once, spent here with a compare-and-swap (see
+ * lease_take). One slot a key, in the file limits_file-leases.
+ */
+#define LEASE_SLOTS	4096
+#define LEASE_PROBES	16
+#define LEASE_US	INT64_C(62500)	/* a grant is spent within 1/16 s of its count */
+#define LEASE_PARTS	16		/* a grant is at most 1/16 of a second's budget */
+#define T_REQ(t)	((t) >> 44)
+#define T_DAY(t)	(((t) >> 24) & 0xfffff)
+#define T_CU(t)		((t) & 0xffffff)
+#define T_PACK(r, d, c)	((uint64_t)(r) << 44 | (uint64_t)(d) << 24 | (uint64_t)(c))
+
+struct lease {
+	uint64_t	who;		/* the key id; 0: free */
+	uint64_t	tokens;		/* T_PACK(requests, day's requests, compute units) left */
+	int64_t		until;		/* bp_mono_us() before which they may be spent */
+	int64_t		last;		/* bp_mono_us() of the last grant (or exact count) */
+	uint64_t	grant;		/* the next grant, in requests */
+	int64_t		limit;		/* the X-RateLimit figures the last grant answered */
+	int64_t		remaining;
+	int64_t		reset;
 };
 
 struct bp_limits {
 	struct header	*hdr;
+	struct lease	*leases;	/* NULL: none (no Redis, or the file failed) */
 	struct slot	*slots;
 	size_t		 maplen;
 	uint64_t	 warned;	/* the last second a full table was logged (once a second) */
@@ -122,8 +150,11 @@ bp_limits_close(struct bp_limits *l)
 	if (l == NULL)
 		return;
 	bp_limits_redis_free(l->redis);
-	if (!l->borrowed)
+	if (!l->borrowed) {
 		munmap(l->hdr, l->maplen);
+		if (l->leases != NULL)
+			munmap(l->leases, LEASE_SLOTS * sizeof(struct lease));
+	}
 	free(l->url);
 	free(l);
 }
@@ -141,6 +172,13 @@ bp_limits_open_config(const struct bp_config *cfg)
 		bp_limits_close(l);
 		return NULL;
 	}
+	{
+		char path[sizeof(cfg->limits_file) + 8];
+
+		/* Without it every request is counted in Redis, as before: slower, as exact. */
+		snprintf(path, sizeof(path), "%s-leases", cfg->limits_file);
+		l->leases = bp_map_file(path, LEASE_SLOTS * sizeof(struct lease));
+	}
 	return l;
 }
 
@@ -154,6 +192,7 @@ bp_limits_thread(struct bp_limits *l)
 	if ((t = calloc(1, sizeof(*t))) == NULL)
 		return NULL;
 	t->hdr = l->hdr;
+	t->leases = l->leases;
 	t->slots = l->slots;
 	t->maplen = l->maplen;
 	t->borrowed = 1;
@@ -397,6 +436,7 @@ take_second(uint64_t *w, const struct bp_limit_plan *plan, int64_t max, unsigned
 	return 0;
 }
 
+static void	raise_to(uint64_t *, uint64_t);
 static enum bp_limit_verdict take_file(struct bp_limits *, uint64_t,
 		    const struct bp_limit_plan *, unsigned, unsigned, unsigned, int64_t,
 		    struct bp_limit_state *);
@@ -438,6 +478,120 @@ start_state(struct bp_limit_state *st, const struct bp_limit_plan *plan, int64_t
 
 
 /*
+ * The largest grant, in requests of this shape (nreq, nday, cu), for plan: a 1/16 of a second's
+ * requests and compute units (of a day's: 1/16 of its requests), within the token fields; 1 (no
+ * lease: each request counted in Redis, exactly) for a plan under 32 requests a second or
+ * without a bucket.
+ */
+static uint64_t
+lease_max(const struct bp_limit_plan *p, unsigned nreq, unsigned nday, unsigned cu)
+{
+	uint64_t g;
+
+	if (p->burst <= 0 || p->rps < 2 * LEASE_PARTS)
+		return 1;
+	g = (uint64_t)p->rps / LEASE_PARTS;
+	if (p->cups > 0 && cu > 0 && g * cu > (uint64_t)p->cups / LEASE_PARTS)
+		g = (uint64_t)p->cups / LEASE_PARTS / cu;
+	if (p->rpd > 0 && nday > 0 && g * nday > (uint64_t)p->rpd / LEASE_PARTS)
+		g = (uint64_t)p->rpd / LEASE_PARTS / nday;
+	if (nreq > 0 && g * nreq >= (UINT64_C(1) << 18))
+		g = ((UINT64_C(1) << 18) - 1) / nreq;
+	if (nday > 0 && g * nday >= (UINT64_C(1) << 18))
+		g = ((UINT64_C(1) << 18) - 1) / nday;
+	if (cu > 0 && g * cu >= (UINT64_C(1) << 22))
+		g = ((UINT64_C(1) << 22) - 1) / cu;
+	return g;
+}
+
+/* The figures of a request spent from s with left requests still in it. */
+static void
+lease_state(struct lease *s, uint64_t left, struct bp_limit_state *st)
+{
+	int64_t limit = __atomic_load_n(&s->limit, __ATOMIC_RELAXED);
+	int64_t rem = __atomic_load_n(&s->remaining, __ATOMIC_RELAXED) + (int64_t)left;
+
+	st->limit = limit;
+	st->remaining = rem < limit ? rem : limit;
+	st->reset = __atomic_load_n(&s->reset, __ATOMIC_RELAXED);
+	st->retry_after = 0;
+}
+
+/*
+ * A key of a plan with a bucket and at least 32 requests a second, while Redis answers: its
+ * requests are counted in Redis a grant at a time. The first request of a burst is counted alone,
+ * as before; each further one within LEASE_US of the last count doubles the grant (up to
+ * lease_max), so a key far under its limit costs one script a grant, and a key that slows down
+ * is back to one a request. A grant is a script that counts g requests of this request's shape
+ * at once (in Redis, for every head: nothing is ever admitted that Redis did not count); what
+ * this request did not use goes into the head's lease, spent by any process of the head with a
+ * compare-and-swap until LEASE_US after the grant (a grant while it is valid adds to it without
+ * extending it), so a token is spent within LEASE_US of its count. Refused grant: this request
+ * is counted alone. Returns the verdict, or -1 to count the request alone.
+ */
+static int
+lease_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan, unsigned nreq,
+    unsigned nday, unsigned cu, struct bp_limit_state *st)
+{
+	struct lease *s;
+	uint64_t gmax, g, cur, add, next;
+	int64_t now, last;
+	int keep;
+
+	if (l->leases == NULL || (gmax = lease_max(plan, nreq, nday, cu)) < 2 ||
+	    (s = bp_slot_claim(l->leases, sizeof(*s), LEASE_SLOTS, LEASE_PROBES, who)) == NULL)
+		return -1;
+	now = bp_mono_us();
+	cur = __atomic_load_n(&s->tokens, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&s->until, __ATOMIC_ACQUIRE) > now && T_REQ(cur) >= nreq &&
+	    T_DAY(cur) >= nday && T_CU(cur) >= cu) {
+		next = cur - T_PACK(nreq, nday, cu);
+		if (__atomic_compare_exchange_n(&s->tokens, &cur, next, 1, __ATOMIC_ACQ_REL,
+		    __ATOMIC_ACQUIRE)) {
+			lease_state(s, T_REQ(next), st);
+			return BP_LIMIT_OK;
+		}
+	}
+	last = __atomic_exchange_n(&s->last, now, __ATOMIC_ACQ_REL);
+	g = __atomic_load_n(&s->grant, __ATOMIC_RELAXED);
+	g = now - last < LEASE_US ? (g < 1 ? 2 : g * 2) : 1;
+	if (g > gmax)
+		g = gmax;
+	__atomic_store_n(&s->grant, g, __ATOMIC_RELAXED);
+	if (g < 2 || bp_limits_redis_take(l->redis, who, plan, (unsigned)g * nreq,
+	    (unsigned)g * nday, (unsigned)g * cu, -1, st) != BP_LIMIT_OK) {
+		if (g >= 2)
+			__atomic_store_n(&s->grant, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	raise_to(&l->hdr->redis_gen, bp_limits_redis_seen(l->redis));
+	__atomic_store_n(&s->limit, st->limit, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->remaining, st->remaining, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->reset, st->reset, __ATOMIC_RELAXED);
+	add = T_PACK((g - 1) * nreq, (g - 1) * nday, (g - 1) * cu);
+	cur = __atomic_load_n(&s->tokens, __ATOMIC_ACQUIRE);
+	do {
+		/*
+		 * Added to a lease still valid, and expiring with it (never extended: a token is
+		 * spent within LEASE_US of its count); an expired lease's rest is dropped. Both
+		 * only leave counted what is never spent.
+		 */
+		keep = __atomic_load_n(&s->until, __ATOMIC_ACQUIRE) > now;
+		next = keep ? cur : 0;
+		if (T_REQ(next) + T_REQ(add) >= (UINT64_C(1) << 20) ||
+		    T_DAY(next) + T_DAY(add) >= (UINT64_C(1) << 20) ||
+		    T_CU(next) + T_CU(add) >= (UINT64_C(1) << 24))
+			next = 0;
+		next += add;
+	} while (!__atomic_compare_exchange_n(&s->tokens, &cur, next, 1, __ATOMIC_ACQ_REL,
+	    __ATOMIC_ACQUIRE));
+	if (!keep)
+		__atomic_store_n(&s->until, now + LEASE_US, __ATOMIC_RELEASE);
+	lease_state(s, T_REQ(add), st);
+	return BP_LIMIT_OK;
+}
+
+/*
  * Counts in Redis at now_ns (-1: Redis's clock). When Redis does not answer, a key is counted in
  * the file, so it stays limited (to its plan on each head) and the API stays up; a client
  * address is refused, as by a full table: it only ever gets a 401, and an outage must not open
@@ -450,8 +604,23 @@ redis_take(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan, 
 	struct timespec ts;
 	int v;
 
-	if ((v = bp_limits_redis_take(l->redis, who, plan, nreq, nday, cu, now_ns, st)) >= 0)
+	/*
+	 * A key whose plan limits nothing has nothing shared to enforce: it is counted in this
+	 * head's file, so its figures (a Remaining counting down) are this head's, and costs no
+	 * round trip. The key generation the script would have answered comes from
+	 * bp_limits_generation's read, once per head every BP_LIMITS_REDIS_GEN_MS. Addresses
+	 * always go to Redis: while it is down they are refused (BP_LIMIT_DOWN).
+	 */
+	if (!(who & ADDR_BIT) && plan->rps <= 0 && plan->rpd <= 0 && plan->cups <= 0)
+		v = -1;
+	else if (!(who & ADDR_BIT) && now_ns < 0 &&
+	    (v = lease_take(l, who, plan, nreq, nday, cu, st)) >= 0)
 		return (enum bp_limit_verdict)v;
+	else if ((v = bp_limits_redis_take(l->redis, who, plan, nreq, nday, cu, now_ns,
+	    st)) >= 0) {
+		raise_to(&l->hdr->redis_gen, bp_limits_redis_seen(l->redis));
+		return (enum bp_limit_verdict)v;
+	}
 	if (now_ns < 0) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		now_ns = (int64_t)ts.tv_sec * NS + ts.tv_nsec;
@@ -501,6 +670,37 @@ take_file(struct bp_limits *l, uint64_t who, const struct bp_limit_plan *plan,
 	return BP_LIMIT_OK;
 }
 
+/* Raises *w to v (a generation only grows: a lower value is an older read). */
+static void
+raise_to(uint64_t *w, uint64_t v)
+{
+	uint64_t cur = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+	while (cur < v && !__atomic_compare_exchange_n(w, &cur, v, 1, __ATOMIC_ACQ_REL,
+	    __ATOMIC_ACQUIRE))
+		;
+}
+
+/*
+ * Reads Redis's generation into the header, by one thread of the whole head at most every
+ * BP_LIMITS_REDIS_GEN_MS: the one that moves redis_next (as the upstream health's shared_at in
+ * lib/net/health.c). A redis_next further ahead than that is from before a reboot (the
+ * monotonic clock started again): due. Redis down: the last value stays.
+ */
+static void
+read_redis_generation(struct bp_limits *l)
+{
+	int64_t now = bp_mono_us(), span = BP_LIMITS_REDIS_GEN_MS * INT64_C(1000);
+	int64_t next = __atomic_load_n(&l->hdr->redis_next, __ATOMIC_ACQUIRE);
+	uint64_t g;
+
+	if ((next > now && next <= now + span) || !__atomic_compare_exchange_n(
+	    &l->hdr->redis_next, &next, now + span, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	if (bp_limits_redis_generation(l->redis, &g) == 0)
+		raise_to(&l->hdr->redis_gen, g);
+}
+
 /*
  * With Redis, the sum of the file's and Redis's: a change on any head moves Redis's, and a change
  * made while Redis was down still moves this head's file. Both only grow (a generation Redis lost
@@ -511,14 +711,21 @@ bp_limits_generation(struct bp_limits *l)
 {
 	uint64_t g = __atomic_load_n(&l->hdr->generation, __ATOMIC_ACQUIRE);
 
-	return l->redis != NULL ? g + bp_limits_redis_generation(l->redis) : g;
+	if (l->redis == NULL)
+		return g;
+	read_redis_generation(l);
+	return g + __atomic_load_n(&l->hdr->redis_gen, __ATOMIC_ACQUIRE);
 }
 
 void
 bp_limits_bump_generation(struct bp_limits *l)
 {
 	__atomic_add_fetch(&l->hdr->generation, 1, __ATOMIC_ACQ_REL);
-	if (l->redis != NULL && bp_limits_redis_bump(l->redis) == -1)
+	if (l->redis == NULL)
+		return;
+	if (bp_limits_redis_bump(l->redis) == -1)
 		bp_warn("limits: the key generation could not be bumped in Redis: other heads see "
 		    "the change when their key caches expire (key_cache_seconds)");
+	else
+		raise_to(&l->hdr->redis_gen, bp_limits_redis_seen(l->redis));
 }

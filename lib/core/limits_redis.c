@@ -136,8 +136,7 @@ struct bp_limits_redis {
 	redisContext	*c;
 	char		 sha[48];	/* the script's, loaded on this connection */
 	int64_t		 retry_at;	/* bp_mono_us(): no connection tried before */
-	uint64_t	 gen;		/* the generation last seen */
-	int64_t		 gen_at;	/* bp_mono_us() when */
+	uint64_t	 gen;		/* the generation last seen on this connection */
 	int		 warned;	/* the current outage was logged */
 	const char	*fallback;	/* what happens meanwhile, for the warning */
 };
@@ -391,27 +390,31 @@ bp_limits_redis_take(struct bp_limits_redis *r, uint64_t who, const struct bp_li
 	/* None: Redis lost its data and no key changed since, so nothing did. */
 	if (v[5] >= 0)
 		r->gen = (uint64_t)v[5];
-	r->gen_at = bp_mono_us();
 	return verdict;
 }
 
-uint64_t
-bp_limits_redis_generation(struct bp_limits_redis *r)
+int
+bp_limits_redis_generation(struct bp_limits_redis *r, uint64_t *gen)
 {
 	const char *argv[2] = { "GET", GEN_KEY };
 	size_t lens[2] = { 3, sizeof(GEN_KEY) - 1 };
 	redisReply *rep;
-	int64_t now = bp_mono_us(), g;
+	int64_t g;
 
-	if (now - r->gen_at < BP_LIMITS_REDIS_GEN_MS * 1000 || connected(r) == -1)
-		return r->gen;
-	if ((rep = command(r, 2, argv, lens)) == NULL)
-		return r->gen;
+	if (connected(r) == -1 || (rep = command(r, 2, argv, lens)) == NULL)
+		return -1;
+	/* None: Redis lost its data and no key changed since, so nothing did. */
 	if (rep->type == REDIS_REPLY_STRING && bp_parse_int64(rep->str, 0, INT64_MAX,
 	    &g) == 0)
 		r->gen = (uint64_t)g;
 	freeReplyObject(rep);
-	r->gen_at = now;
+	*gen = r->gen;
+	return 0;
+}
+
+uint64_t
+bp_limits_redis_seen(const struct bp_limits_redis *r)
+{
 	return r->gen;
 }
 
@@ -424,10 +427,8 @@ bp_limits_redis_bump(struct bp_limits_redis *r)
 
 	if (connected(r) == -1 || (rep = command(r, 4, argv, lens)) == NULL)
 		return -1;
-	if (rep->type == REDIS_REPLY_INTEGER) {
+	if (rep->type == REDIS_REPLY_INTEGER)
 		r->gen = (uint64_t)rep->integer;
-		r->gen_at = bp_mono_us();
-	}
 	freeReplyObject(rep);
 	return 0;
 }

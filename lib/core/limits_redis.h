@@ -31,12 +31,14 @@ int		 bp_limits_redis_take(struct bp_limits_redis *, uint64_t who,
 		    int64_t now_ns, struct bp_limit_state *st);
 
 /*
- * The key generation in Redis as last seen on this connection, read again when older than
- * BP_LIMITS_REDIS_GEN_MS (every admission refreshes it for free); the last value seen when Redis
- * is down.
+ * The key generation in Redis: read now (GET) into *gen, 0; -1 when Redis did not answer. Every
+ * admission's script answers it too: bp_limits_redis_seen is the last value this connection
+ * saw either way (0 before any). lib/core/limits.c reads it for a whole head at most every
+ * BP_LIMITS_REDIS_GEN_MS.
  */
 #define BP_LIMITS_REDIS_GEN_MS	100
-uint64_t	 bp_limits_redis_generation(struct bp_limits_redis *);
+int		 bp_limits_redis_generation(struct bp_limits_redis *, uint64_t *gen);
+uint64_t	 bp_limits_redis_seen(const struct bp_limits_redis *);
 /* Bumps it; -1 when Redis did not answer. */
 int		 bp_limits_redis_bump(struct bp_limits_redis *);
 

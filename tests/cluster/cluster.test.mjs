@@ -100,6 +100,22 @@ test('a key revoked on one head is refused by the other within 2 s', async () =>
   assert.equal((await direct(heads[0], '/v1/cluster-revoke', key)).status, 401);
 });
 
+test('an unlimited key runs no admission script, and its revocation still crosses heads within 2 s', async () => {
+  const { key, id } = newKeyWithId({ plan: 'enterprise' });
+  const before = redisCalls('evalsha');
+  for (const h of [1, 0, 1, 0]) assert.equal((await direct(heads[h], '/v1/cluster-unlimited', key)).status, 404);
+  // Nothing here (nor HAProxy's checks, on an unlimited key) ran the script.
+  assert.equal(redisCalls('evalsha') - before, 0);
+  admin('key', 'revoke', id);
+  // The generation comes from each head's own read of bp:gen, once every 100 ms (the 401s
+  // below run the script: a request without a valid key is counted per client address).
+  const t0 = Date.now();
+  await waitFor(async () => (await direct(heads[1], '/v1/cluster-unlimited', key)).status === 401,
+    'the other head to refuse the revoked key', 2000);
+  const ms = Date.now() - t0;
+  assert.ok(ms < 1500, `refused after ${ms} ms`);
+});
+
 test('a node one head found frozen is skipped by the other at once (upstream health in Redis)', async () => {
   const relay = Number(process.env.FROZEN_PID);
   assert.ok(relay > 0, 'FROZEN_PID is set by scripts/stack.sh');
@@ -130,23 +146,34 @@ test('a node one head found frozen is skipped by the other at once (upstream hea
   }
 });
 
-test('a JSON-RPC request costs one admission script in Redis, not two', async () => {
-  const key = newKey({ plan: 'enterprise' });
-  const url = process.env.REDIS_URL;
-  const evals = () => execFileSync('redis-cli', ['-u', url, 'INFO', 'commandstats']).toString()
-    .split('\n').filter((l) => /^cmdstat_evalsha:/.test(l))
-    .reduce((n, l) => n + Number(/calls=(\d+)/.exec(l)[1]), 0);
+// The calls of a Redis command so far (INFO commandstats): 'evalsha' is the admission script.
+const redisCalls = (cmd) => execFileSync('redis-cli', ['-u', process.env.REDIS_URL, 'INFO', 'commandstats'])
+  .toString().split('\n').filter((l) => l.startsWith(`cmdstat_${cmd}:`))
+  .reduce((n, l) => n + Number(/calls=(\d+)/.exec(l)[1]), 0);
+
+// count JSON-RPC requests sent one after the other with key to the first head: the admission
+// scripts Redis ran meanwhile (HAProxy's health checks use an unlimited key: none).
+async function scriptsFor(key, count) {
   const call = (id) => fetch(`${heads[0]}/v1/rpc/ethereum/devnet`, { method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_chainId', params: [] }) }).then((r) => r.json());
   assert.equal((await call(0)).result, '0x7a69');
-  const before = evals();
-  for (let i = 1; i <= 40; i++) assert.equal((await call(i)).result, '0x7a69');
-  // Admission and the method's compute units in one script a request (40), plus HAProxy's
-  // health checks meanwhile (a keyed request to each head every 0.5 s); two scripts a request
-  // (the admission, then the charge) would be 80 and more.
-  const n = evals() - before;
-  assert.ok(n >= 40 && n < 70, `${n} admission scripts for 40 requests`);
+  const before = redisCalls('evalsha');
+  for (let i = 1; i <= count; i++) assert.equal((await call(i)).result, '0x7a69');
+  return redisCalls('evalsha') - before;
+}
+
+test('a JSON-RPC request costs one admission script in Redis, not two', async () => {
+  // Free (10 a second): counted alone, the admission and the method's compute units in one
+  // script a request (25); two a request (the admission, then the charge) would be 50.
+  const n = await scriptsFor(newKey(), 25);
+  assert.ok(n >= 25 && n < 45, `${n} admission scripts for 25 requests`);
+});
+
+test('a busy key of 32 requests a second and more is counted a grant at a time', async () => {
+  // Growth (100 a second): requests within 1/16 s of each other double the grant, up to 6.
+  const n = await scriptsFor(newKey({ plan: 'growth' }), 40);
+  assert.ok(n < 40, `${n} admission scripts for 40 requests`);
 });
 
 function redis(cmd) {

@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import { readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-import { env, api, newKey, onCluster, sleep } from './helpers.mjs';
+import { env, api, newKey, sleep } from './helpers.mjs';
 
 const TTL_MS = 1000;		// cache_ttl_ms of ethereum.cached
 const FINALITY = 4;		// finality_depth of ethereum.cached
@@ -259,10 +259,9 @@ before(async () => {
 });
 after(() => server?.close());
 
-// The head mark is a file of each head's (lib/rpc/head_mark.c): behind a balancer, a head that
-// has not seen the primary's head yet answers its own (docs/scale.md).
-test('eth_blockNumber does not go back when the fallback lags', {
-  skip: onCluster('the head mark is each head\'s own, not shared (docs/scale.md)') }, async () => {
+// The head mark (lib/rpc/head_mark.c) is shared through Redis on a cluster (docs/rpc.md): a head
+// that has not seen the primary's head itself answers the mark another head raised.
+test('eth_blockNumber does not go back when the fallback lags', async () => {
   const first = await rpc(call(1, 'eth_blockNumber', []), 'lagging');
   assert.equal(first.json.result, hex(100));
   lag.primaryUp = false;

@@ -589,7 +589,8 @@ static void *
 count_day(void *arg)
 {
 	struct bp_limits *l = bp_limits_thread(lim);	/* in Redis, its own connection */
-	struct bp_limit_plan p = { 0, 0, 0, 0 };
+	/* A day limit just above the threads' total: an unlimited plan counts in the file only. */
+	struct bp_limit_plan p = { 0, NTHREADS * THREAD_ROUNDS + 1, 0, 0 };
 	struct bp_limit_state st;
 	void *rv = NULL;
 	int i;
@@ -745,6 +746,88 @@ test_redis_noscript(void)
 	redisFree(c);
 }
 
+/* The calls of a command so far, as INFO commandstats names it ("evalsha", "get"); -1. */
+static long long
+redis_calls(redisContext *c, const char *name)
+{
+	redisReply *r = redisCommand(c, "INFO commandstats");
+	char want[64];
+	const char *p;
+	long long n = -1;
+
+	snprintf(want, sizeof(want), "cmdstat_%s:calls=", name);
+	/* A command not called since the server started has no line: 0. */
+	if (r != NULL && r->type == REDIS_REPLY_STRING)
+		n = (p = strstr(r->str, want)) != NULL ? strtoll(p + strlen(want), NULL, 10) : 0;
+	freeReplyObject(r);
+	return n;
+}
+
+/* A plan that limits nothing shares nothing: no script, the figures from the head's file. */
+static void
+test_redis_unlimited(void)
+{
+	struct bp_limit_plan none = { 0, 0, 0, 3 }, day = { 0, 1000000, 0, 3 };
+	struct bp_limit_state st;
+	redisContext *c = redis_peek();
+	uint64_t who = fresh_who();
+	long long before;
+	redisReply *r;
+	int i, ok = 0;
+
+	CU_ASSERT_FATAL(c != NULL && c->err == 0 && (before = redis_calls(c, "evalsha")) >= 0);
+	bp_unit_fresh_second();
+	for (i = 0; i < 50; i++)
+		ok += bp_limits_take(lim, who, &none, 1, 1, 100, &st) == BP_LIMIT_OK;
+	CU_ASSERT_EQUAL(ok, 50);
+	CU_ASSERT_EQUAL(redis_calls(c, "evalsha"), before);
+	CU_ASSERT_EQUAL(st.limit, BP_LIMIT_UNLIMITED);
+	CU_ASSERT_EQUAL(st.remaining, BP_LIMIT_UNLIMITED - 50);
+	r = redisCommand(c, "EXISTS bp:l:k:%llu", (unsigned long long)who);
+	CU_ASSERT(r != NULL && r->type == REDIS_REPLY_INTEGER && r->integer == 0);
+	freeReplyObject(r);
+	/* One finite limit (a day's) is shared: the script runs; an address always is. */
+	CU_ASSERT_EQUAL(bp_limits_take(lim, fresh_who(), &day, 1, 1, 0, &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(bp_limits_take(lim, bp_limits_addr_id("203.0.113.77"), &none, 1, 0, 0,
+	    &st), BP_LIMIT_OK);
+	CU_ASSERT_EQUAL(redis_calls(c, "evalsha"), before + 2);
+	redisFree(c);
+}
+
+/* The key generation: read by one thread of the head every 100 ms, seen by all of them. */
+static void
+test_redis_generation(void)
+{
+	struct bp_limits *t[8];
+	redisContext *c = redis_peek();
+	long long before;
+	int64_t t0;
+	uint64_t g;
+	int i, k, seen = 0;
+
+	CU_ASSERT_FATAL(c != NULL && c->err == 0);
+	for (i = 0; i < 8; i++)
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t[i] = bp_limits_thread(lim));
+	g = bp_limits_generation(lim);
+	before = redis_calls(c, "get");
+	t0 = bp_mono_us();
+	for (k = 0; k < 20; k++)
+		for (i = 0; i < 8; i++)
+			CU_ASSERT_EQUAL(bp_limits_generation(t[i]), g);
+	CU_ASSERT(redis_calls(c, "get") - before <=
+	    1 + (bp_mono_us() - t0) / 1000 / BP_LIMITS_REDIS_GEN_MS);
+	freeReplyObject(redisCommand(c, "INCR bp:gen"));	/* another head's change */
+	t0 = bp_mono_us();
+	while (seen < 8 && bp_mono_us() - t0 < 1000000)
+		for (usleep(5000), seen = 0, i = 0; i < 8; i++)
+			seen += bp_limits_generation(t[i]) > g;
+	CU_ASSERT_EQUAL(seen, 8);
+	CU_ASSERT((bp_mono_us() - t0) / 1000 <= BP_LIMITS_REDIS_GEN_MS + 50);
+	for (i = 0; i < 8; i++)
+		bp_limits_thread_close(lim, t[i]);
+	redisFree(c);
+}
+
 /* The cases both backends must pass alike. */
 #define BOTH_CASES \
 	{ "8 threads on one key: no increment lost", test_threads }, \
@@ -775,6 +858,8 @@ static const struct bp_unit_case limits_redis_cases[] = {
 	{ "two processes, 2000 each: no lost increments", test_fork_no_lost_increments },
 	{ "every hash expires", test_redis_expiry },
 	{ "a forgotten script is loaded again", test_redis_noscript },
+	{ "an unlimited key runs no script", test_redis_unlimited },
+	{ "the key generation: one read a head every 100 ms", test_redis_generation },
 };
 static const struct bp_unit_suite limits_redis_suite = { "limits_redis", setup_redis,
     teardown_redis, limits_redis_cases,
