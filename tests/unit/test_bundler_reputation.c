@@ -154,7 +154,7 @@ test_trace_off(void)
 	memset(&err, 0, sizeof(err));
 	/* No upstream at all: a network that validates by eth_call only never asks for a trace. */
 	bp_strlcpy(net.trace_validation, "false", sizeof(net.trace_validation));
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(NULL, &net, ep, &op, &res, &err), 0);
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(NULL, &net, ep, &op, NULL, &res, &err), 0);
 	CU_ASSERT_EQUAL(err.code, 0);
 }
 
@@ -211,11 +211,11 @@ test_trace_auto(void)
 	net.nupstream = 1;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
 	/* auto (the default): the node cannot trace, so eth_call's checks are all. */
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, &res, &err), 0);
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, NULL, &res, &err), 0);
 	CU_ASSERT_EQUAL(err.code, 0);
 	/* true: the trace is required, and its absence is the node's error. */
 	bp_strlcpy(net.trace_validation, "true", sizeof(net.trace_validation));
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, &res, &err), -1);
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, NULL, &res, &err), -1);
 	CU_ASSERT_EQUAL(err.code, -32603);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "could not trace"));
 	bp_upstream_free(up);
