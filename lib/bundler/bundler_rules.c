@@ -76,9 +76,13 @@ bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
 	in->present[BP_ERC7562_ACCOUNT] = 1;
 	bp_u256_to_be32(&res->sender_stake, be);
 	in->staked[BP_ERC7562_ACCOUNT] = bp_erc7562_staked(be, res->sender_unstake_delay);
-	/* v0.8's EIP-7702 marker names no factory: the sender's delegate runs as the account. */
-	if (op->len[BP_USEROP_INIT_CODE] >= 20 &&
-	    (op->version == BP_EP_V06 || !bp_userop_is_7702(op))) {
+	/*
+	 * v0.8's EIP-7702 marker names no factory: the sender's delegate runs as the account, and
+	 * so does the initialisation call after the marker, which the SenderCreator makes.
+	 */
+	if (op->version != BP_EP_V06 && bp_userop_is_7702(op))
+		in->init_account = op->len[BP_USEROP_INIT_CODE] > 20;
+	else if (op->len[BP_USEROP_INIT_CODE] >= 20) {
 		memcpy(in->addr[BP_ERC7562_FACTORY], op->bytes[BP_USEROP_INIT_CODE], 20);
 		in->present[BP_ERC7562_FACTORY] = 1;
 		bp_u256_to_be32(&res->factory_stake, be);

@@ -128,6 +128,20 @@ test('v0.8 EIP-7702: an EOA delegating in its op to code that reads TIMESTAMP is
   /^\[OP-011\] account uses banned opcode TIMESTAMP/, EP08);
 });
 
+test('v0.8 EIP-7702: the initialisation call after the marker (made by the SenderCreator) is judged as the account\'s', async () => {
+  // CALLDATASIZE PUSH1 4 EQ PUSH1 0x11 JUMPI; RET0; JUMPDEST TIMESTAMP POP RET0: TIMESTAMP only in
+  // the 4-byte initialisation call, not in validateUserOp.
+  const delegate = await install(`3660041460115 7${RET0}5b4250${RET0}`.replace(/ /g, ''));
+  const eoa = privateKeyToAccount(generatePrivateKey());
+  await deposit(eoa.address, '1', EP08);
+  const authorization = await eoa.signAuthorization({ chainId: chain.id, address: delegate, nonce: 0 });
+  const o = await op07(eoa.address);
+  await refused(formatUserOperationRequest({ ...o, nonce: 0n, factory: `0x7702${'0'.repeat(36)}`,
+    factoryData: '0x12345678', callGasLimit: 50000n, verificationGasLimit: 400000n, preVerificationGas: 130000n,
+    maxFeePerGas: BigInt(o.maxFeePerGas), maxPriorityFeePerGas: BigInt(o.maxPriorityFeePerGas), authorization }),
+  -32502, /^\[OP-011\] account uses banned opcode TIMESTAMP/, EP08);
+});
+
 test('OP-054: an account calling the EntryPoint\'s handleOps from validation is refused', async () => {
   // PUSH4 handleOps PUSH1 0xe0 SHL PUSH1 0 MSTORE; CALL(GAS, EP, 0, 0, 4, 0, 0) POP; RET0
   const code = `631fad948c60e01b600052 6000600060046000600073${hex(EP)}5af150 ${RET0}`.replace(/ /g, '');

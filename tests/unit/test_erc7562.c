@@ -346,6 +346,7 @@ test_v07(void)
 	    "3 RETURN 0x0 0x0", "2 RETURN 0x0 0x0", EP_CALLS(A), "2 SLOAD 0x0", NULL, "2 STOP",
 	    EP_CALLS(P), NULL, "2 STOP", "1 RETURN 0x0 0x0", NULL };
 	const char *lines[sizeof(head) / sizeof(head[0])];
+	uint8_t sc[20];
 
 	input(&in, 1, 1);
 	bp_addr_parse(E07, 42, 0, in.entry_point);
@@ -364,6 +365,13 @@ test_v07(void)
 	lines[10] = "3 CREATE2 0x1 0x20 0x0 0x0";
 	CU_ASSERT_EQUAL(judge(&in, lines, &v), -32502);
 	CU_ASSERT_STRING_EQUAL(v.message, "[OP-031] factory uses CREATE2 more than once");
+	/* v0.8's EIP-7702 initialisation call: no factory, the SenderCreator's frame the account's. */
+	in.present[BP_ERC7562_FACTORY] = 0;
+	bp_addr_parse(SC07, 42, 0, sc);
+	CU_ASSERT_EQUAL(bp_erc7562_phase(&in, sc), -1);
+	in.init_account = 1;
+	CU_ASSERT_EQUAL(bp_erc7562_phase(&in, sc), BP_ERC7562_ACCOUNT);
+	CU_ASSERT_EQUAL(bp_erc7562_phase(&in, in.entry_point), -1);
 }
 
 BP_UNIT_SUITE(erc7562, NULL, NULL,
