@@ -250,13 +250,18 @@ out:
 	return rc;
 }
 
-/* "CHAIN.NETWORK" and the address of entity e of the op ("" when it names none). */
+/*
+ * "CHAIN.NETWORK" and the address of entity e of the op ("" when it names none: v0.8's
+ * EIP-7702 marker is no factory, and counting it would ban every such op with one that failed).
+ */
 static void
 entity_key(const struct bp_network *net, const struct bp_userop *op, enum bp_userop_bytes f,
     char *chain, size_t clen, char addr[BP_ADDR_STRLEN])
 {
 	snprintf(chain, clen, "%s.%s", net->chain, net->network);
 	addr[0] = '\0';
+	if (f == BP_USEROP_INIT_CODE && op->version != BP_EP_V06 && bp_userop_is_7702(op))
+		return;
 	if (op->len[f] >= 20)
 		bp_addr_format_lower(op->bytes[f], addr, BP_ADDR_STRLEN);
 }
