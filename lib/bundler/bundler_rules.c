@@ -13,6 +13,7 @@
 #include "bundler_pool.h"
 #include "bundler_reputation.h"
 #include "bundler_rules.h"
+#include "bundler_v07.h"
 #include "erc7562_quick.h"
 #include "core/hex.h"
 #include "core/log.h"
@@ -75,7 +76,13 @@ bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
 	in->present[BP_ERC7562_ACCOUNT] = 1;
 	bp_u256_to_be32(&res->sender_stake, be);
 	in->staked[BP_ERC7562_ACCOUNT] = bp_erc7562_staked(be, res->sender_unstake_delay);
-	if (op->len[BP_USEROP_INIT_CODE] >= 20) {
+	/*
+	 * v0.8's EIP-7702 marker names no factory: the sender's delegate runs as the account, and
+	 * so does the initialisation call after the marker, which the SenderCreator makes.
+	 */
+	if (op->version != BP_EP_V06 && bp_userop_is_7702(op))
+		in->init_account = op->len[BP_USEROP_INIT_CODE] > 20;
+	else if (op->len[BP_USEROP_INIT_CODE] >= 20) {
 		memcpy(in->addr[BP_ERC7562_FACTORY], op->bytes[BP_USEROP_INIT_CODE], 20);
 		in->present[BP_ERC7562_FACTORY] = 1;
 		bp_u256_to_be32(&res->factory_stake, be);
@@ -99,9 +106,14 @@ enum trace_kind {
 	TRACE__MAX
 };
 
-/* debug_traceCall's params: the call, "latest", the tracer of kind (struct logs kept small). */
+/*
+ * debug_traceCall's params: the call, "latest", the tracer of kind (struct logs kept small),
+ * and the state override ov when not NULL (v0.7/v0.8: EntryPointSimulations at the
+ * EntryPoint's address, as the eth_call of the simulation has it; anvil and geth take it as
+ * the options' stateOverrides).
+ */
 static cJSON *
-trace_params(const uint8_t ep[20], const char *hex, enum trace_kind kind)
+trace_params(const uint8_t ep[20], const char *hex, const cJSON *ov, enum trace_kind kind)
 {
 	char addr[BP_ADDR_STRLEN];
 	cJSON *p = NULL, *call, *opts;
@@ -124,6 +136,8 @@ trace_params(const uint8_t ep[20], const char *hex, enum trace_kind kind)
 		    cJSON_AddTrueToObject(opts, "disableStorage") != NULL &&
 		    cJSON_AddFalseToObject(opts, "enableReturnData") != NULL &&
 		    (kind == TRACE_STACKS || cJSON_AddTrueToObject(opts, "disableStack") != NULL);
+	if (ok && ov != NULL)
+		ok = cJSON_AddItemToObject(opts, "stateOverrides", cJSON_Duplicate(ov, 1));
 	if (!ok) {
 		cJSON_Delete(p);
 		return NULL;
@@ -137,14 +151,14 @@ trace_params(const uint8_t ep[20], const char *hex, enum trace_kind kind)
  */
 static int
 traces(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
-    const char *hex, enum trace_kind first, enum trace_kind last,
+    const char *hex, const cJSON *ov, enum trace_kind first, enum trace_kind last,
     struct bp_rpc_client_call *calls, struct bp_userop_validate_error *err)
 {
 	int k, n = (int)last - (int)first + 1;
 
 	for (k = 0; k < n; k++) {
 		calls[k].method = "debug_traceCall";
-		if ((calls[k].params = trace_params(ep, hex, (enum trace_kind)(first + k))) == NULL)
+		if ((calls[k].params = trace_params(ep, hex, ov, (enum trace_kind)(first + k))) == NULL)
 			return fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 	}
 	if (bp_rpc_client_batch(up, net, calls, (size_t)n) == (size_t)n)
@@ -164,15 +178,16 @@ traces(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20
 
 int
 bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
-    const struct bp_userop *op, const struct bp_userop_validate_result *res,
-    struct bp_userop_validate_error *err)
+    const struct bp_userop *op, const uint8_t *delegate,
+    const struct bp_userop_validate_result *res, struct bp_userop_validate_error *err)
 {
 	struct bp_rpc_client_call quick[TRACE__MAX], full[1];
 	struct bp_erc7562_verdict v;
 	struct bp_erc7562_input in;
 	enum trace_mode mode = trace_mode(net);
 	uint8_t *data = NULL;
-	char *hex = NULL;
+	char *hex = NULL, *override = NULL;
+	cJSON *ov = NULL;
 	size_t len;
 	int rc = -1, t;
 
@@ -180,15 +195,22 @@ bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, con
 	memset(full, 0, sizeof(full));
 	if (mode == TRACE_OFF)
 		return 0;
-	if ((data = bp_userop_validate_calldata(BP_USEROP_VALIDATE_SIG_SIMULATE, op, &len)) == NULL ||
-	    (hex = malloc(2 * len + 3)) == NULL) {
+	/* The call simulated: v0.7/v0.8's is EntryPointSimulations' by a state override. */
+	if (op->version == BP_EP_V06)
+		data = bp_userop_validate_calldata(BP_USEROP_VALIDATE_SIG_SIMULATE, op, &len);
+	else if (bp_bundler_v07_validation_call(op, ep, delegate, &data, &len, &override) == 0 &&
+	    (ov = cJSON_Parse(override)) == NULL) {
+		free(data);
+		data = NULL;
+	}
+	if (data == NULL || (hex = malloc(2 * len + 3)) == NULL) {
 		fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 		goto out;
 	}
 	bp_hex_encode(data, len, hex, 2 * len + 3);
 	bp_bundler_rules_entities(op, ep, res, &in);
 	/* The quick pass first: a tenth of the node's work, and it proves most ops clean. */
-	if ((t = traces(up, net, ep, hex, TRACE_STEPS, TRACE_PRESTATE, quick, err)) != 0) {
+	if ((t = traces(up, net, ep, hex, ov, TRACE_STEPS, TRACE_PRESTATE, quick, err)) != 0) {
 		if (t == 1 && mode == TRACE_AUTO) {
 			/* A node without tracing: eth_call's checks only (docs/bundler.md). */
 			err->code = 0;
@@ -201,7 +223,7 @@ bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, con
 		rc = 0;
 		goto out;
 	}
-	if (traces(up, net, ep, hex, TRACE_STACKS, TRACE_STACKS, full, err) != 0)
+	if (traces(up, net, ep, hex, ov, TRACE_STACKS, TRACE_STACKS, full, err) != 0)
 		goto out;
 	if (bp_erc7562_check_json(full[0].result, &in, &v) == -1) {
 		bp_warn("%s: %s.%s: %s", __func__, net->chain, net->network, v.message);
@@ -221,18 +243,25 @@ out:
 	}
 	cJSON_Delete((cJSON *)full[0].params);
 	cJSON_Delete(full[0].result);
+	cJSON_Delete(ov);
+	free(override);
 	free(hex);
 	free(data);
 	return rc;
 }
 
-/* "CHAIN.NETWORK" and the address of entity e of the op ("" when it names none). */
+/*
+ * "CHAIN.NETWORK" and the address of entity e of the op ("" when it names none: v0.8's
+ * EIP-7702 marker is no factory, and counting it would ban every such op with one that failed).
+ */
 static void
 entity_key(const struct bp_network *net, const struct bp_userop *op, enum bp_userop_bytes f,
     char *chain, size_t clen, char addr[BP_ADDR_STRLEN])
 {
 	snprintf(chain, clen, "%s.%s", net->chain, net->network);
 	addr[0] = '\0';
+	if (f == BP_USEROP_INIT_CODE && op->version != BP_EP_V06 && bp_userop_is_7702(op))
+		return;
 	if (op->len[f] >= 20)
 		bp_addr_format_lower(op->bytes[f], addr, BP_ADDR_STRLEN);
 }

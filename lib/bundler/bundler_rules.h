@@ -18,17 +18,22 @@
 
 struct bp_upstream;
 
-/* The entities of the v0.6 op and their stakes from its ValidationResult, for the engine. */
+/*
+ * The entities of op and their stakes from its ValidationResult, for the engine (v0.8's
+ * EIP-7702 marker is no factory).
+ */
 void	bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
 	    const struct bp_userop_validate_result *res, struct bp_erc7562_input *in);
 
 /*
- * Traces simulateValidation(op) on ep and judges it. Returns 0 (passed, or not traced by the
+ * Traces simulateValidation(op) on ep and judges it: v0.6's on the EntryPoint, v0.7/v0.8's
+ * with EntryPointSimulations put at ep by the state override of their eth_call, the sender's
+ * code the delegation to delegate when it is not NULL (bp_bundler_7702_prepare). Returns 0 (passed, or not traced by the
  * network's choice), or -1 with err set: -32502 or -32505 naming the rule, -32603 when the node
  * did not answer or (trace_validation = true) cannot trace.
  */
 int	bp_bundler_rules_check(struct bp_upstream *, const struct bp_network *net,
-	    const uint8_t ep[20], const struct bp_userop *op,
+	    const uint8_t ep[20], const struct bp_userop *op, const uint8_t *delegate,
 	    const struct bp_userop_validate_result *res, struct bp_userop_validate_error *err);
 
 struct bp_db;

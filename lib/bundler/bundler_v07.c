@@ -123,7 +123,10 @@ bp_bundler_v07_decode_validation(const uint8_t *data, size_t len,
 	    bp_abi_read_bytes32(ri, rilen, 3, paymaster) == -1 ||
 	    bp_abi_read_u256(vr, vrlen, 1, &out->sender_stake) == -1 ||
 	    bp_abi_read_u64(vr, vrlen, 2, &out->sender_unstake_delay) == -1 ||
-	    bp_abi_read_u256(vr, vrlen, 5, &out->paymaster_stake) == -1)
+	    bp_abi_read_u256(vr, vrlen, 5, &out->paymaster_stake) == -1 ||
+	    bp_abi_read_u256(vr, vrlen, 3, &out->factory_stake) == -1 ||
+	    bp_abi_read_u64(vr, vrlen, 4, &out->factory_unstake_delay) == -1 ||
+	    bp_abi_read_u64(vr, vrlen, 6, &out->paymaster_unstake_delay) == -1)
 		return set_err(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "ValidationResult does not decode");
 	if (bp_bundler_v07_validation_data(account, out) == 1)
 		return set_err(err, BP_USEROP_VALIDATE_AGGREGATOR, "signature aggregators are not supported");
@@ -160,6 +163,21 @@ bp_bundler_v07_decode_revert(const uint8_t *data, size_t len, struct bp_userop_v
 }
 
 int
+bp_bundler_v07_validation_call(const struct bp_userop *op, const uint8_t ep[20],
+    const uint8_t *delegate, uint8_t **data, size_t *len, char **override)
+{
+	*data = NULL;
+	if ((*override = bp_bundler_v07_override(op->version, ep, op->sender, 0,
+	    delegate)) == NULL ||
+	    (*data = bp_userop_validate_calldata(SIG_SIMULATE_VALIDATION, op, len)) == NULL) {
+		free(*override);
+		*override = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
 bp_bundler_v07_simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
     const struct bp_userop *op, const uint8_t *delegate, struct bp_userop_validate_result *out,
     struct bp_userop_validate_error *err)
@@ -169,12 +187,8 @@ bp_bundler_v07_simulate(struct bp_upstream *up, const struct bp_network *net, co
 	size_t len, retlen;
 	int rc;
 
-	if ((override = bp_bundler_v07_override(op->version, ep, op->sender, 0,
-	    delegate)) == NULL ||
-	    (data = bp_userop_validate_calldata(SIG_SIMULATE_VALIDATION, op, &len)) == NULL) {
-		free(override);
+	if (bp_bundler_v07_validation_call(op, ep, delegate, &data, &len, &override) == -1)
 		return set_err(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
-	}
 	rc = bp_userop_validate_eth_call(up, net, ep, data, len, "latest", override, &ret, &retlen,
 	    err);
 	free(data);

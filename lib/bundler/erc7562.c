@@ -265,7 +265,9 @@ bp_erc7562_phase(const struct bp_erc7562_input *in, const uint8_t to[20])
 		return BP_ERC7562_PAYMASTER;
 	if (in->present[BP_ERC7562_AGGREGATOR] && same(to, in->addr[BP_ERC7562_AGGREGATOR]))
 		return BP_ERC7562_AGGREGATOR;
-	return in->present[BP_ERC7562_FACTORY] ? BP_ERC7562_FACTORY : PHASE_NONE;
+	if (in->present[BP_ERC7562_FACTORY])
+		return BP_ERC7562_FACTORY;
+	return in->init_account ? BP_ERC7562_ACCOUNT : PHASE_NONE;
 }
 
 /* Opens a frame at depth for a call (to, code known) or a create; its id, or -1. */

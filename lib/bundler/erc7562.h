@@ -34,6 +34,11 @@ struct bp_erc7562_input {
 	uint8_t		addr[BP_ERC7562__MAX][20];
 	int		present[BP_ERC7562__MAX];	/* the op names this entity */
 	int		staked[BP_ERC7562__MAX];	/* bp_erc7562_staked of its stake info */
+	/*
+	 * A v0.8 EIP-7702 op with an initialisation call (initCode past the marker): the
+	 * SenderCreator calls the sender with it, and that code is the account's.
+	 */
+	int		init_account;
 };
 
 /* ERC-7562's staking thresholds (MIN_UNSTAKE_DELAY; MIN_STAKE_VALUE is chain-specific: any). */
@@ -58,7 +63,8 @@ int		 bp_erc7562_call_family(const char *op);
 /*
  * The entity whose validation a frame the EntryPoint opens (at depth 2) runs, by its address to:
  * the sender's, the paymaster's, the aggregator's, else the factory's when the op has one (its
- * SenderCreator); -1 for the EntryPoint's own frames (not judged).
+ * SenderCreator), the account's when init_account is set; -1 for the EntryPoint's own frames
+ * (not judged).
  */
 int		 bp_erc7562_phase(const struct bp_erc7562_input *in, const uint8_t to[20]);
 

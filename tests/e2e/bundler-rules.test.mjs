@@ -3,11 +3,18 @@
 // bytecode (each commented), are refused with -32502 naming the rule (-32505 where stake would
 // allow it); reputation throttles and bans a paymaster (-32504), as debug_bundler_dumpReputation
 // shows; and a normal op still lands. The test stack turns debug_bundler on for the devnet.
+// EntryPoint v0.7 and v0.8 ops are traced with EntryPointSimulations put at the EntryPoint's
+// address by debug_traceCall's stateOverrides (v0.8's EIP-7702 delegation by the same override)
+// and judged by the same engine: the hand-assembled code answers whatever it is called with, so
+// it serves v0.7's validateUserOp(PackedUserOperation,bytes32,uint256) and
+// validatePaymasterUserOp (a uint256; a context and a uint256) and SenderCreator's call of the
+// factory (an address) as it serves v0.6's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createPublicClient, createWalletClient, getAddress, getContractAddress, http, parseEther,
   parseGwei, toHex } from 'viem';
+import { formatUserOperationRequest } from 'viem/account-abstraction';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { api, env, newKey, waitFor } from './helpers.mjs';
@@ -16,6 +23,8 @@ const entryPointAbi = JSON.parse(readFileSync(new URL(
   './node_modules/@account-abstraction/contracts/artifacts/EntryPoint.json', import.meta.url), 'utf8')).abi;
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const EP = getAddress(dc.entry_point);
+const EP07 = getAddress(dc.entry_point_v07);
+const EP08 = getAddress(dc.entry_point_v08);
 const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
 const pub = createPublicClient({ chain, transport: http(env.chain) });
 const rpc = (method, params = []) => pub.request({ method, params });
@@ -50,13 +59,13 @@ async function debug(method, params = []) {
   assert.equal(j.error, undefined, `${method}: ${JSON.stringify(j)}`);
   return j.result;
 }
-async function refused(op, code, re) {
-  const j = await call('eth_sendUserOperation', [op, EP]);
+async function refused(op, code, re, ep = EP) {
+  const j = await call('eth_sendUserOperation', [op, ep]);
   assert.ok(j.error, `must be refused: ${JSON.stringify(j)}`);
   assert.equal(j.error.code, code, JSON.stringify(j));
   assert.match(j.error.message, re);
 }
-const send = async (op) => debug('eth_sendUserOperation', [op, EP]);
+const send = async (op, ep = EP) => debug('eth_sendUserOperation', [op, ep]);
 
 // Installs code at a fresh address; returns it.
 async function install(code) {
@@ -64,9 +73,10 @@ async function install(code) {
   await rpc('anvil_setCode', [a, `0x${code}`]);
   return a;
 }
-// A deposit in the EntryPoint for a (the sender's prefund, or a paymaster's).
-async function deposit(a, eth = '1') {
-  await pub.waitForTransactionReceipt({ hash: await funder.writeContract({ address: EP, abi: entryPointAbi,
+// A deposit in the EntryPoint ep for a (the sender's prefund, or a paymaster's); depositTo is
+// the same function in every version.
+async function deposit(a, eth = '1', ep = EP) {
+  await pub.waitForTransactionReceipt({ hash: await funder.writeContract({ address: ep, abi: entryPointAbi,
     functionName: 'depositTo', args: [a], value: parseEther(eth) }) });
 }
 async function fees() {
@@ -79,21 +89,57 @@ async function op(sender, extra = {}) {
     verificationGasLimit: toHex(400000), preVerificationGas: toHex(100000), ...(await fees()),
     paymasterAndData: '0x', signature: '0x', ...extra };
 }
+// The same op in v0.7's and v0.8's form.
+async function op07(sender, extra = {}) {
+  const { initCode, paymasterAndData, ...rest } = await op(sender);
+  return { ...rest, ...extra };
+}
 // An account that accepts everything, with its own deposit (it pays no prefund itself).
-async function account(code = RET0) {
+async function account(code = RET0, ep = EP) {
   const a = await install(code);
-  await deposit(a);
+  await deposit(a, '1', ep);
   return a;
 }
+const landed = async (h) => assert.equal((await waitFor(async () => (await call('eth_getUserOperationReceipt',
+  [h])).result, 'the receipt', 30000)).success, true);
 
 test('OP-011: an account that reads TIMESTAMP in validation is refused; a normal op lands', async () => {
   const bad = await account(`4250${RET0}`);		// TIMESTAMP POP, then RET0
   await refused(await op(bad), -32502, /^\[OP-011\] account uses banned opcode TIMESTAMP/);
-  const good = await account();
-  const h = await send(await op(good));
-  const r = await waitFor(async () => (await call('eth_getUserOperationReceipt', [h])).result,
-    'the receipt', 30000);
-  assert.equal(r.success, true);
+  await landed(await send(await op(await account())));
+});
+
+for (const [version, ep] of [['v0.7', EP07], ['v0.8', EP08]]) {
+  test(`${version} OP-011: an account that reads TIMESTAMP in validation is refused; a normal op lands`, async () => {
+    await refused(await op07(await account(`4250${RET0}`, ep)), -32502,
+      /^\[OP-011\] account uses banned opcode TIMESTAMP/, ep);
+    await landed(await send(await op07(await account(RET0, ep)), ep));
+  });
+}
+
+test('v0.8 EIP-7702: an EOA delegating in its op to code that reads TIMESTAMP is refused (the trace runs the delegation)', async () => {
+  const eoa = privateKeyToAccount(generatePrivateKey());
+  await deposit(eoa.address, '1', EP08);
+  const authorization = await eoa.signAuthorization({ chainId: chain.id, address: await install(`4250${RET0}`), nonce: 0 });
+  const o = await op07(eoa.address);
+  await refused(formatUserOperationRequest({ ...o, nonce: 0n, factory: '0x7702', factoryData: '0x', callGasLimit: 50000n,
+    verificationGasLimit: 400000n, preVerificationGas: 130000n, maxFeePerGas: BigInt(o.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(o.maxPriorityFeePerGas), authorization }), -32502,
+  /^\[OP-011\] account uses banned opcode TIMESTAMP/, EP08);
+});
+
+test('v0.8 EIP-7702: the initialisation call after the marker (made by the SenderCreator) is judged as the account\'s', async () => {
+  // CALLDATASIZE PUSH1 4 EQ PUSH1 0x11 JUMPI; RET0; JUMPDEST TIMESTAMP POP RET0: TIMESTAMP only in
+  // the 4-byte initialisation call, not in validateUserOp.
+  const delegate = await install(`3660041460115 7${RET0}5b4250${RET0}`.replace(/ /g, ''));
+  const eoa = privateKeyToAccount(generatePrivateKey());
+  await deposit(eoa.address, '1', EP08);
+  const authorization = await eoa.signAuthorization({ chainId: chain.id, address: delegate, nonce: 0 });
+  const o = await op07(eoa.address);
+  await refused(formatUserOperationRequest({ ...o, nonce: 0n, factory: `0x7702${'0'.repeat(36)}`,
+    factoryData: '0x12345678', callGasLimit: 50000n, verificationGasLimit: 400000n, preVerificationGas: 130000n,
+    maxFeePerGas: BigInt(o.maxFeePerGas), maxPriorityFeePerGas: BigInt(o.maxPriorityFeePerGas), authorization }),
+  -32502, /^\[OP-011\] account uses banned opcode TIMESTAMP/, EP08);
 });
 
 test('OP-054: an account calling the EntryPoint\'s handleOps from validation is refused', async () => {
@@ -102,33 +148,40 @@ test('OP-054: an account calling the EntryPoint\'s handleOps from validation is 
   await refused(await op(await account(code)), -32502, /^\[OP-054\] account calls the EntryPoint's handleOps/);
 });
 
-test('STO: a paymaster writing another entity\'s storage is refused; its own storage needs stake', async () => {
-  const acc = await account();
-  // Another paymaster's code that writes its own slot 1: PUSH1 1 PUSH1 1 SSTORE STOP.
-  const other = await install('600160015500');
-  const pm = await install(`${callTo(other)}${PM_RET}`);
-  await deposit(pm);
-  await refused(await op(acc, { paymasterAndData: pm }), -32502,
-    new RegExp(`^\\[STO-033\\] paymaster writes the storage of ${other.toLowerCase()}`));
-  // PUSH1 0 SLOAD POP: its own slot 0, unstaked.
-  const own = await install(`60005450${PM_RET}`);
-  await deposit(own);
-  await refused(await op(acc, { paymasterAndData: own }), -32505,
-    /^\[STO-031\] unstaked paymaster accesses its own storage/);
-});
+// v0.6's fields, or v0.7's (the paymaster with its two gas limits; the factory and its data).
+const V06 = { ep: EP, op, paymaster: (pm) => ({ paymasterAndData: pm }), factory: (f) => ({ initCode: f }) };
+const V07 = { ep: EP07, op: op07, paymaster: (pm) => ({ paymaster: pm, paymasterVerificationGasLimit: toHex(100000),
+  paymasterPostOpGasLimit: '0x0', paymasterData: '0x' }), factory: (f) => ({ factory: f, factoryData: '0x' }) };
 
-test('OP-031: a factory that CREATE2s twice is refused', async () => {
-  // The account's creation code: PUSH10 RET0 PUSH1 0 MSTORE PUSH1 10 PUSH1 22 RETURN (19 bytes).
-  const init = `69${RET0}600052600a6016f3`;
-  // PUSH19 init PUSH1 0 MSTORE; CREATE2(0, 13, 19, salt 0); CREATE2(0, 13, 19, salt 1) POP;
-  // return the first address.
-  const factory = await install(`72${init}600052 6000 6013 600d 6000 f5 6001 6013 600d 6000 f5 50 600052 6020 6000 f3`
-    .replace(/ /g, ''));
-  const sender = getContractAddress({ opcode: 'CREATE2', from: factory, salt: toHex(0, { size: 32 }),
-    bytecode: `0x${init}` });
-  await deposit(sender);
-  await refused(await op(sender, { initCode: factory }), -32502, /^\[OP-031\] factory uses CREATE2 more than once/);
-});
+for (const [version, v] of [['', V06], ['v0.7 ', V07]]) {
+  test(`${version}STO: a paymaster writing another entity's storage is refused; its own storage needs stake`, async () => {
+    const acc = await account(RET0, v.ep);
+    // Another paymaster's code that writes its own slot 1: PUSH1 1 PUSH1 1 SSTORE STOP.
+    const other = await install('600160015500');
+    const pm = await install(`${callTo(other)}${PM_RET}`);
+    await deposit(pm, '1', v.ep);
+    await refused(await v.op(acc, v.paymaster(pm)), -32502,
+      new RegExp(`^\\[STO-033\\] paymaster writes the storage of ${other.toLowerCase()}`), v.ep);
+    // PUSH1 0 SLOAD POP: its own slot 0, unstaked.
+    const own = await install(`60005450${PM_RET}`);
+    await deposit(own, '1', v.ep);
+    await refused(await v.op(acc, v.paymaster(own)), -32505,
+      /^\[STO-031\] unstaked paymaster accesses its own storage/, v.ep);
+  });
+
+  test(`${version}OP-031: a factory that CREATE2s twice is refused`, async () => {
+    // The account's creation code: PUSH10 RET0 PUSH1 0 MSTORE PUSH1 10 PUSH1 22 RETURN (19 bytes).
+    const init = `69${RET0}600052600a6016f3`;
+    // PUSH19 init PUSH1 0 MSTORE; CREATE2(0, 13, 19, salt 0); CREATE2(0, 13, 19, salt 1) POP;
+    // return the first address.
+    const factory = await install(`72${init}600052 6000 6013 600d 6000 f5 6001 6013 600d 6000 f5 50 600052 6020 6000 f3`
+      .replace(/ /g, ''));
+    const sender = getContractAddress({ opcode: 'CREATE2', from: factory, salt: toHex(0, { size: 32 }),
+      bytecode: `0x${init}` });
+    await deposit(sender, '1', v.ep);
+    await refused(await v.op(sender, v.factory(factory)), -32502, /^\[OP-031\] factory uses CREATE2 more than once/, v.ep);
+  });
+}
 
 test('STO-040: a paymaster that is the sender of an op in the pool is refused', async () => {
   // Returns 64 zero bytes: validateUserOp's validationData 0, and validatePaymasterUserOp's

@@ -154,8 +154,33 @@ test_trace_off(void)
 	memset(&err, 0, sizeof(err));
 	/* No upstream at all: a network that validates by eth_call only never asks for a trace. */
 	bp_strlcpy(net.trace_validation, "false", sizeof(net.trace_validation));
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(NULL, &net, ep, &op, &res, &err), 0);
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(NULL, &net, ep, &op, NULL, &res, &err), 0);
 	CU_ASSERT_EQUAL(err.code, 0);
+}
+
+/* v0.8's EIP-7702 marker (20 bytes, then an initialisation call) is no factory to count or ban. */
+static void
+test_marker(void)
+{
+	struct bp_network net;
+	struct bp_userop op;
+	uint8_t init[24] = { 0x77, 0x02 };
+	char dump[512] = "";
+
+	memset(&net, 0, sizeof(net));
+	memset(&op, 0, sizeof(op));
+	bp_strlcpy(net.chain, "m7702", sizeof(net.chain));
+	bp_strlcpy(net.network, "d", sizeof(net.network));
+	op.version = BP_EP_V08;
+	op.bytes[BP_USEROP_INIT_CODE] = init;
+	op.len[BP_USEROP_INIT_CODE] = sizeof(init);
+	bp_bundler_rules_seen(u.db, &net, &op);
+	bp_bundler_rules_crashed(u.db, &net, &op, "AA13 initCode failed or OOG");
+	CU_ASSERT_EQUAL(bp_bundler_reputation_each(u.db, "m7702.d", 0, collect, dump), 0);
+	/* The same bytes from a v0.6 op name a factory. */
+	op.version = BP_EP_V06;
+	bp_bundler_rules_seen(u.db, &net, &op);
+	CU_ASSERT_EQUAL(bp_bundler_reputation_each(u.db, "m7702.d", 0, collect, dump), 1);
 }
 
 /* A node without debug_traceCall: every request of a connection gets -32601 for ids 0 to 2. */
@@ -211,11 +236,11 @@ test_trace_auto(void)
 	net.nupstream = 1;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
 	/* auto (the default): the node cannot trace, so eth_call's checks are all. */
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, &res, &err), 0);
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, NULL, &res, &err), 0);
 	CU_ASSERT_EQUAL(err.code, 0);
 	/* true: the trace is required, and its absence is the node's error. */
 	bp_strlcpy(net.trace_validation, "true", sizeof(net.trace_validation));
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, &res, &err), -1);
+	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, NULL, &res, &err), -1);
 	CU_ASSERT_EQUAL(err.code, -32603);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "could not trace"));
 	bp_upstream_free(up);
@@ -226,4 +251,5 @@ BP_UNIT_SUITE(bundler_reputation, setup, teardown,
     { "status, decay and the pool bound by ERC-7562's constants", test_formula },
     { "rows: add after decay, set, crash, inclusions from logs, dump, clear, mode", test_rows },
     { "trace_validation = false asks the node for no trace", test_trace_off },
+    { "v0.8's EIP-7702 marker is no factory for reputation", test_marker },
     { "trace_validation: auto without a tracing node passes, true refuses", test_trace_auto })

@@ -180,8 +180,8 @@ validation_result(const uint8_t account[32], const uint8_t paymaster[32], size_t
 	bp_abi_tuple_end(e);
 	bp_abi_put_u64(e, 7);		/* senderInfo: stake, unstakeDelaySec */
 	bp_abi_put_u64(e, 86400);
-	for (i = 0; i < 2; i++)		/* factoryInfo */
-		bp_abi_put_u64(e, 0);
+	bp_abi_put_u64(e, 8);		/* factoryInfo */
+	bp_abi_put_u64(e, 172800);
 	bp_abi_put_u64(e, 9);		/* paymasterInfo */
 	bp_abi_put_u64(e, 1);
 	for (i = 0; i < 3; i++)		/* aggregatorInfo */
@@ -214,7 +214,9 @@ test_decode(void)
 	CU_ASSERT(eq(&r.pre_op_gas, 70000));
 	CU_ASSERT(eq(&r.prefund, 12345));
 	CU_ASSERT(eq(&r.sender_stake, 7) && r.sender_unstake_delay == 86400);
-	CU_ASSERT(eq(&r.paymaster_stake, 9));
+	CU_ASSERT(eq(&r.paymaster_stake, 9) && r.paymaster_unstake_delay == 1);
+	/* The factory's stake too: ERC-7562's relaxations for a staked factory (bundler_rules.c). */
+	CU_ASSERT(eq(&r.factory_stake, 8) && r.factory_unstake_delay == 172800);
 	CU_ASSERT(!r.sig_failed);
 	CU_ASSERT_EQUAL(bp_userop_validate_check_result(&r, 1000, &err), 0);
 	/* Every truncation before the paymaster's context (not read) fails cleanly. */

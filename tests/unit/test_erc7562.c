@@ -20,6 +20,8 @@
 #define F	"0xcccccccccccccccccccccccccccccccccccccccc"
 #define X	"0xdddddddddddddddddddddddddddddddddddddddd"
 #define SC	"0x7fc98430eaedbb6070b35b39d798725049088348"	/* v0.6's SenderCreator */
+#define E07	"0x0000000071727de22e5e9d8baf0edac6f37da032"	/* EntryPoint v0.7 */
+#define SC07	"0xefc2c1444ebcc4db75e7613d20c6a62ff67a167c"	/* v0.7's SenderCreator */
 
 /* The EntryPoint's call of an entity: CALL(gas, to, 0, 0, 4, 0, 0), stack bottom to top. */
 #define EP_CALLS(to)	"1 CALL 0x0 0x0 0x4 0x0 0x0 " to " 0xffff"
@@ -311,10 +313,72 @@ test_quick(void)
 	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(EP_FUND), PRESTATE("")), 1);
 }
 
+/*
+ * A v0.7 op's validation as anvil traces EntryPointSimulations put at the EntryPoint's address
+ * (bundler_rules.c): no NUMBER markers; its own STATICCALL of itself (_validateSenderAndPaymaster,
+ * which reverts), then the calls it opens at depth 2: v0.7's SenderCreator (which calls the
+ * factory), the sender's validateUserOp, the paymaster's validatePaymasterUserOp.
+ */
+/* head's lines (NULL-terminated, two NULL slots inside) with acc and pm in the slots, if any. */
+static void
+v07_lines(const char *const *head, const char **lines, const char *acc, const char *pm)
+{
+	const char *put[2] = { acc, pm };
+	size_t i, k = 0, slot = 0;
+
+	for (i = 0; head[i] != NULL || slot < 2; i++) {
+		if (head[i] != NULL)
+			lines[k++] = head[i];
+		else if (put[slot++] != NULL)
+			lines[k++] = put[slot - 1];
+	}
+	lines[k] = NULL;
+}
+
+static void
+test_v07(void)
+{
+	struct bp_erc7562_input in;
+	struct bp_erc7562_verdict v;
+	const char *head[] = { "1 STATICCALL 0x0 0x0 0x4 0x0 " E07 " 0xff", "2 EXTCODESIZE " A,
+	    "2 REVERT 0x0 0x0", EP_CALLS(SC07), "2 GAS", "2 CALL 0x0 0x0 0x4 0x0 0x0 " F " 0xff",
+	    "3 CREATE2 0x0 0x20 0x0 0x0", "4 SSTORE 0x1 0x0", "4 RETURN 0x0 0x0", "3 POP " A,
+	    "3 RETURN 0x0 0x0", "2 RETURN 0x0 0x0", EP_CALLS(A), "2 SLOAD 0x0", NULL, "2 STOP",
+	    EP_CALLS(P), NULL, "2 STOP", "1 RETURN 0x0 0x0", NULL };
+	const char *lines[sizeof(head) / sizeof(head[0])];
+	uint8_t sc[20];
+
+	input(&in, 1, 1);
+	bp_addr_parse(E07, 42, 0, in.entry_point);
+	v07_lines(head, lines, NULL, NULL);
+	CU_ASSERT_EQUAL(judge(&in, lines, &v), 0);
+	v07_lines(head, lines, "2 TIMESTAMP", NULL);
+	CU_ASSERT_EQUAL(judge(&in, lines, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.message, "[OP-011] account uses banned opcode TIMESTAMP");
+	v07_lines(head, lines, NULL, "2 SLOAD 0x0");
+	CU_ASSERT_EQUAL(judge(&in, lines, &v), -32505);
+	CU_ASSERT_STRING_EQUAL(v.rule, "STO-031");
+	in.staked[BP_ERC7562_PAYMASTER] = 1;		/* v0.7's paymasterInfo says staked */
+	CU_ASSERT_EQUAL(judge(&in, lines, &v), 0);
+	/* The factory, called through v0.7's SenderCreator, creating twice. */
+	v07_lines(head, lines, NULL, NULL);
+	lines[10] = "3 CREATE2 0x1 0x20 0x0 0x0";
+	CU_ASSERT_EQUAL(judge(&in, lines, &v), -32502);
+	CU_ASSERT_STRING_EQUAL(v.message, "[OP-031] factory uses CREATE2 more than once");
+	/* v0.8's EIP-7702 initialisation call: no factory, the SenderCreator's frame the account's. */
+	in.present[BP_ERC7562_FACTORY] = 0;
+	bp_addr_parse(SC07, 42, 0, sc);
+	CU_ASSERT_EQUAL(bp_erc7562_phase(&in, sc), -1);
+	in.init_account = 1;
+	CU_ASSERT_EQUAL(bp_erc7562_phase(&in, sc), BP_ERC7562_ACCOUNT);
+	CU_ASSERT_EQUAL(bp_erc7562_phase(&in, in.entry_point), -1);
+}
+
 BP_UNIT_SUITE(erc7562, NULL, NULL,
     { "opcodes: banned, GAS before a call, stake for BALANCE, OOG, no code, value", test_opcodes },
     { "CREATE2: once, by the factory, of the sender", test_create2 },
     { "storage: own, associated, others', stake", test_storage },
     { "calls into the EntryPoint: depositTo and the fallback only", test_entry_point },
     { "traces that do not read", test_hostile },
-    { "the quick pass: clean, or left to the full engine", test_quick })
+    { "the quick pass: clean, or left to the full engine", test_quick },
+    { "v0.7: EntryPointSimulations' frames, its SenderCreator, stakes", test_v07 })
