@@ -431,6 +431,7 @@ test_user_ops(void)
 	/* The NFT contract's look-alike event is nobody's op. */
 	CU_ASSERT_EQUAL(bp_index_user_op(db, "ethereum.aa", W_7, &iu), 0);
 	free(b.hashes);
+	free(c.data);
 	cJSON_Delete(j);
 }
 
