@@ -71,7 +71,7 @@ bp_bundler_7702_prepare(struct bp_upstream *up, const struct bp_network *net,
 	char msg[200], a[BP_ADDR_STRLEN];
 	size_t len;
 	uint64_t nonce = 0;
-	int marker = op->version == BP_EP_V08 && bp_userop_is_7702(op), rc;
+	int marker = bp_userop_is_7702(op), rc;
 
 	*apply = 0;
 	if (!op->has_auth && !marker)
@@ -124,7 +124,7 @@ void
 bp_bundler_7702_hash(const struct bp_userop *op, const uint8_t ep[20], const struct bp_network *net,
     int rc, const uint8_t delegate[20], uint8_t out[32])
 {
-	if (rc == 1 && op->version == BP_EP_V08 && bp_userop_is_7702(op))
+	if (rc == 1 && bp_userop_is_7702(op))
 		bp_userop_hash_7702(op, ep, (uint64_t)net->chain_id, delegate, out);
 	else
 		bp_userop_hash_v(op, ep, (uint64_t)net->chain_id, out);

@@ -80,7 +80,7 @@ bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
 	 * v0.8's EIP-7702 marker names no factory: the sender's delegate runs as the account, and
 	 * so does the initialisation call after the marker, which the SenderCreator makes.
 	 */
-	if (op->version != BP_EP_V06 && bp_userop_is_7702(op))
+	if (bp_userop_is_7702(op))
 		in->init_account = op->len[BP_USEROP_INIT_CODE] > 20;
 	else if (op->len[BP_USEROP_INIT_CODE] >= 20) {
 		memcpy(in->addr[BP_ERC7562_FACTORY], op->bytes[BP_USEROP_INIT_CODE], 20);
@@ -260,7 +260,7 @@ entity_key(const struct bp_network *net, const struct bp_userop *op, enum bp_use
 {
 	snprintf(chain, clen, "%s.%s", net->chain, net->network);
 	addr[0] = '\0';
-	if (f == BP_USEROP_INIT_CODE && op->version != BP_EP_V06 && bp_userop_is_7702(op))
+	if (f == BP_USEROP_INIT_CODE && bp_userop_is_7702(op))
 		return;
 	if (op->len[f] >= 20)
 		bp_addr_format_lower(op->bytes[f], addr, BP_ADDR_STRLEN);

@@ -535,8 +535,11 @@ bp_userop_is_7702(const struct bp_userop *op)
 {
 	size_t n = op->len[BP_USEROP_INIT_CODE];
 
-	/* Calldata past its end reads as zeros: a shorter initCode is compared as padded. */
-	return n >= 2 && memcmp(op->bytes[BP_USEROP_INIT_CODE], bp_userop_7702_marker,
+	/*
+	 * Only v0.8's EntryPoint knows the marker: to v0.6 and v0.7 it is a factory's address.
+	 * Calldata past its end reads as zeros: a shorter initCode is compared as padded.
+	 */
+	return op->version == BP_EP_V08 && n >= 2 && memcmp(op->bytes[BP_USEROP_INIT_CODE], bp_userop_7702_marker,
 	    n < 20 ? n : 20) == 0;
 }
 

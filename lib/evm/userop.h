@@ -132,7 +132,7 @@ void		 bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20],
 		    uint64_t chain_id, uint8_t out[32]);
 
 /*
- * Whether op's initCode is the EIP-7702 marker EntryPoint v0.8 recognises
+ * Whether op is a v0.8 op whose initCode is the EIP-7702 marker its EntryPoint recognises
  * (Eip7702Support._isEip7702InitCode): at least 2 bytes, and its first 20, zero-padded, are
  * bp_userop_7702_marker. Anything after 20 bytes is the call that initialises the account.
  */
