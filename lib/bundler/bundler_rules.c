@@ -185,7 +185,6 @@ bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, con
 	struct bp_erc7562_verdict v;
 	struct bp_erc7562_input in;
 	enum trace_mode mode = trace_mode(net);
-	enum trace_kind first;
 	uint8_t *data = NULL;
 	char *hex = NULL, *override = NULL;
 	cJSON *ov = NULL;
@@ -211,13 +210,12 @@ bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, con
 	bp_hex_encode(data, len, hex, 2 * len + 3);
 	bp_bundler_rules_entities(op, ep, res, &in);
 	/*
-	 * The quick passes first. Without a factory, the call tree and the prestate (a fifth of
-	 * the steps' work) and the code they name prove most ops clean; the steps without stacks
-	 * (a third of the full trace's) prove most others. An op with a factory asks for all three
-	 * at once: the static pass never proves a factory's CREATE2.
+	 * The quick passes first: the call tree and the prestate (a fifth of the steps' work) with
+	 * the code they name prove most ops clean; the steps without stacks (a third of the full
+	 * trace's) most others.
 	 */
-	first = in.present[BP_ERC7562_FACTORY] ? TRACE_STEPS : TRACE_CALLS;
-	if ((t = traces(up, net, ep, hex, ov, first, TRACE_PRESTATE, quick + first, err)) != 0) {
+	if ((t = traces(up, net, ep, hex, ov, TRACE_CALLS, TRACE_PRESTATE, quick + TRACE_CALLS,
+	    err)) != 0) {
 		if (t == 1 && mode == TRACE_AUTO) {
 			/* A node without tracing: eth_call's checks only (docs/bundler.md). */
 			err->code = 0;
@@ -226,16 +224,13 @@ bp_bundler_rules_check(struct bp_upstream *up, const struct bp_network *net, con
 		}
 		goto out;
 	}
-	if (first == TRACE_CALLS) {
-		if (bp_erc7562_quick_static(quick[TRACE_CALLS].result,
-		    quick[TRACE_PRESTATE].result, &in) == 1) {
-			rc = 0;
-			goto out;
-		}
-		if (traces(up, net, ep, hex, ov, TRACE_STEPS, TRACE_STEPS, quick + TRACE_STEPS,
-		    err) != 0)
-			goto out;
+	if (bp_erc7562_quick_static(quick[TRACE_CALLS].result, quick[TRACE_PRESTATE].result,
+	    &in) == 1) {
+		rc = 0;
+		goto out;
 	}
+	if (traces(up, net, ep, hex, ov, TRACE_STEPS, TRACE_STEPS, quick + TRACE_STEPS, err) != 0)
+		goto out;
 	if (bp_erc7562_quick(quick[TRACE_STEPS].result, quick[TRACE_CALLS].result,
 	    quick[TRACE_PRESTATE].result, &in) == 1) {
 		rc = 0;

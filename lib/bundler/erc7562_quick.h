@@ -28,8 +28,8 @@ int	bp_erc7562_quick(const cJSON *steps, const cJSON *calls, const cJSON *presta
 /*
  * The static pass (docs/bundler.md, "ERC-7562"): the call tree and the prestate alone, each
  * judged frame's reachable code read for what a rule forbids instead of its steps. 1 when the
- * validation is clean, 0 when the steps must judge it; an op with a factory is always 0 (a
- * CREATE2 that fails for want of balance leaves no frame in the tree).
+ * validation is clean, 0 when the steps must judge it (a frame that can CREATE2 passes only
+ * when its own gas proves it ran no CREATE2 the tree does not show).
  */
 int	bp_erc7562_quick_static(const cJSON *calls, const cJSON *prestate,
 	    const struct bp_erc7562_input *in);

@@ -352,6 +352,17 @@ quick_static(const struct bp_erc7562_input *in, const char *calls, const char *p
 #define X_OF(type, value)	"{\"type\":\"" type "\",\"from\":\"" A "\",\"to\":\"" X "\"," \
 	"\"value\":\"" value "\",\"input\":\"0x\"}"
 
+/* EntryPoint -> SenderCreator -> the factory F (gasUsed g) -> its calls. */
+#define FACTORY_TREE(g, inner)	"{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000000000000000\"," \
+	"\"to\":\"" E "\",\"gasUsed\":\"0x1\",\"calls\":[{\"type\":\"CALL\",\"from\":\"" E "\"," \
+	"\"to\":\"" SC "\",\"value\":\"0x0\",\"input\":\"0x\",\"gasUsed\":\"0x1\",\"calls\":[" \
+	"{\"type\":\"CALL\",\"from\":\"" SC "\",\"to\":\"" F "\",\"value\":\"0x0\"," \
+	"\"input\":\"0x\",\"gasUsed\":\"" g "\",\"calls\":[" inner "]}]}]}"
+#define C2(to, g)	"{\"type\":\"CREATE2\",\"from\":\"" F "\",\"to\":\"" to "\"," \
+	"\"value\":\"0x0\",\"input\":\"0x00\",\"output\":\"0x00\",\"gasUsed\":\"" g "\"}"
+#define F_PRE	S_PRE(CLEAN_CODE, ",\"" SC "\":{\"code\":\"0x5af100\"},\"" F "\":{\"code\":" \
+	"\"0x6000600060006000f500\"}")
+
 static void
 test_static(void)
 {
@@ -410,9 +421,21 @@ test_static(void)
 	    "dddddddddddddddddddddddddddddddddddddddd", X_CODE("0x00"))), 1);
 	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0xef0100"
 	    "dddddddddddddddddddddddddddddddddddddddd", X_CODE("0x42"))), 0);
-	/* An op with a factory: never here. */
+	/* CREATE2 outside the factory's phase. */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0x6000600060006000f500", "")),
+	    0);
+	/*
+	 * The factory's CREATE2: once, of the sender, and only when the factory's own gas (its
+	 * gasUsed less its children's) shows no CREATE2 the tree leaves out (one failed for want
+	 * of balance opens no frame but costs 32,000).
+	 */
 	input(&in, 1, 0);
-	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE(CLEAN_CODE, "")), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0xa028", C2(A, "0x3e8")), F_PRE), 1);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0x111e8", C2(A, "0x3e8")), F_PRE), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0xa028", C2(X, "0x3e8")), F_PRE), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0x15f90", C2(A, "0x3e8") ","
+	    C2(A, "0x3e8")), F_PRE), 0);				/* twice */
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0xa028", C2(A, "0xzz")), F_PRE), 0);
 }
 
 /*
