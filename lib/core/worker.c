@@ -39,6 +39,9 @@
 #define MSG_MAX			512
 #define RECORD_EVERY_S		10	/* a looping worker's same outcome, recorded again */
 #define LEASE_NETWORK		"*"	/* every network the program serves */
+/* run_pass's own outcomes beside a pass's results (enum bp_worker_result): none of theirs. */
+#define PASS_BUSY		100	/* the pass lock not had by its deadline */
+#define PASS_STANDBY		101	/* another worker holds the lease */
 
 /* The lease of this job across the heads (docs/scale.md, "One worker per job"). */
 struct lease {
@@ -457,9 +460,9 @@ record_due(const struct recorded *rec, int ok, const char *msg)
 }
 
 /*
- * One pass under the pass lock and the lease. Returns the pass's result, 2 when the lock was
- * not had by lock_deadline (busy, or a signal came while waiting), 3 when another worker holds
- * the lease (standby).
+ * One pass under the pass lock and the lease. Returns the pass's result, PASS_BUSY when the
+ * lock was not had by lock_deadline (busy, or a signal came while waiting), PASS_STANDBY when
+ * another worker holds the lease (standby).
  */
 static int
 run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
@@ -471,10 +474,10 @@ run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
 	int r;
 
 	if ((r = lock_take(lockfd, lock_deadline)) != 0)
-		return r == 1 ? 2 : BP_WORKER_FAILED;
+		return r == 1 ? PASS_BUSY : BP_WORKER_FAILED;
 	if ((r = lease_check(w, l, once)) != 1) {
 		flock(lockfd, LOCK_UN);
-		return r == 0 ? 3 : BP_WORKER_FAILED;
+		return r == 0 ? PASS_STANDBY : BP_WORKER_FAILED;
 	}
 	if (!rec->quiet)
 		record_start(w);
@@ -551,11 +554,11 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		for (;;) {
 			r = run_pass(def, w, lockfd, bp_mono_us() + o->wait_s * 1000000, &rec, &l,
 			    1);
-			if (r == 3 && !stop_flag && bp_mono_us() < end) {
+			if (r == PASS_STANDBY && !stop_flag && bp_mono_us() < end) {
 				sleep_ms(BP_WORKER_STANDBY_MS);
 				continue;
 			}
-			if (r == 3) {
+			if (r == PASS_STANDBY) {
 				if (stop_flag) {
 					rc = 0;
 					goto out;
@@ -564,7 +567,7 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 				rc = EXIT_BUSY;
 				goto out;
 			}
-			if (r == 2) {
+			if (r == PASS_BUSY) {
 				if (stop_flag) {
 					rc = 0;
 					goto out;
@@ -604,9 +607,9 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		int64_t wait_ms;
 
 		r = run_pass(def, w, lockfd, end, &rec, &l, 0);
-		if (r == 2)
+		if (r == PASS_BUSY)
 			continue;	/* the deadline or a signal: the loop condition decides */
-		if (r == 3) {
+		if (r == PASS_STANDBY) {
 			/* Standby: another head works; try again every second of the run. */
 			wait_ms = BP_WORKER_STANDBY_MS;
 			if (end != INT64_MAX && wait_ms > (end - bp_mono_us()) / 1000)
