@@ -1,7 +1,8 @@
 /*
  * The bundle submitter (docs/bundler.md): each pass, for every network with a bundler_key,
  * settles the bundles sent, re-checks recent ones for reorgs, and sends the pending ops of the
- * pool as one EntryPoint.handleOps transaction (lib/bundler/bundler_submit.c). Run from cron
+ * pool as one EntryPoint.handleOps transaction (lib/bundler/bundler_submit.c); while a bundle
+ * is in flight the next pass comes after 10 ms, doubling up to --interval. Run from cron
  * (cron/bundle.cron) or with --loop (make run, the tests).
  */
 #include <stdio.h>
@@ -51,7 +52,7 @@ bundle_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 	struct state *st = w->state;
 	char one[160];
 	size_t i, used = 0;
-	int more = 0, failed = 0, rc;
+	int more = 0, soon = 0, failed = 0, rc;
 
 	msg[0] = '\0';
 	for (i = 0; i < w->cfg->nnets && !bp_worker_stopping(); i++) {
@@ -62,12 +63,15 @@ bundle_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 			failed++;
 		else if (rc == 1)
 			more = 1;
+		else if (rc == 2)
+			soon = 1;
 		used += (size_t)snprintf(msg + used, used < msglen ? msglen - used : 0, "%s%s",
 		    used ? "; " : "", one);
 	}
 	if (failed > 0)
 		w->failed = 1;
-	return more ? BP_WORKER_MORE : BP_WORKER_IDLE;
+	/* A bundle in flight is looked for again soon, not after a whole --interval. */
+	return more ? BP_WORKER_MORE : soon ? BP_WORKER_SOON : BP_WORKER_IDLE;
 }
 
 static void
@@ -85,9 +89,13 @@ bundle_fini(struct bp_worker_ctx *w)
 	w->state = NULL;
 }
 
-/* An op taken into the pool ends the idle wait: it is bundled without waiting --interval. */
+/*
+ * An op taken into the pool ends the idle wait: it is bundled without waiting --interval. So
+ * does a block the indexer stored: the bundle in flight may be in it (on a chain of 12 s
+ * blocks, the submitter looks when a block came rather than at its backoff's next turn).
+ */
 static const struct bp_worker_def bundle = { "bundle", bundle_init, bundle_pass, bundle_fini,
-    BP_DB_WAKE_POOL };
+    BP_DB_WAKE_POOL "," BP_DB_WAKE_HEADS };
 
 int	main(int, char *[]);
 

@@ -628,17 +628,32 @@ bp_bundler_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundl
 {
 	char chain[BP_BUNDLER_POOL_CHAIN_MAX];
 	size_t sent = 0, dropped = 0;
-	int built = 0, failed, settled = 0, open = 0;
+	int64_t now = bp_mono_us();
+	int built = 0, failed, settled = 0, open = 0, reorgs, again = 0;
 
 	snprintf(chain, sizeof(chain), "%s.%s", s->net->chain, s->net->network);
-	failed = bp_bundler_watch_pass(db, up, s, chain, &settled, &open) == -1;
+	/* The quick looks at a bundle in flight would ask for every recent receipt each time. */
+	reorgs = !s->in_flight || now - s->reorg_at >= BP_BUNDLER_SUBMIT_REORG_EVERY_MS * 1000;
+	if (reorgs)
+		s->reorg_at = now;
+	failed = bp_bundler_watch_pass(db, up, s, chain, reorgs, &settled, &open) == -1;
 	s->last_tx[0] = '\0';
 	if (!failed && open == 0 && (s->force || bp_bundler_reputation_manual(db, chain) == 0) &&
 	    (built = build(db, up, s, chain, &sent, &dropped)) == -1)
 		failed = 1;
+	/*
+	 * The bundle just sent, looked for at once: an automining node has mined it, and settling
+	 * it now frees its ops' senders and answers their receipts without waiting for a pass.
+	 */
+	if (built == 1 && bp_bundler_watch_pass(db, up, s, chain, 0, &again, &open) == -1)
+		failed = 1;
+	settled += again;
+	s->in_flight = open > 0;
 	snprintf(msg, msglen, "%s: %d settled, %d in flight, %zu ops sent, %zu dropped", chain,
 	    settled, open, sent, dropped);
 	if (failed)
 		return -1;
-	return built == 1 || settled > 0 ? 1 : 0;
+	if (settled > 0)
+		return 1;
+	return open > 0 ? 2 : 0;
 }

@@ -36,11 +36,11 @@ int	 bp_bundler_submit_bump(struct bp_db *, struct bp_upstream *,
 	    const struct bp_bundler_pool_outcome *ops, size_t nops);
 
 /*
- * Steps 1 and 2 of a pass over chain: the bundles in flight and the recent included ones.
- * The bundles settled and those still in flight into *settled and *open. 0, or -1 when the
- * node or the database failed.
+ * Steps 1 and 2 of a pass over chain: the bundles in flight and, when reorgs, the recent
+ * included ones. The bundles settled and those still in flight into *settled and *open. 0, or
+ * -1 when the node or the database failed.
  */
 int	 bp_bundler_watch_pass(struct bp_db *, struct bp_upstream *, struct bp_bundler_submitter *s,
-	    const char *chain, int *settled, int *open);
+	    const char *chain, int reorgs, int *settled, int *open);
 
 #endif

@@ -260,11 +260,11 @@ reorg_one(struct bp_bundler_pool_bundle *b, void *arg)
 
 int
 bp_bundler_watch_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundler_submitter *s,
-    const char *chain, int *settled, int *open)
+    const char *chain, int reorgs, int *settled, int *open)
 {
 	struct watch w;
 	uint64_t head;
-	cJSON *r;
+	cJSON *r = NULL;
 
 	memset(&w, 0, sizeof(w));
 	w.db = db;
@@ -272,7 +272,8 @@ bp_bundler_watch_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundle
 	w.s = s;
 	if (bp_bundler_pool_each_bundle(db, chain, 0, 0, watch_one, &w) == -1)
 		w.failed = 1;
-	if ((r = bp_bundler_submit_call(up, s->net, "eth_blockNumber", "[]")) != NULL && bp_bundler_submit_quantity(r, &head) == 0 &&
+	if (reorgs && (r = bp_bundler_submit_call(up, s->net, "eth_blockNumber", "[]")) != NULL &&
+	    bp_bundler_submit_quantity(r, &head) == 0 &&
 	    bp_bundler_pool_each_bundle(db, chain, 1, head > BP_BUNDLER_SUBMIT_REORG_DEPTH ?
 	    (int64_t)(head - BP_BUNDLER_SUBMIT_REORG_DEPTH) : 0, reorg_one, &w) == -1)
 		w.failed = 1;

@@ -39,6 +39,9 @@
 #define MSG_MAX			512
 #define RECORD_EVERY_S		10	/* a looping worker's same outcome, recorded again */
 #define LEASE_NETWORK		"*"	/* every network the program serves */
+/* run_pass's own outcomes beside a pass's results (enum bp_worker_result): none of theirs. */
+#define PASS_BUSY		100	/* the pass lock not had by its deadline */
+#define PASS_STANDBY		101	/* another worker holds the lease */
 
 /* The lease of this job across the heads (docs/scale.md, "One worker per job"). */
 struct lease {
@@ -457,9 +460,9 @@ record_due(const struct recorded *rec, int ok, const char *msg)
 }
 
 /*
- * One pass under the pass lock and the lease. Returns the pass's result, 2 when the lock was
- * not had by lock_deadline (busy, or a signal came while waiting), 3 when another worker holds
- * the lease (standby).
+ * One pass under the pass lock and the lease. Returns the pass's result, PASS_BUSY when the
+ * lock was not had by lock_deadline (busy, or a signal came while waiting), PASS_STANDBY when
+ * another worker holds the lease (standby).
  */
 static int
 run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
@@ -471,17 +474,18 @@ run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
 	int r;
 
 	if ((r = lock_take(lockfd, lock_deadline)) != 0)
-		return r == 1 ? 2 : BP_WORKER_FAILED;
+		return r == 1 ? PASS_BUSY : BP_WORKER_FAILED;
 	if ((r = lease_check(w, l, once)) != 1) {
 		flock(lockfd, LOCK_UN);
-		return r == 0 ? 3 : BP_WORKER_FAILED;
+		return r == 0 ? PASS_STANDBY : BP_WORKER_FAILED;
 	}
 	if (!rec->quiet)
 		record_start(w);
 	msg[0] = '\0';
 	w->failed = 0;
 	r = def->pass(w, msg, sizeof(msg));
-	if (r != BP_WORKER_FAILED && r != BP_WORKER_IDLE && r != BP_WORKER_MORE)
+	if (r != BP_WORKER_FAILED && r != BP_WORKER_IDLE && r != BP_WORKER_MORE &&
+	    r != BP_WORKER_SOON)
 		r = BP_WORKER_FAILED;
 	if (r == BP_WORKER_FAILED)
 		w->failed = 1;
@@ -497,14 +501,43 @@ run_pass(const struct bp_worker_def *def, struct bp_worker_ctx *w, int lockfd,
 	if (r == BP_WORKER_FAILED)
 		bp_err("pass failed: %s", msg[0] ? msg : "(no message)");
 	else
-		bp_log(BP_LOG_DEBUG, "pass %s: %s", r == BP_WORKER_MORE ? "more" : "idle", msg);
+		bp_log(BP_LOG_DEBUG, "pass %s: %s", r == BP_WORKER_MORE ? "more" :
+		    r == BP_WORKER_SOON ? "soon" : "idle", msg);
 	return r;
+}
+
+/* A listener of the comma-separated channels; NULL when one of them cannot be heard. */
+static struct bp_db_wake *
+wake_open(const char *database, const char *channels)
+{
+	struct bp_db_wake *wk;
+	const char *c;
+	char one[32];
+	size_t n;
+
+	if ((wk = bp_db_wake_open(database)) == NULL)
+		return NULL;
+	for (c = channels; *c != '\0'; c += n + (c[n] == ',')) {
+		if ((n = strcspn(c, ",")) == 0)
+			continue;
+		if (n >= sizeof(one)) {
+			bp_db_wake_close(wk);
+			return NULL;
+		}
+		memcpy(one, c, n);
+		one[n] = '\0';
+		if (bp_db_wake_listen(wk, one) == -1) {
+			bp_db_wake_close(wk);
+			return NULL;
+		}
+	}
+	return wk;
 }
 
 static int
 run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts *o)
 {
-	int64_t start = bp_mono_us(), end, backoff = 0;
+	int64_t start = bp_mono_us(), end, backoff = 0, soon = 0;
 	int lockfd = -1, runfd = -1, rc = 1, r, failed = 0, once_failed = 0;
 	struct recorded rec;
 	struct lease l;
@@ -521,11 +554,11 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		for (;;) {
 			r = run_pass(def, w, lockfd, bp_mono_us() + o->wait_s * 1000000, &rec, &l,
 			    1);
-			if (r == 3 && !stop_flag && bp_mono_us() < end) {
+			if (r == PASS_STANDBY && !stop_flag && bp_mono_us() < end) {
 				sleep_ms(BP_WORKER_STANDBY_MS);
 				continue;
 			}
-			if (r == 3) {
+			if (r == PASS_STANDBY) {
 				if (stop_flag) {
 					rc = 0;
 					goto out;
@@ -534,7 +567,7 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 				rc = EXIT_BUSY;
 				goto out;
 			}
-			if (r == 2) {
+			if (r == PASS_BUSY) {
 				if (stop_flag) {
 					rc = 0;
 					goto out;
@@ -547,7 +580,8 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 			if (r == BP_WORKER_FAILED)
 				goto out;
 			once_failed |= w->failed;
-			if (r == BP_WORKER_IDLE || stop_flag)
+			/* In flight (SOON) is idle here: --once never waits for a chain. */
+			if (r == BP_WORKER_IDLE || r == BP_WORKER_SOON || stop_flag)
 				break;
 		}
 		rc = once_failed ? 1 : 0;
@@ -566,19 +600,16 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 	if (ftruncate(runfd, 0) == -1 || pwrite(runfd, l.holder, strlen(l.holder), 0) == -1)
 		bp_warn("cannot name this copy in its run lock: %s", strerror(errno));
 	/* Without a listener the idle wait is the interval alone. */
-	if (def->wake != NULL && (wk = bp_db_wake_open(w->cfg->database)) != NULL &&
-	    bp_db_wake_listen(wk, def->wake) == -1) {
-		bp_db_wake_close(wk);
-		wk = NULL;
-	}
+	if (def->wake != NULL)
+		wk = wake_open(w->cfg->database, def->wake);
 	end = o->mode == MODE_FOR ? start + o->seconds * 1000000 : INT64_MAX;
 	while (!stop_flag && bp_mono_us() < end) {
 		int64_t wait_ms;
 
 		r = run_pass(def, w, lockfd, end, &rec, &l, 0);
-		if (r == 2)
+		if (r == PASS_BUSY)
 			continue;	/* the deadline or a signal: the loop condition decides */
-		if (r == 3) {
+		if (r == PASS_STANDBY) {
 			/* Standby: another head works; try again every second of the run. */
 			wait_ms = BP_WORKER_STANDBY_MS;
 			if (end != INT64_MAX && wait_ms > (end - bp_mono_us()) / 1000)
@@ -588,10 +619,21 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 		}
 		failed = w->failed;
 		if (r == BP_WORKER_MORE) {
-			backoff = 0;
+			backoff = soon = 0;
 			continue;
 		}
-		if (r == BP_WORKER_FAILED) {
+		if (r == BP_WORKER_SOON) {
+			/*
+			 * What was sent lands on its own time: on a devchain in milliseconds, on a
+			 * chain of 12 s blocks in seconds. Doubling from 10 ms finds the first at
+			 * once and asks no more often than --interval for the second.
+			 */
+			backoff = 0;
+			soon = soon == 0 ? BP_WORKER_SOON_MS : soon * 2;
+			if (soon > o->interval_ms)
+				soon = o->interval_ms;
+			wait_ms = soon;
+		} else if (r == BP_WORKER_FAILED) {
 			/* Back off on repeated failures (an upstream that is down), up to 30 s. */
 			backoff = backoff == 0 ? (o->interval_ms > 0 ? o->interval_ms : 100) :
 			    backoff * 2;
@@ -599,7 +641,7 @@ run(const struct bp_worker_def *def, struct bp_worker_ctx *w, const struct opts 
 				backoff = MAX_BACKOFF_MS;
 			wait_ms = backoff;
 		} else {
-			backoff = 0;
+			backoff = soon = 0;
 			wait_ms = o->interval_ms;
 		}
 		if (end != INT64_MAX && wait_ms > (end - bp_mono_us()) / 1000)

@@ -44,7 +44,15 @@ enum bp_worker_result {
 	BP_WORKER_FAILED = -1,	/* the pass failed; message says why */
 	BP_WORKER_IDLE = 0,	/* done: nothing more to do right now */
 	BP_WORKER_MORE = 1,	/* more work is ready: run the next pass without waiting */
+	/*
+	 * Work is in flight elsewhere (a transaction sent, not yet mined): look again soon. The
+	 * next pass waits BP_WORKER_SOON_MS, doubled at each SOON in a row up to --interval (a
+	 * wake-up still ends the wait); --once takes it as IDLE and exits.
+	 */
+	BP_WORKER_SOON = 2,
 };
+
+#define BP_WORKER_SOON_MS		10
 
 /* What a pass sees. The config and the database belong to the skeleton. */
 struct bp_worker_ctx {
@@ -74,8 +82,9 @@ struct bp_worker_def {
 	/* Optional: frees ctx->state. */
 	void		(*fini)(struct bp_worker_ctx *);
 	/*
-	 * Optional: a wake-up channel (BP_DB_WAKE_*, db.h) that ends an idle wait of --for and
-	 * --loop early, from any head (cron/deliver: a new block may make events final).
+	 * Optional: wake-up channels (BP_DB_WAKE_*, db.h; several joined by commas) that end an
+	 * idle wait of --for and --loop early, from any head (cron/deliver: a new block may make
+	 * events final).
 	 */
 	const char	*wake;
 };

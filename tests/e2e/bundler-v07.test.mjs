@@ -13,7 +13,8 @@ import {
 } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
-import { api, env, newKey, waitFor } from './helpers.mjs';
+import { api, env, newKey, onCluster, sleep, waitFor } from './helpers.mjs';
+import { startSubmitter, stopSubmitters } from './submitter.mjs';
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
@@ -256,3 +257,86 @@ for (const [version, v] of Object.entries(VERSIONS)) {
       assert.equal(BigInt(u[k]), op[k], k);
   });
 }
+
+// The submitter settles a bundle when it is mined, not at its next idle pass (docs/bundler.md,
+// "The submitter"): this head's submitter is replaced by one with a long --interval, and a
+// bundle is mined by hand a while after it was sent, as a chain with block times mines it.
+// Settled, the op no longer counts against its sender's cap of 4 in the pool: a client that
+// sends its next ops on the receipt is not refused.
+const SLOW_MS = 6000;
+test('v0.7: a bundle is settled as soon as it is mined, not a --interval later: the receipt of a lone op, and the sender\'s next op taken at once', { skip: onCluster('replaces this head\'s submitter') }, async () => {
+  const key = newKey({ plan: 'enterprise' });
+  const id = await policy(key);
+  const ep = getAddress(VERSIONS['0.7'].ep);
+  const client = bundlerClient(key, id);
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const account = await toSimpleSmartAccount({ client: pub, owner, entryPoint: { address: ep, version: '0.7' } });
+  const signed = async (nonce) => {
+    const op = await client.prepareUserOperation({ account, calls: [{ to: owner.address, value: 0n, data: '0x' }],
+      ...(nonce === undefined ? {} : { nonce }) });
+    return rpcForm({ ...op, signature: await account.signUserOperation({ ...op, chainId: chain.id }) });
+  };
+  const send = (op) => rpc(key, 'eth_sendUserOperation', [op, ep]);
+  const sent = async (op) => {
+    const r = await send(op);
+    assert.match(r.result ?? '', /^0x[0-9a-f]{64}$/, JSON.stringify(r));
+    return r.result;
+  };
+  // Polled every 20 ms: the figure is the submitter's, not the poll's.
+  const receipt = async (hash, ms) => {
+    for (const end = Date.now() + ms; ; await sleep(20)) {
+      const r = (await rpc(key, 'eth_getUserOperationReceipt', [hash])).result;
+      if (r) return r;
+      assert.ok(Date.now() < end, `no receipt of ${hash} within ${ms} ms`);
+    }
+  };
+
+  await stopSubmitters('SIGTERM');
+  startSubmitter(SLOW_MS);
+  try {
+    // A lone op (its account's deployment), mined at once by the devchain.
+    const first = await signed();
+    const t = Date.now();
+    assert.equal((await receipt(await sent(first), SLOW_MS)).success, true);
+    const lone = Date.now() - t;
+    assert.ok(lone < SLOW_MS / 2, `send to receipt ${lone} ms with --interval ${SLOW_MS}`);
+
+    // One op in a bundle the node holds unmined, three more of the sender pending: at the cap.
+    const a = await signed();
+    const more = [];
+    for (let k = 1n; k <= 4n; k++) more.push(await signed((1000n + k) << 64n));
+    await pub.request({ method: 'evm_setAutomine', params: [false] });
+    let hashes;
+    try {
+      hashes = [await sent(a)];
+      await waitFor(async () => Object.keys((await pub.request({ method: 'txpool_content' })).pending ?? {}).length > 0,
+        'the bundle in the node\'s pool');
+      for (const op of more.slice(0, 3)) hashes.push(await sent(op));
+      const capped = await send(more[3]);
+      assert.equal(capped.error?.code, -32505, `the sender's cap: ${JSON.stringify(capped)}`);
+      await pub.request({ method: 'evm_mine', params: [] });
+      const mined = Date.now();
+      for (;;) {
+        const r = await send(more[3]);
+        if (r.result) {
+          hashes.push(r.result);
+          break;
+        }
+        assert.equal(r.error?.code, -32505, JSON.stringify(r));
+        assert.ok(Date.now() - mined < SLOW_MS, 'the mined bundle never settled');
+        await sleep(20);
+      }
+      const settled = Date.now() - mined;
+      assert.ok(settled < SLOW_MS / 2, `settled ${settled} ms after its block, --interval ${SLOW_MS}`);
+      assert.equal((await receipt(hashes[0], 1000)).success, true, 'the settled op\'s receipt');
+    } finally {
+      await pub.request({ method: 'evm_setAutomine', params: [true] });
+    }
+    // The next bundle was sent while nothing was mined: mined now; the last ones follow.
+    await pub.request({ method: 'evm_mine', params: [] });
+    for (const h of hashes) assert.equal((await receipt(h, 30000)).success, true);
+  } finally {
+    await stopSubmitters('SIGTERM');
+    startSubmitter();
+  }
+});

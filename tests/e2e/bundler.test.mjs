@@ -6,8 +6,7 @@
 // account 7 (scripts/stack.sh), which no test sends from.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { openSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createSmartAccountClient } from 'permissionless';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { createPaymasterClient } from 'viem/account-abstraction';
@@ -17,6 +16,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { api, env, newKey, sleep, waitFor } from './helpers.mjs';
+import { paused, startSubmitter, stopSubmitters } from './submitter.mjs';
 
 const artifact = (name) => JSON.parse(readFileSync(new URL(
   `./node_modules/@account-abstraction/contracts/artifacts/${name}.json`, import.meta.url), 'utf8')).abi;
@@ -186,49 +186,6 @@ test('journey: REST /v1/gas/sponsor -> send -> receipt, with the op\'s own logs 
 // ---- the submitter, paused and resumed (SIGSTOP/SIGCONT), killed and restarted ----
 
 
-// The pids of this stack's cron/bundle (by executable and config, as scripts/stack.sh finds them).
-// This stack's cron/bundle processes; every head's with all (on a cluster each head runs one,
-// under a lease: the one that holds it may be on any head).
-function submitters(all = false) {
-  const configs = [`BLOCKPORT_CONFIG=${env.config}`];
-  if (all) {
-    for (const d of (process.env.HEAD_DIRS ?? '').split(/\s+/).filter(Boolean))
-      configs.push(`BLOCKPORT_CONFIG=${d}/blockport.ini`);
-  }
-  const pids = [];
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readlinkSync(`/proc/${p}/exe`) !== `${env.build}/cron/bundle`) continue;
-      const e = readFileSync(`/proc/${p}/environ`, 'utf8').split('\0');
-      if (configs.some((c) => e.includes(c))) pids.push(Number(p));
-    } catch { /* gone meanwhile */ }
-  }
-  return pids;
-}
-function signalSubmitters(sig, all = false) {
-  const pids = submitters(all);
-  assert.ok(pids.length >= 1, 'the stack runs cron/bundle');
-  for (const p of pids) process.kill(p, sig);
-  return pids;
-}
-// Starts a new submitter in loop mode, as scripts/stack.sh does (stack.sh stop finds it).
-function startSubmitter() {
-  const log = openSync(`${env.dir}/bundle-restarted.log`, 'a');
-  const child = spawn(`${env.build}/cron/bundle`, ['--loop', '--interval', '200'], {
-    env: { ...process.env, BLOCKPORT_CONFIG: env.config }, detached: true, stdio: ['ignore', log, log] });
-  child.unref();
-  return child.pid;
-}
-async function paused(fn) {
-  const pids = signalSubmitters('SIGSTOP', true);
-  try {
-    return await fn();
-  } finally {
-    for (const p of pids) process.kill(p, 'SIGCONT');
-  }
-}
-
 // A deployed wallet (its first op landed), to send ops of several nonce keys from.
 async function deployedWallet() {
   const { w, op } = await selfFunded();
@@ -342,10 +299,7 @@ test('kill -9 of the submitter with a bundle in flight, and a bundle that vanish
     // The submitter sends a bundle that stays in the node's pool (no mining), then dies.
     await waitFor(async () => (await rpc('txpool_content')).pending && Object.keys((await rpc('txpool_content')).pending).length > 0,
       'the bundle in the node\'s pool');
-    const killed = signalSubmitters('SIGKILL');
-    // Gone once its files are closed (its flock released), which comes after /proc/PID/exe goes.
-    const closed = (p) => { try { return readdirSync(`/proc/${p}/fd`).length === 0; } catch { return true; } };
-    await waitFor(() => submitters().length === 0 && killed.every(closed), 'the submitter gone');
+    await stopSubmitters('SIGKILL');
     // Two more ops wait in the pool meanwhile; then the bundle in flight vanishes.
     hashes.push(...await Promise.all(ops.slice(2).map(({ op }) => ok('eth_sendUserOperation', [op, ENTRY_POINT]))));
     await rpc('anvil_dropAllTransactions');

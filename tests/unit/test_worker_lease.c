@@ -73,6 +73,18 @@ probe_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
 static const struct bp_worker_def probe = { "probe", NULL, probe_pass, NULL, NULL };
 /* The same, woken by the heads channel (as cron/deliver is). */
 static const struct bp_worker_def woken = { "probe", NULL, probe_pass, NULL, BP_DB_WAKE_HEADS };
+/* Two channels (as cron/bundle: pool and heads). */
+static const struct bp_worker_def woken2 = { "probe", NULL, probe_pass, NULL,
+    BP_DB_WAKE_POOL "," BP_DB_WAKE_HEADS };
+
+/* A probe pass that leaves work in flight (cron/bundle: a bundle sent, not yet mined). */
+static int
+soon_pass(struct bp_worker_ctx *w, char *msg, size_t msglen)
+{
+	return probe_pass(w, msg, msglen) == BP_WORKER_FAILED ? BP_WORKER_FAILED : BP_WORKER_SOON;
+}
+
+static const struct bp_worker_def soon = { "probe", NULL, soon_pass, NULL, NULL };
 static const struct bp_worker_def *spawn_def = &probe;
 static const char *spawn_interval = "20";
 
@@ -345,9 +357,79 @@ test_sqlite_crash_restart(void)
 	CU_ASSERT_EQUAL(r2.epoch, r.epoch + 1);
 }
 
-/* A worker with a wake channel runs its next pass at a notify, not after its interval. */
+/* Waits up to 10 s for the probe's rows to reach n; whether they did. */
+static int
+rows_reach(int64_t n)
+{
+	int64_t t = bp_mono_us();
+
+	while (probe_rows() < n && bp_mono_us() - t < 10000000)
+		nap_ms(20);
+	return probe_rows() >= n;
+}
+
+/* A worker of def with --interval 60000, spawned as spawn() does (a1: its mode). */
+static pid_t
+spawn_slow(const struct bp_worker_def *def, const char *cfg, const char *a1, const char *a2)
+{
+	pid_t pid;
+
+	spawn_def = def;
+	spawn_interval = "60000";
+	pid = spawn(cfg, a1, a2);
+	spawn_def = &probe;
+	spawn_interval = "20";
+	return pid;
+}
+
+/* A worker of def runs its next pass at a notify of each of its channels, not its interval. */
+static void
+woken_by(const struct bp_worker_def *def, const char *const *ch, int nch)
+{
+	char cfg[600];
+	int64_t n, t;
+	pid_t pid;
+	int i;
+
+	head_config(0, cfg, sizeof(cfg));
+	fence_mode = 0;
+	n = probe_rows();
+	pid = spawn_slow(def, cfg, "--for", "30");
+	CU_ASSERT_FATAL(rows_reach(n + 1));
+	for (i = 0; i < nch; i++) {
+		nap_ms(300);	/* into its idle wait */
+		CU_ASSERT_EQUAL(bp_db_notify(u.db, ch[i]), 0);
+		t = bp_mono_us();
+		CU_ASSERT(rows_reach(n + 2 + i));
+		CU_ASSERT(bp_mono_us() - t < 5000000);
+	}
+	kill(pid, SIGTERM);
+	CU_ASSERT_EQUAL(wait_exit(pid), 0);
+}
+
 static void
 test_woken(void)
+{
+	static const char *const ch[] = { BP_DB_WAKE_HEADS };
+
+	woken_by(&woken, ch, 1);
+}
+
+/* Each of a worker's two wake channels runs its next pass (cron/bundle: pool, heads). */
+static void
+test_woken_two(void)
+{
+	static const char *const ch[] = { BP_DB_WAKE_POOL, BP_DB_WAKE_HEADS };
+
+	woken_by(&woken2, ch, 2);
+}
+
+/*
+ * A pass that leaves work in flight (BP_WORKER_SOON) is followed after 10 ms, doubling, not
+ * after the interval; --once takes it for idle and exits.
+ */
+static void
+test_soon(void)
 {
 	char cfg[600];
 	int64_t n, t;
@@ -355,25 +437,22 @@ test_woken(void)
 
 	head_config(0, cfg, sizeof(cfg));
 	fence_mode = 0;
-	spawn_def = &woken;
-	spawn_interval = "60000";
 	n = probe_rows();
-	pid = spawn(cfg, "--for", "30");
-	spawn_def = &probe;
-	spawn_interval = "20";
 	t = bp_mono_us();
-	while (probe_rows() < n + 1 && bp_mono_us() - t < 10000000)
-		nap_ms(20);
-	CU_ASSERT_FATAL(probe_rows() == n + 1);
-	nap_ms(300);	/* into its idle wait */
-	CU_ASSERT_EQUAL(bp_db_notify(u.db, BP_DB_WAKE_HEADS), 0);
-	t = bp_mono_us();
-	while (probe_rows() < n + 2 && bp_mono_us() - t < 10000000)
-		nap_ms(20);
-	CU_ASSERT_EQUAL(probe_rows(), n + 2);
-	CU_ASSERT(bp_mono_us() - t < 5000000);
+	pid = spawn_slow(&soon, cfg, "--for", "30");
+	/* Five passes: 10 + 20 + 40 + 80 ms of waits beside their own 50 ms each. */
+	CU_ASSERT(rows_reach(n + 5));
+	CU_ASSERT(bp_mono_us() - t < 8000000);
+	/* Backing off, not at once: by 1.5 s at most 8 (30 without a wait). */
+	nap_ms(1500 - (bp_mono_us() - t) / 1000);
+	CU_ASSERT(probe_rows() <= n + 15);
 	kill(pid, SIGTERM);
 	CU_ASSERT_EQUAL(wait_exit(pid), 0);
+	n = probe_rows();
+	t = bp_mono_us();
+	CU_ASSERT_EQUAL(wait_exit(spawn_slow(&soon, cfg, "--once", NULL)), 0);
+	CU_ASSERT_EQUAL(probe_rows(), n + 1);
+	CU_ASSERT(bp_mono_us() - t < 8000000);
 }
 
 BP_UNIT_SUITE(worker_lease, setup, teardown,
@@ -384,4 +463,7 @@ BP_UNIT_SUITE(worker_lease, setup, teardown,
 	test_two_heads_failover },
     { "SQLite: a --once killed holding the lease does not hold up the next",
 	test_sqlite_crash_restart },
-    { "a worker with a wake channel runs its next pass at a notify", test_woken })
+    { "a worker with a wake channel runs its next pass at a notify", test_woken },
+    { "a worker with two wake channels runs its next pass at a notify of either", test_woken_two },
+    { "a pass with work in flight is followed within ms, not the interval; --once exits",
+	test_soon })
