@@ -326,10 +326,11 @@ collect_made(struct sctx *x, const cJSON *node)
 
 	if (type_is(node, "CREATE") || type_is(node, "CREATE2")) {
 		out = cJSON_GetObjectItemCaseSensitive(node, "output");
-		if (cJSON_IsString(out) && cJSON_GetObjectItemCaseSensitive(node, "error") == NULL && addr_of(node, "to", x->made[x->nmade].addr) == 0) {
+		if (cJSON_IsString(out) && cJSON_GetObjectItemCaseSensitive(node, "error") == NULL) {
 			if (x->nmade >= STATIC_CODES_MAX)
 				return -1;
-			x->made[x->nmade++].hex = out->valuestring;
+			if (addr_of(node, "to", x->made[x->nmade].addr) == 0)
+				x->made[x->nmade++].hex = out->valuestring;
 		}
 	}
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(node, "calls"))
@@ -356,7 +357,7 @@ code_at(const struct sctx *x, const uint8_t a[20])
 	return cJSON_IsString(code) ? code->valuestring : "";
 }
 
-/* The SC_ bits of hex (a frame's code); an EIP-7702 designator is read as its delegate's. -1: unknown. */
+/* The SC_ bits of hex (a frame's code; an EIP-7702 designator: its delegate's). -1: unknown. */
 static int
 hex_flags(struct sctx *x, const char *hex, int hops)
 {

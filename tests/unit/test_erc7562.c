@@ -343,17 +343,20 @@ quick_static(const struct bp_erc7562_input *in, const char *calls, const char *p
 	return rc;
 }
 
-#define S_PRE(acode, more)	"{\"0x0000000000000000000000000000000000000000\":{\"balance\":\"0x1\"}," \
+#define S_PRE(acode, more)	\
+	"{\"0x0000000000000000000000000000000000000000\":{\"balance\":\"0x1\"}," \
 	"\"0x0000000000000000000000000000000000000001\":{\"balance\":\"0x0\"}," \
 	"\"" E "\":{\"code\":\"0x42\",\"storage\":{\"0x01\":\"0x02\"}},\"" A "\":{\"code\":\"" \
 	acode "\"}" more "}"
-#define CLEAN_CODE	"0x6001505af100fe42"	/* PUSH1 1 POP GAS CALL STOP, then dead: INVALID TIMESTAMP */
+/* PUSH1 1 POP GAS CALL STOP, then dead: INVALID TIMESTAMP. */
+#define CLEAN_CODE	"0x6001505af100fe42"
 #define X_CODE(c)	",\"" X "\":{\"code\":\"" c "\"}"
 #define X_OF(type, value)	"{\"type\":\"" type "\",\"from\":\"" A "\",\"to\":\"" X "\"," \
 	"\"value\":\"" value "\",\"input\":\"0x\"}"
 
 /* EntryPoint -> SenderCreator -> the factory F (gasUsed g) -> its calls. */
-#define FACTORY_TREE(g, inner)	"{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000000000000000\"," \
+#define FACTORY_TREE(g, inner)	\
+	"{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000000000000000\"," \
 	"\"to\":\"" E "\",\"gasUsed\":\"0x1\",\"calls\":[{\"type\":\"CALL\",\"from\":\"" E "\"," \
 	"\"to\":\"" SC "\",\"value\":\"0x0\",\"input\":\"0x\",\"gasUsed\":\"0x1\",\"calls\":[" \
 	"{\"type\":\"CALL\",\"from\":\"" SC "\",\"to\":\"" F "\",\"value\":\"0x0\"," \
