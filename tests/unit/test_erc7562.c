@@ -419,6 +419,22 @@ test_static(void)
 	CU_ASSERT_EQUAL(quick_static(&in, CALLS("{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\""
 	    X "\",\"value\":\"0x0\",\"input\":\"0x\",\"error\":\"OutOfGas\"}"), S_PRE(CLEAN_CODE,
 	    X_CODE("0x00"))), 0);
+	/* More created code than the pass keeps (64): not proven, and nothing written past it. */
+	{
+		struct bp_buf b;
+		int i;
+
+		bp_buf_init(&b, 1 << 20);
+		bp_buf_printf(&b, "{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000"
+		    "000000000000\",\"to\":\"" E "\",\"calls\":[");
+		for (i = 0; i < 70; i++)
+			bp_buf_printf(&b, "%s{\"type\":\"CREATE\",\"from\":\"" E "\",\"to\":"
+			    "\"0x%040x\",\"output\":\"0x00\"}", i ? "," : "", i + 1000);
+		bp_buf_printf(&b, "]}");
+		bp_buf_add(&b, "", 1);
+		CU_ASSERT_EQUAL(quick_static(&in, b.data, S_PRE(CLEAN_CODE, "")), 0);
+		bp_buf_free(&b);
+	}
 	/* An EIP-7702 sender runs its delegate's code. */
 	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0xef0100"
 	    "dddddddddddddddddddddddddddddddddddddddd", X_CODE("0x00"))), 1);
