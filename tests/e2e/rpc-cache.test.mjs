@@ -149,10 +149,10 @@ test('every cached method: the node\'s answer, the caller\'s id, a hit the secon
       assert.equal(cu(second), Math.ceil(cu(first) / 4), `${what}: a hit costs a quarter`);
       continue;
     }
-    // A miss has one of two causes, each seen here: an answer kept for the TTL gone when the
-    // pair took longer (a loaded sanitizer build), or the first answer not kept because the
-    // database was busy (the indexer's batches hold the write lock for tens of milliseconds;
-    // the cache waits 2 ms: docs/rpc.md). Then the second answer is the node's, kept in turn
+    // A miss has one of two causes: an answer kept for the TTL gone when the pair took longer
+    // (a loaded sanitizer build), or the first answer not kept because another writer held
+    // the database's write lock past the 2 ms the cache waits (docs/rpc.md; the counter says
+    // so). Then the second answer is the node's, kept in turn
     // unless its store was given up too: a third call at once is the hit.
     assert.ok(ms >= TTL_MS || f1 > f0, `${what}: the second call is a hit (after ${ms} ms; ` +
       `stores given up: ${f1 - f0})`);
@@ -175,9 +175,9 @@ test('every cached method: the node\'s answer, the caller\'s id, a hit the secon
   }
 });
 
-// The write lock of the stack's SQLite file held by another writer (as the indexer's batches
-// hold it for tens of milliseconds) while a call's answer is to be kept: the cache gives up
-// the store rather than the caller's time, and says so in its counter.
+// The write lock of the stack's SQLite file held by another writer past the cache's 2 ms while
+// a call's answer is to be kept: the cache gives up the store rather than the caller's time,
+// and says so in its counter.
 test('an answer not kept for a busy database is counted, and kept the next time', {
   skip: onCluster('the database is PostgreSQL, not a SQLite file this test can lock') }, async () => {
   const who = `0x${Date.now().toString(16).padStart(40, '0')}`;	// a key no run has kept
