@@ -296,7 +296,10 @@ start_lighttpd() {	# DIR PORT BUILD
 
 start_apache() {	# DIR PORT BUILD
 	local dir=$1 prog name
-	# Apache runs its workers, and the pools their programs, as www-data: they write the state.
+	# Apache runs its workers, and the pools their programs, as www-data: they write the state,
+	# and the wake files they touch (lib/core/db.h's channels) that the workers, started as root
+	# after this, would otherwise make root's: the bundler's pool wake-up would never fire.
+	touch "$dir"/blockport.db.heads "$dir"/blockport.db.pending "$dir"/blockport.db.pool
 	chown -R www-data:www-data "$dir" 2>/dev/null || true
 	# Each program's pool first (apache/fcgi-pool.sh), recorded in pools.pid, which stop ends
 	# after Apache; Apache starts once every socket is there (a stopped run's are gone first).

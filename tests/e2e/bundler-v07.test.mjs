@@ -14,7 +14,7 @@ import {
 import { foundry } from 'viem/chains';
 import { toSimpleSmartAccount } from 'permissionless/accounts';
 import { api, env, newKey, onCluster, sleep, waitFor } from './helpers.mjs';
-import { startSubmitter, stopSubmitters } from './submitter.mjs';
+import { startSubmitter, startSubmitterLeased, stopSubmitters } from './submitter.mjs';
 
 const dc = JSON.parse(readFileSync(`${env.dir}/devchain.json`, 'utf8'));
 const chain = { ...foundry, rpcUrls: { default: { http: [env.chain] } } };
@@ -292,7 +292,7 @@ test('v0.7: a bundle is settled as soon as it is mined, not a --interval later: 
   };
 
   await stopSubmitters('SIGTERM');
-  startSubmitter(SLOW_MS);
+  await startSubmitterLeased(SLOW_MS);
   try {
     // A lone op (its account's deployment), mined at once by the devchain.
     const first = await signed();

@@ -38,6 +38,20 @@ export async function stopSubmitters(sig) {
   const closed = (p) => { try { return readdirSync(`/proc/${p}/fd`).length === 0; } catch { return true; } };
   await waitFor(() => submitters().length === 0 && killed.every(closed), 'the submitter gone');
 }
+const leases = () => {
+  try {
+    return (readFileSync(`${env.dir}/bundle-restarted.log`, 'utf8').match(/took the lease/g) ?? []).length;
+  } catch { return 0; }
+};
+// Starts a new submitter (startSubmitter) and waits until it holds the job's lease: until then
+// it stands by (the stopped one's lease ends with its clean exit, or its TTL of 6 s when that
+// exit could not write), so what a test then measures is the working submitter's.
+export async function startSubmitterLeased(interval = 200) {
+  const before = leases();
+  const pid = startSubmitter(interval);
+  await waitFor(() => leases() > before, 'the restarted submitter holds the lease');
+  return pid;
+}
 // Starts a new submitter in loop mode, as scripts/stack.sh does (stack.sh stop finds it).
 export function startSubmitter(interval = 200) {
   const log = openSync(`${env.dir}/bundle-restarted.log`, 'a');
