@@ -191,20 +191,8 @@ no_trace(void *arg)
 	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}},"
 	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}},"
 	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}]";
-	char head[160], *buf = malloc(1 << 20);
-	size_t have = 0, hlen, blen;
-	int fd = (int)(intptr_t)arg, n;
 
-	while (buf != NULL && bp_unit_read_request(fd, buf, 1 << 20, &have, &hlen, &blen) == 0) {
-		n = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-		    "Content-Length: %zu\r\n\r\n", sizeof(body) - 1);
-		if (bp_unit_send_all(fd, head, (size_t)n) == -1 ||
-		    bp_unit_send_all(fd, body, sizeof(body) - 1) == -1)
-			break;
-		bp_unit_request_done(buf, &have, hlen + blen);
-	}
-	free(buf);
-	close(fd);
+	bp_unit_serve_json((int)(intptr_t)arg, body, sizeof(body) - 1, NULL);
 	return NULL;
 }
 
@@ -221,19 +209,11 @@ test_trace_auto(void)
 	uint8_t ep[20] = { 0 };
 	int lfd, port;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.max_response = 1 << 20;
-	cfg.max_batch = 100;
-	cfg.upstream_timeout_ms = 5000;
-	memset(&net, 0, sizeof(net));
 	memset(&op, 0, sizeof(op));
 	memset(&res, 0, sizeof(res));
 	memset(&err, 0, sizeof(err));
 	CU_ASSERT_FATAL((lfd = bp_unit_server_start(&port, no_trace, &acceptor)) >= 0);
-	bp_strlcpy(net.chain, "t", sizeof(net.chain));
-	bp_strlcpy(net.network, "n", sizeof(net.network));
-	snprintf(net.upstream[0], BP_URL_MAX, "http://127.0.0.1:%d/", port);
-	net.nupstream = 1;
+	bp_unit_node_config(&cfg, &net, "n", port);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
 	/* auto (the default): the node cannot trace, so eth_call's checks are all. */
 	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, NULL, &res, &err), 0);
