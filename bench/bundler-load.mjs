@@ -4,25 +4,32 @@
 // v0.7 ops go over JSON-RPC in the unpacked form ERC-4337 gives the RPC (factory/factoryData,
 // no paymaster fields: self-funded), hashed by viem as the v0.7 EntryPoint's getUserOpHash does.
 //
-//   node bench/bundler-load.mjs NAME BUNDLER_URL CHAIN_URL N CONCURRENCY LATENCY_OPS VERSION [API_KEY]
+//   node bench/bundler-load.mjs NAME BUNDLER_URL CHAIN_URL N CONCURRENCY LATENCY_OPS VERSION [API_KEY] [deployed]
+//
+// With "deployed", each account is deployed beforehand (factory.createAccount from dev account
+// 9, not timed) and its op is its first from the deployed account: no initCode, no factory.
 //
 // Prints one line: NAME accepted_ops_per_s bundled_ops_per_s latency_p50_ms latency_p90_ms
 //   accepted: N eth_sendUserOperation calls, CONCURRENCY at a time: N / time until all answered;
 //   bundled:  N / time from the first send until every op has a receipt;
 //   latency:  LATENCY_OPS ops sent one after another, each from send to its receipt (polled
 //             every 20 ms with eth_getUserOperationReceipt).
-import { createPublicClient, encodeFunctionData, getAddress, http, parseEther, parseGwei, toHex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createPublicClient, createWalletClient, encodeFunctionData, getAddress, http, parseEther, parseGwei, toHex } from 'viem';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { getUserOperationHash } from 'viem/account-abstraction';
 import { foundry } from 'viem/chains';
 
-const [name, url, chainUrl, nArg, concArg, latArg, version, apiKey] = process.argv.slice(2);
+const [name, url, chainUrl, nArg, concArg, latArg, version, apiKey, mode] = process.argv.slice(2);
+const DEPLOYED = mode === 'deployed';
 const N = Number(nArg), CONC = Number(concArg), LAT = Number(latArg);
 if (version !== '0.6' && version !== '0.7') throw new Error(`VERSION ${version}: 0.6 or 0.7`);
 const V07 = version === '0.7';
 const EP = V07 ? '0x0000000071727De22E5E9d8BAf0edAc6f37da032' : '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789';
 const FACTORY = V07 ? '0x91E60e0613810449d098b0b5Ec8b51A0FE8c8985' : '0x9406Cc6185a346906296840746125a0E44976454';
-const pub = createPublicClient({ chain: { ...foundry, rpcUrls: { default: { http: [chainUrl] } } }, transport: http(chainUrl) });
+const pub = createPublicClient({ chain: { ...foundry, rpcUrls: { default: { http: [chainUrl] } } }, transport: http(chainUrl), pollingInterval: 50 });
+const deployer = createWalletClient({ chain: { ...foundry, rpcUrls: { default: { http: [chainUrl] } } },
+  account: mnemonicToAccount('test test test test test test test test test test test junk', { addressIndex: 9 }),
+  transport: http(chainUrl), pollingInterval: 50 });
 const factoryAbi = [{ type: 'function', name: 'createAccount', stateMutability: 'nonpayable',
   inputs: [{ type: 'address' }, { type: 'uint256' }], outputs: [{ type: 'address' }] },
 { type: 'function', name: 'getAddress', stateMutability: 'view',
@@ -51,9 +58,12 @@ async function makeOp(fees, chainId) {
   const sender = await pub.readContract({ address: FACTORY, abi: factoryAbi, functionName: 'getAddress', args: [owner.address, 0n] });
   await pub.request({ method: 'anvil_setBalance', params: [sender, toHex(parseEther('1'))] });
   const factoryData = encodeFunctionData({ abi: factoryAbi, functionName: 'createAccount', args: [owner.address, 0n] });
+  if (DEPLOYED)
+    await pub.waitForTransactionReceipt({ hash: await deployer.sendTransaction({ to: FACTORY, data: factoryData }) });
   const op = {
     sender: getAddress(sender), nonce: 0n,
-    ...(V07 ? { factory: FACTORY, factoryData } : { initCode: FACTORY + factoryData.slice(2) }),
+    ...(DEPLOYED ? (V07 ? {} : { initCode: '0x' }) :
+      V07 ? { factory: FACTORY, factoryData } : { initCode: FACTORY + factoryData.slice(2) }),
     callData: encodeFunctionData({ abi: executeAbi, functionName: 'execute', args: [owner.address, 0n, '0x'] }),
     callGasLimit: 100000n, verificationGasLimit: 600000n, preVerificationGas: 100000n,
     maxFeePerGas: fees.max, maxPriorityFeePerGas: fees.tip,

@@ -5,7 +5,8 @@
 # the same run. The load (bench/bundler-load.mjs) is the same for both: N first ops of fresh
 # self-funded SimpleAccounts, signed in advance, sent C at a time; then LAT ops one after
 # another; once for v0.6 (initCode), once for v0.7 (the PackedUserOperation's RPC form:
-# factory/factoryData, v0.7 userOpHash).
+# factory/factoryData, v0.7 userOpHash); then Blockport alone with v0.6 ops from accounts
+# deployed beforehand (blockport/dep: no initCode).
 #   accepted ops/s   N / time until every eth_sendUserOperation answered
 #   bundled ops/s    N / time from the first send until every op has a receipt
 #   latency          send to receipt of one op alone, p50 and p90 (ms)
@@ -51,8 +52,8 @@ cp bench/bundler-load.mjs "$dir/"
 EP06=0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789
 EP07=0x0000000071727De22E5E9d8BAf0edAc6f37da032
 
-load() {	# NAME URL VERSION [KEY]
-	node "$dir/bundler-load.mjs" "$1" "$2" "$CHAIN_URL" "$N" "$C" "$LAT" "$3" "${4:-}"
+load() {	# NAME URL VERSION [KEY [deployed]]
+	node "$dir/bundler-load.mjs" "$1" "$2" "$CHAIN_URL" "$N" "$C" "$LAT" "$3" "${4:-}" "${5:-}"
 }
 row() {	# the load's line: NAME ACCEPTED BUNDLED P50 P90
 	printf '%-14s %14s %14s %12s %12s\n' "$@"
@@ -68,6 +69,11 @@ row blockport "$bacc" "$bbun" "$bp50" "$bp90"
 out=$(load blockport/0.7 "$BASE_URL/v1/bundler/ethereum/devnet" 0.7 "$key")
 read -r _ bacc7 bbun7 bp507 bp907 <<<"$out"
 row blockport/0.7 "$bacc7" "$bbun7" "$bp507" "$bp907"
+# The ops most traffic is: from accounts deployed already (no factory), v0.6 (BENCH_TRACE=auto:
+# the static pass of the rules answers most of these without the steps' trace).
+out=$(load blockport/dep "$BASE_URL/v1/bundler/ethereum/devnet" 0.6 "$key" deployed)
+read -r _ bacc6d bbun6d bp506d bp906d <<<"$out"
+row blockport/dep "$bacc6d" "$bbun6d" "$bp506d" "$bp906d"
 [ "${BENCH_ALTO:-1}" != 0 ] || exit 0
 
 # Alto: executor and utility keys are dev accounts 5 and 6 (Blockport's submitter is 7). One

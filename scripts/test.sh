@@ -12,6 +12,18 @@ passed=0
 failed=0
 jobs=$(nproc 2>/dev/null || echo 2)
 
+# The TAP lines worth showing: the lines matching the extended regexp $1, and each failure's
+# message, the indented block under "error: |-" (an assertion's message is there, on the lines
+# after it: grep alone would show the "error: |-" line and drop what the assertion said).
+tap_filter() {	# REGEXP
+	awk -v re="$1" '
+		blk { if ($0 ~ /^[ \t]*$/) next
+		      if (match($0, /[^ ]/) > ind && n++ < 12) { print; next }
+		      blk = 0 }
+		/^ *error: [|>][-+]?$/ { print; blk = 1; n = 0; ind = match($0, /[^ ]/); next }
+		$0 ~ re { print }'
+}
+
 echo "== build (ASan + UBSan)"
 if ! make -s -j"$jobs" BUILD=$build SAN=1 all; then
 	echo "build failed"
@@ -128,7 +140,7 @@ else
 		# A cancelled test (a hook or the event loop gave out) is a failure too.
 		f=$(awk '/^# (fail|cancelled)/ { n += $3; seen = 1 } END { if (seen) print n }' <<< "$out")
 		[ -n "$p" ] || { p=0; f=1; }
-		[ "$f" = 0 ] || grep -E '^not ok|error:|expected|actual' <<< "$out" | head -40
+		[ "$f" = 0 ] || tap_filter '^not ok|error:|expected|actual' <<< "$out" | head -40
 		passed=$((passed + p))
 		failed=$((failed + f))
 	else
@@ -163,7 +175,7 @@ run_node() {	# WHAT ARG...
 	shift
 	out=$(mktemp)
 	node --test --test-reporter=tap --test-concurrency=1 "$@" 2>&1 | tee "$out" |
-		grep -E '^(not ok|ok)|^# (pass|fail|cancelled|kill)|^ +(not ok|ok)|error:|expected|actual' |
+		tap_filter '^(not ok|ok)|^# (pass|fail|cancelled|kill)|^ +(not ok|ok)|error:|expected|actual' |
 		head -400
 	p=$(awk '/^# pass/ { print $3 }' "$out")
 	g=$(awk '/^# (fail|cancelled)/ { n += $3; seen = 1 } END { if (seen) print n }' "$out")

@@ -186,10 +186,8 @@ bp_bundler_send(struct bp_bundler_call *c)
 	if ((is7702 = bp_bundler_7702_prepare(c->up, c->net, &op, 1, delegate, &apply,
 	    &c->err)) == -1)
 		goto out;
-	if ((op.version == BP_EP_V06 ? bp_userop_validate_simulate(c->up, c->net, ep, &op, &res,
-	    &c->err) : bp_bundler_v07_simulate(c->up, c->net, ep, &op, apply ? delegate : NULL, &res,
-	    &c->err)) == -1 || bp_bundler_rules_check(c->up, c->net, ep, &op, apply ? delegate :
-	    NULL, &res, &c->err) == -1)
+	if (bp_bundler_rules_simulate(c->up, c->net, ep, &op, apply ? delegate : NULL, &res,
+	    &c->err) == -1)
 		goto out;
 	bp_bundler_7702_hash(&op, ep, c->net, is7702, delegate, hash);
 	bp_hex_encode(hash, 32, hex, sizeof(hex));

@@ -26,15 +26,19 @@ void	bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
 	    const struct bp_userop_validate_result *res, struct bp_erc7562_input *in);
 
 /*
- * Traces simulateValidation(op) on ep and judges it: v0.6's on the EntryPoint, v0.7/v0.8's
- * with EntryPointSimulations put at ep by the state override of their eth_call, the sender's
- * code the delegation to delegate when it is not NULL (bp_bundler_7702_prepare). Returns 0 (passed, or not traced by the
- * network's choice), or -1 with err set: -32502 or -32505 naming the rule, -32603 when the node
- * did not answer or (trace_validation = true) cannot trace.
+ * Simulates op's validation on ep and judges it by ERC-7562: v0.6's simulateValidation on the
+ * EntryPoint, v0.7/v0.8's with EntryPointSimulations put at ep by a state override, the
+ * sender's code the delegation to delegate when it is not NULL (bp_bundler_7702_prepare). When
+ * the network traces, the simulation's answer is read from the trace's call tree (one call
+ * fewer); when it does not (trace_validation = false, or auto on a node without
+ * debug_traceCall), it is the eth_call of bp_userop_validate_simulate / bp_bundler_v07_simulate
+ * alone. Returns 0 with res filled and checked, or -1 with err set: the simulation's refusal,
+ * -32502 or -32505 naming the rule, -32603 when the node did not answer or (trace_validation =
+ * true) cannot trace.
  */
-int	bp_bundler_rules_check(struct bp_upstream *, const struct bp_network *net,
+int	bp_bundler_rules_simulate(struct bp_upstream *, const struct bp_network *net,
 	    const uint8_t ep[20], const struct bp_userop *op, const uint8_t *delegate,
-	    const struct bp_userop_validate_result *res, struct bp_userop_validate_error *err);
+	    struct bp_userop_validate_result *res, struct bp_userop_validate_error *err);
 
 struct bp_db;
 

@@ -195,12 +195,17 @@ bp_bundler_v07_simulate(struct bp_upstream *up, const struct bp_network *net, co
 	free(override);
 	if (rc == -1)
 		return -1;
-	if (rc == 1)
-		rc = bp_bundler_v07_decode_revert(ret, retlen, err);
-	else
-		rc = bp_bundler_v07_decode_validation(ret, retlen, out, err);
+	rc = bp_bundler_v07_simulated(rc, ret, retlen, out, err);
 	free(ret);
-	if (rc == -1)
+	return rc;
+}
+
+int
+bp_bundler_v07_simulated(int reverted, const uint8_t *ret, size_t retlen,
+    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err)
+{
+	if ((reverted ? bp_bundler_v07_decode_revert(ret, retlen, err) :
+	    bp_bundler_v07_decode_validation(ret, retlen, out, err)) == -1)
 		return -1;
 	return bp_userop_validate_check_result(out, (uint64_t)time(NULL), err);
 }

@@ -83,6 +83,13 @@ int		bp_bundler_v07_simulate(struct bp_upstream *, const struct bp_network *net,
 		    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err);
 
 /*
+ * The same from the simulation's answer (untrusted): its revert data ret when reverted, else
+ * its return data. 0 with out filled and checked, or -1 with err set.
+ */
+int		bp_bundler_v07_simulated(int reverted, const uint8_t *ret, size_t retlen,
+		    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err);
+
+/*
  * Decodes simulateHandleOp's return data: ExecutionResult(preOpGas, paid, accountValidationData,
  * paymasterValidationData, targetSuccess, targetResult). 0 (*result points into data), or -1
  * with err set (-32500).

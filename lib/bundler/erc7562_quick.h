@@ -11,6 +11,9 @@
 #ifndef BP_ERC7562_QUICK_H
 #define BP_ERC7562_QUICK_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <cjson/cJSON.h>
 
 #include "erc7562.h"
@@ -21,5 +24,17 @@
  */
 int	bp_erc7562_quick(const cJSON *steps, const cJSON *calls, const cJSON *prestate,
 	    const struct bp_erc7562_input *in);
+
+/*
+ * The static pass (docs/bundler.md, "ERC-7562"): the call tree and the prestate alone, each
+ * judged frame's reachable code read for what a rule forbids instead of its steps. 1 when the
+ * validation is clean, 0 when the steps must judge it (a frame that can CREATE2 passes only
+ * when its own gas proves it ran no CREATE2 the tree does not show).
+ */
+int	bp_erc7562_quick_static(const cJSON *calls, const cJSON *prestate,
+	    const struct bp_erc7562_input *in);
+
+/* What code[0, n)'s reachable instructions hold that a rule may forbid (bits; for the tests). */
+unsigned	bp_erc7562_code_flags(const uint8_t *code, size_t n);
 
 #endif

@@ -359,14 +359,19 @@ bp_userop_validate_simulate(struct bp_upstream *up, const struct bp_network *net
 	free(data);
 	if (rc == -1)
 		return -1;
-	if (rc == 0) {
-		free(ret);
+	rc = bp_userop_validate_simulated(rc, ret, retlen, out, err);
+	free(ret);
+	return rc;
+}
+
+int
+bp_userop_validate_simulated(int reverted, const uint8_t *ret, size_t retlen,
+    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err)
+{
+	if (!reverted)
 		return fail(err, BP_USEROP_VALIDATE_REJECTED_ACCOUNT, "simulateValidation did not revert: "
 		    "the entry point is not a v0.6 EntryPoint");
-	}
-	rc = bp_userop_validate_decode_validation(ret, retlen, out, err);
-	free(ret);
-	if (rc == -1)
+	if (bp_userop_validate_decode_validation(ret, retlen, out, err) == -1)
 		return -1;
 	return bp_userop_validate_check_result(out, (uint64_t)time(NULL), err);
 }

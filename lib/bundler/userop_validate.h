@@ -132,6 +132,13 @@ int		bp_userop_validate_simulate(struct bp_upstream *, const struct bp_network *
 		    struct bp_userop_validate_error *err);
 
 /*
+ * The same from simulateValidation's answer (untrusted): its revert data ret when reverted,
+ * else its return data. 0 with out filled and checked, or -1 with err set.
+ */
+int		bp_userop_validate_simulated(int reverted, const uint8_t *ret, size_t retlen,
+		    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err);
+
+/*
  * The next block's base fee and the gas limit of the latest block of net
  * (eth_getBlockByNumber). 0, or -1 with err set (-32603).
  */

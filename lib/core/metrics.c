@@ -61,6 +61,8 @@ static const struct family {
 	    "Requests refused with 429, by the limit that refused them." },
 	{ "blockport_rpc_cache_requests_total", "counter",
 	    "JSON-RPC response cache lookups, by network and result (hit or miss)." },
+	{ "blockport_rpc_cache_store_failures_total", "counter",
+	    "JSON-RPC answers the response cache was to keep and did not (write lock busy), by network." },
 	{ "blockport_upstream_errors_total", "counter",
 	    "Upstream node requests that gave no definite answer, by network." },
 	{ "blockport_upstream_request_duration_seconds", "histogram",

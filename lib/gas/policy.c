@@ -737,48 +737,64 @@ record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
 }
 
 /*
- * Inside the transaction: adds usd to the day's row of budget scope (an account, or 0 for the
- * server) unless that passes cap (a decimal; "" or "0": no cap). 1 added, 0 over (why set
- * naming what), -1 database error.
+ * Inside the transaction: adds usd to the day's rows of the account's budget and of the
+ * server's (account 0) unless that passes either cap (a decimal; "" or "0": no cap), in one
+ * read and one write (the sponsor path's cost is its statements). 1 added, 0 over (why set),
+ * -1 database error.
  */
 static int
-budget_add(struct bp_db *db, int64_t scope, const char *cap_usd, const char *what,
-    const struct bp_u256 *usd, int64_t day, char *why, size_t cap)
+budget_add(struct bp_db *db, const struct bp_policy_budget *b, const struct bp_u256 *usd,
+    int64_t day, char *why, size_t cap)
 {
-	static const char sql_get[] = "SELECT usd FROM gas_budget_days WHERE account_id = ?"
-	    " AND day = ?";
+	static const char sql_get[] = "SELECT account_id, usd FROM gas_budget_days"
+	    " WHERE day = ? AND account_id IN (?, 0)";
+	/* Two distinct rows (an account is never 0), so PostgreSQL takes them in one upsert. */
 	static const char sql_set[] = "INSERT INTO gas_budget_days (account_id, day, usd)"
-	    " VALUES (?, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET usd = excluded.usd";
-	struct bp_u256 limit, sum;
+	    " VALUES (?, ?, ?), (0, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET"
+	    " usd = excluded.usd";
+	static const char *const what[2] = { "sponsor_usd_per_day (the plan's budget)",
+	    "sponsor_usd_per_day (the server's budget)" };
+	const char *caps[2] = { b->account_usd, b->server_usd };
+	struct bp_u256 sum[2], limit;	/* the account's, the server's */
 	struct bp_stmt *st;
-	char text[BP_U256_UNITS_MAX];
-	int ok, capped;
+	enum bp_db_step step;
+	char text[2][BP_U256_UNITS_MAX];
+	int i, capped, ok = 1;
 
-	capped = cap_usd != NULL && usd_units(cap_usd, &limit) == 0 && !bp_u256_is_zero(&limit);
-	if (capped && usd == NULL) {
-		snprintf(why, cap, "%s: the USD price of this chain's coin is not known, so the "
-		    "cost cannot be counted", what);
-		return 0;
-	}
+	memset(sum, 0, sizeof(sum));
 	if ((st = bp_db_stmt(db, sql_get)) == NULL)
 		return -1;
-	bp_stmt_int(st, 1, scope);
-	bp_stmt_int(st, 2, day);
-	ok = bp_stmt_step(st) != BP_DB_ERROR && usd_units(bp_col_text(st, 0), &sum) == 0 &&
-	    (usd == NULL || bp_u256_add(&sum, &sum, usd) == 0);
+	bp_stmt_int(st, 1, day);
+	bp_stmt_int(st, 2, b->account_id);
+	while (ok && (step = bp_stmt_step(st)) == BP_DB_ROW)
+		ok = usd_units(bp_col_text(st, 1), &sum[bp_col_int(st, 0) == 0]) == 0;
 	bp_stmt_reset(st);
-	if (!ok)
+	if (!ok || step == BP_DB_ERROR)
 		return -1;
-	if (capped && bp_u256_cmp(&sum, &limit) > 0) {
-		snprintf(why, cap, "%s: %s USD a day (UTC) would be passed", what, cap_usd);
-		return 0;
+	for (i = 0; i < 2; i++) {
+		capped = caps[i] != NULL && usd_units(caps[i], &limit) == 0 &&
+		    !bp_u256_is_zero(&limit);
+		if (capped && usd == NULL) {
+			snprintf(why, cap, "%s: the USD price of this chain's coin is not known, "
+			    "so the cost cannot be counted", what[i]);
+			return 0;
+		}
+		if (usd != NULL && bp_u256_add(&sum[i], &sum[i], usd) != 0)
+			return -1;
+		if (capped && bp_u256_cmp(&sum[i], &limit) > 0) {
+			snprintf(why, cap, "%s: %s USD a day (UTC) would be passed", what[i],
+			    caps[i]);
+			return 0;
+		}
+		usd_text(&sum[i], text[i]);
 	}
-	usd_text(&sum, text);
 	if ((st = bp_db_stmt(db, sql_set)) == NULL)
 		return -1;
-	bp_stmt_int(st, 1, scope);
+	bp_stmt_int(st, 1, b->account_id);
 	bp_stmt_int(st, 2, day);
-	bp_stmt_text(st, 3, text);
+	bp_stmt_text(st, 3, text[0]);
+	bp_stmt_int(st, 4, day);
+	bp_stmt_text(st, 5, text[1]);
 	ok = bp_stmt_step(st) == BP_DB_DONE;
 	bp_stmt_reset(st);
 	return ok ? 1 : -1;
@@ -814,7 +830,7 @@ record_one(struct bp_db *db, void *arg)
 	enum bp_db_step step;
 	unsigned char sha[32];
 	int64_t now = (int64_t)time(NULL), n;
-	int n1, n2 = 0;
+	int n1;
 
 	a->rc = BP_RULE__MAX;
 	/* Still active with the rules the op was checked against (paused meanwhile: refused). */
@@ -851,13 +867,9 @@ record_one(struct bp_db *db, void *arg)
 		}
 	}
 	if (budget != NULL) {
-		if ((n1 = budget_add(db, budget->account_id, budget->account_usd,
-		    "sponsor_usd_per_day (the plan's budget)", a->usd, now / DAY, a->why,
-		    a->cap)) == -1 || (n1 == 1 && (n2 = budget_add(db, 0, budget->server_usd,
-		    "sponsor_usd_per_day (the server's budget)", a->usd, now / DAY, a->why,
-		    a->cap)) == -1))
+		if ((n1 = budget_add(db, budget, a->usd, now / DAY, a->why, a->cap)) == -1)
 			return BP_DB_BATCH_ERROR;
-		if (n1 == 0 || n2 == 0) {
+		if (n1 == 0) {
 			a->rc = BP_POLICY_BUDGET;
 			return BP_DB_BATCH_UNDO;
 		}

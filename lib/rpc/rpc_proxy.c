@@ -85,6 +85,7 @@ struct bp_rpc_proxy {
 	struct bp_head_mark		*mark;	/* heads shared by every process; may be NULL */
 	struct bp_buf			 hits;	/* results the cache answered, this request */
 	struct bp_buf			 scratch;	/* cache keys */
+	struct bp_metrics		*metrics;	/* the request's (lookup sets it) */
 	unsigned			 nhits;
 	struct {
 		int64_t	number;
@@ -357,6 +358,7 @@ lookup(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *
 		v->rule = BP_CACHE_NEVER;
 		return 0;
 	}
+	p->metrics = r->metrics;
 	v->hit_off = p->hits.len;
 	if (bp_rpc_cache_get(p->db, v->key, bp_now_us(), &p->hits) == 1) {
 		v->hit = 1;
@@ -562,8 +564,11 @@ settle(struct bp_rpc_proxy *p, const struct bp_network *net, const struct bp_rpc
 	if (keep == 0)
 		return fix;
 	now = bp_now_us();
-	bp_rpc_cache_put(p->db, p->cfg, v->key, net, it->method, rs, rl,
-	    keep == BP_CACHE_KEEP_FOREVER ? 0 : now + keep, now);
+	/* Counted: a store given up on a busy database shows only as a later miss. */
+	if (bp_rpc_cache_put(p->db, p->cfg, v->key, net, it->method, rs, rl,
+	    keep == BP_CACHE_KEEP_FOREVER ? 0 : now + keep, now) == -1)
+		bp_metrics_addf(p->metrics, 1, "blockport_rpc_cache_store_failures_total"
+		    "{network=\"%s.%s\"}", net->chain, net->network);
 	return fix;
 }
 

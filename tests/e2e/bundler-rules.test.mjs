@@ -181,6 +181,19 @@ for (const [version, v] of [['', V06], ['v0.7 ', V07]]) {
     await deposit(sender, '1', v.ep);
     await refused(await v.op(sender, v.factory(factory)), -32502, /^\[OP-031\] factory uses CREATE2 more than once/, v.ep);
   });
+
+  test(`${version}OP-031: a factory whose first CREATE2 fails for want of balance is refused (the static pass leaves it to the steps)`, async () => {
+    const init = `69${RET0}600052600a6016f3`;
+    // PUSH19 init PUSH1 0 MSTORE; CREATE2(1 wei, 13, 19, salt 1) POP: the factory has no wei, so
+    // it fails before any code runs (anvil's call tree shows it without an address);
+    // CREATE2(0, 13, 19, salt 0); return the address.
+    const factory = await install(`72${init}600052 6001 6013 600d 6001 f5 50 6000 6013 600d 6000 f5 600052 6020 6000 f3`
+      .replace(/ /g, ''));
+    const sender = getContractAddress({ opcode: 'CREATE2', from: factory, salt: toHex(0, { size: 32 }),
+      bytecode: `0x${init}` });
+    await deposit(sender, '1', v.ep);
+    await refused(await v.op(sender, v.factory(factory)), -32502, /^\[OP-031\] factory uses CREATE2 more than once/, v.ep);
+  });
 }
 
 test('STO-040: a paymaster that is the sender of an op in the pool is refused', async () => {

@@ -10,9 +10,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 
-import { env, api, newKey, sleep } from './helpers.mjs';
+import { env, api, newKey, sleep, onCluster } from './helpers.mjs';
 
 const TTL_MS = 1000;		// cache_ttl_ms of ethereum.cached
 const FINALITY = 4;		// finality_depth of ethereum.cached
@@ -41,6 +41,23 @@ const call = (id, method, params) =>
   `{"jsonrpc":"2.0","id":${id},"method":"${method}"${params === undefined ? '' : `,"params":${JSON.stringify(params)}`}}`;
 const hits = (res) => Number(res.headers.get('x-cache-hits') ?? 0);
 const cu = (res) => Number(res.headers.get('x-compute-units'));
+
+const heads = process.env.HEAD_URLS ? process.env.HEAD_URLS.split(/\s+/).filter(Boolean) : [env.base];
+// A counter's series of ethereum.cached (any other labels), summed over them and the heads.
+async function cachedCount(name) {
+  const re = new RegExp(`^${name}\\{network="ethereum\\.cached"[^}]*\\} (\\d+)$`, 'gm');
+  let n = 0;
+  for (const h of heads)
+    for (const m of (await (await fetch(`${h}/metrics`)).text()).matchAll(re)) n += Number(m[1]);
+  return n;
+}
+// The answers the cache was to keep and gave up on (the database's write lock busy past its
+// 2 ms), summed over the heads (each counts its own: docs/metrics.md). Only this file uses
+// ethereum.cached, one call at a time: a change is this file's.
+const storeFailures = () => cachedCount('blockport_rpc_cache_store_failures_total');
+// The hits of a call right after one whose answer was to be kept: 1, or 0 when its store was
+// given up (the counter moved since f0).
+const hitUnlessGivenUp = async (f0) => ((await storeFailures()) > f0 ? 0 : 1);
 const hex = (n) => `0x${n.toString(16)}`;
 
 // Asserts a single answer: the id's bytes as sent, and the node's result.
@@ -56,6 +73,9 @@ function assertAnswer(res, idText, expected, what) {
 const IDS = ['1', '"abc"', '12345678901234567890123456789', '"a\\u0041"', '1.0', 'null', '-7'];
 
 test('every cached method: the node\'s answer, the caller\'s id, a hit the second time, cheaper', async () => {
+  // This file run before on this stack (a loop of it on one stack or cluster) kept the final
+  // answers for good: the heads' lookups of the network say so (none on a fresh stack).
+  const ranBefore = (await cachedCount('blockport_rpc_cache_requests_total')) > 0;
   await node('anvil_mine', [hex(FINALITY + 6)]);
   const head = Number(await node('eth_blockNumber'));
   const old = hex(1);				// the deployments: final
@@ -101,48 +121,103 @@ test('every cached method: the node\'s answer, the caller\'s id, a hit the secon
     ['eth_getBalance', [who, 'latest']],
     ['eth_getBlockByNumber', [hex(head), false]],
   ];
-  let n = 0;
-  for (const [method, params] of cases) {
+  const nearHead = cases.findIndex(([m]) => m === 'eth_blockNumber');
+  let n = 0, unseen = 0;
+  for (const [i, [method, params]] of cases.entries()) {
     const what = `${method} ${JSON.stringify(params)}`;
     const expected = await node(method, params ?? []);
     const id1 = IDS[n++ % IDS.length], id2 = IDS[n++ % IDS.length];
+    const f0 = await storeFailures();
     const t0 = Date.now();
     const first = await rpc(call(id1, method, params));
+    const f1 = await storeFailures();
     assertAnswer(first, id1, expected, `${what} (first)`);
-    assert.equal(hits(first), 0, `${what}: the first call goes to the node`);
+    // Kept for good by an earlier run of this file on this stack (its only user of the
+    // network): then the first call is a hit already, and so is the second.
+    const before = i < nearHead && ranBefore && hits(first) === 1;
+    assert.equal(hits(first), before ? 1 : 0, `${what}: the first call goes to the node`);
     const second = await rpc(call(id2, method, params));
     const ms = Date.now() - t0;
+    const f2 = await storeFailures();
     assertAnswer(second, id2, expected, `${what} (second)`);
-    // An answer kept for the TTL may rightly be gone when the pair took longer (a loaded
-    // sanitizer build): then the second call must be the node's again, and a third, at once,
-    // the hit.
-    if (hits(second) === 0 && ms >= TTL_MS) {
-      const third = await rpc(call(id2, method, params));
-      assertAnswer(third, id2, expected, `${what} (third, after ${ms} ms)`);
-      assert.equal(hits(third), 1, `${what}: the call after the node's answer is a hit`);
+    if (before) {
+      assert.equal(hits(second), 1, `${what}: the second call is a hit (kept before)`);
+      assert.equal(cu(second), cu(first), `${what}: a hit costs a quarter`);
       continue;
     }
-    assert.equal(hits(second), 1, `${what}: the second call is a hit (after ${ms} ms)`);
-    assert.equal(cu(second), Math.ceil(cu(first) / 4), `${what}: a hit costs a quarter`);
+    if (hits(second) === 1) {
+      assert.equal(cu(second), Math.ceil(cu(first) / 4), `${what}: a hit costs a quarter`);
+      continue;
+    }
+    // A miss has one of two causes: an answer kept for the TTL gone when the pair took longer
+    // (a loaded sanitizer build), or the first answer not kept because another writer held
+    // the database's write lock past the 2 ms the cache waits (docs/rpc.md; the counter says
+    // so). Then the second answer is the node's, kept in turn
+    // unless its store was given up too: a third call at once is the hit.
+    assert.ok(ms >= TTL_MS || f1 > f0, `${what}: the second call is a hit (after ${ms} ms; ` +
+      `stores given up: ${f1 - f0})`);
+    const third = await rpc(call(id2, method, params));
+    assertAnswer(third, id2, expected, `${what} (third, after ${ms} ms)`);
+    if (f2 > f1) {
+      if (i < 6 && hits(third) === 0) unseen++;
+      continue;
+    }
+    assert.equal(hits(third), 1, `${what}: the call after the node's kept answer is a hit`);
   }
   // The same calls in a batch: all hits, in order, each with its own id.
   const batch = `[${cases.slice(0, 6).map(([m, p], i) => call(IDS[i], m, p)).join(',')}]`;
   const res = await rpc(batch);
   assert.equal(res.status, 200);
-  assert.equal(hits(res), 6);
+  assert.ok(hits(res) >= 6 - unseen, `${hits(res)} hits of 6 (${unseen} never seen kept)`);
   for (let i = 0; i < 6; i++) {
     assert.ok(res.text.includes(`"id":${IDS[i]},`), `batch id ${IDS[i]}`);
     assert.deepEqual(res.json[i].result, await node(cases[i][0], cases[i][1] ?? []));
   }
 });
 
+// The write lock of the stack's SQLite file held by another writer past the cache's 2 ms while
+// a call's answer is to be kept: the cache gives up the store rather than the caller's time,
+// and says so in its counter.
+test('an answer not kept for a busy database is counted, and kept the next time', {
+  skip: onCluster('the database is PostgreSQL, not a SQLite file this test can lock') }, async () => {
+  const who = `0x${Date.now().toString(16).padStart(40, '0')}`;	// a key no run has kept
+  const body = call(1, 'eth_getBalance', [who, hex(1)]);
+  const expected = await node('eth_getBalance', [who, hex(1)]);
+  const sqlite = spawn('sqlite3', ['-cmd', '.timeout 5000', `${env.dir}/blockport.db`],
+    { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  sqlite.stdout.on('data', (d) => { out += d; });
+  const f0 = await storeFailures();
+  let first;
+  try {
+    sqlite.stdin.write("BEGIN IMMEDIATE;\nSELECT 'locked';\n");
+    for (let i = 0; i < 100 && !out.includes('locked'); i++) await sleep(50);
+    assert.ok(out.includes('locked'), 'sqlite3 holds the write lock');
+    first = await rpc(body);
+  } finally {
+    sqlite.stdin.end('ROLLBACK;\n');
+    await new Promise((r) => (sqlite.exitCode !== null ? r() : sqlite.on('exit', r)));
+  }
+  assertAnswer(first, '1', expected, 'first');
+  assert.equal(hits(first), 0);
+  assert.equal(await storeFailures(), f0 + 1, 'the store given up is counted');
+  const second = await rpc(body);
+  assertAnswer(second, '1', expected, 'second');
+  assert.equal(hits(second), 0, 'nothing was kept while the database was locked');
+  const third = await rpc(body);
+  assertAnswer(third, '1', expected, 'third');
+  assert.equal(hits(third), 1, 'kept once the lock was free');
+});
+
 test('a batch mixes hits and calls to the node, in the client\'s order', async () => {
   const old = hex(1);
+  const f0 = await storeFailures();
   await rpc(call(1, 'eth_getBlockByNumber', [old, false]));
+  const expect = 2 * await hitUnlessGivenUp(f0);
   const res = await rpc(`[${call('"x"', 'eth_getBlockByNumber', [old, false])},` +
     `${call(2, 'eth_accounts', [])},${call(3, 'eth_getBlockByNumber', [old, false])}]`);
   assert.equal(res.status, 200);
-  assert.equal(hits(res), 2);
+  assert.equal(hits(res), expect);
   assert.deepEqual(res.json.map((o) => o.id), ['x', 2, 3]);
   const b = await node('eth_getBlockByNumber', [old, false]);
   assert.deepEqual(res.json[0].result, b);
@@ -211,10 +286,12 @@ test('a block reorganised below the head is not served by number after the TTL',
   const snap = await node('evm_snapshot');
   await node('anvil_mine', ['0x2']);
   const n = hex(Number(await node('eth_blockNumber')) - 1);	// below the head, not final
+  const f0 = await storeFailures();
   const before = await rpc(call(1, 'eth_getBlockByNumber', [n, false]));
   assert.equal(before.json.result.number, n);
+  const expect = await hitUnlessGivenUp(f0);
   const again = await rpc(call(2, 'eth_getBlockByNumber', [n, false]));
-  assert.equal(hits(again), 1, 'kept for the TTL');
+  assert.equal(hits(again), expect, 'kept for the TTL');
   assert.equal(again.json.result.hash, before.json.result.hash);
   // The reorg: the same heights again, with other timestamps, so other hashes.
   assert.equal(await node('evm_revert', [snap]), true);

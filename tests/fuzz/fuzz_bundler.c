@@ -14,7 +14,11 @@
  *  - an accepted ExecutionResult's targetResult lies inside the input;
  *  - an op that parses renders as JSON that parses back to the same op;
  *  - an op read from calldata has byte fields within BP_USEROP_BYTES_MAX and renders as JSON
- *    that parses; one that does not decode leaves the op empty.
+ *    that parses; one that does not decode leaves the op empty;
+ *  - the node's traces of a validation, judged by ERC-7562 (bp_erc7562_check; the input as
+ *    [steps, calls, prestate] for the quick pass and the static pass): a verdict is 0, -32502
+ *    or -32505 with a NUL-terminated message, and a pass answers 0 or 1; code read as bytes
+ *    gives only the static pass's flags.
  *
  * So the fuzzer reaches the decoders without finding a selector, each input is also tried with
  * the five selectors in front.
@@ -32,6 +36,8 @@
 #include "bundler/bundler_estimate.h"
 #include "bundler/bundler_handle_ops.h"
 #include "bundler/bundler_v07.h"
+#include "bundler/erc7562.h"
+#include "bundler/erc7562_quick.h"
 #include "bundler/userop_validate.h"
 #include "core/buf.h"
 #include "evm/abi.h"
@@ -183,6 +189,44 @@ roundtrip(const uint8_t *data, size_t size)
 	cJSON_Delete(j);
 }
 
+/* The ERC-7562 engine and its quick passes on the input as traces; the static pass's code reader. */
+static void
+traces(const uint8_t *data, size_t size)
+{
+	static const uint8_t ep[20] = { 0x5f, 0xf1, 0x37, 0xd4 }, acct[20] = { 0xaa }, pm[20] = {
+	    0xbb };
+	struct bp_erc7562_input in;
+	struct bp_erc7562_verdict v;
+	cJSON *j;
+	int rc;
+
+	if (bp_erc7562_code_flags(data, size) > 0x07)
+		abort();
+	memset(&in, 0, sizeof(in));
+	memcpy(in.entry_point, ep, 20);
+	memcpy(in.addr[BP_ERC7562_ACCOUNT], acct, 20);
+	in.present[BP_ERC7562_ACCOUNT] = 1;
+	memcpy(in.addr[BP_ERC7562_PAYMASTER], pm, 20);
+	in.present[BP_ERC7562_PAYMASTER] = size % 2;
+	if (bp_erc7562_check((const char *)data, size, &in, &v) == 0 &&
+	    ((v.code != 0 && v.code != -32502 && v.code != -32505) ||
+	    memchr(v.message, '\0', sizeof(v.message)) == NULL))
+		abort();
+	if ((j = cJSON_ParseWithLength((const char *)data, size)) == NULL)
+		return;
+	if (cJSON_IsArray(j) && cJSON_GetArraySize(j) == 3) {
+		rc = bp_erc7562_quick(cJSON_GetArrayItem(j, 0), cJSON_GetArrayItem(j, 1),
+		    cJSON_GetArrayItem(j, 2), &in);
+		if (rc != 0 && rc != 1)
+			abort();
+		rc = bp_erc7562_quick_static(cJSON_GetArrayItem(j, 1), cJSON_GetArrayItem(j, 2),
+		    &in);
+		if (rc != 0 && rc != 1)
+			abort();
+	}
+	cJSON_Delete(j);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -200,5 +244,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	roundtrip(data, size);
 	handle_ops(data, size);
+	traces(data, size);
 	return 0;
 }

@@ -139,25 +139,6 @@ test_rows(void)
 	CU_ASSERT_EQUAL(bp_bundler_reputation_manual(u.db, "e.d"), 0);
 }
 
-static void
-test_trace_off(void)
-{
-	struct bp_userop_validate_result res;
-	struct bp_userop_validate_error err;
-	struct bp_network net;
-	struct bp_userop op;
-	uint8_t ep[20] = { 0 };
-
-	memset(&net, 0, sizeof(net));
-	memset(&op, 0, sizeof(op));
-	memset(&res, 0, sizeof(res));
-	memset(&err, 0, sizeof(err));
-	/* No upstream at all: a network that validates by eth_call only never asks for a trace. */
-	bp_strlcpy(net.trace_validation, "false", sizeof(net.trace_validation));
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(NULL, &net, ep, &op, NULL, &res, &err), 0);
-	CU_ASSERT_EQUAL(err.code, 0);
-}
-
 /* v0.8's EIP-7702 marker (20 bytes, then an initialisation call) is no factory to count or ban. */
 static void
 test_marker(void)
@@ -183,16 +164,49 @@ test_marker(void)
 	CU_ASSERT_EQUAL(bp_bundler_reputation_each(u.db, "m7702.d", 0, collect, dump), 1);
 }
 
-/* A node without debug_traceCall: every request of a connection gets -32601 for ids 0 to 2. */
+/*
+ * A node without debug_traceCall: a batch gets -32601 for each of its calls; a single call
+ * (the eth_call of simulateValidation) "execution reverted" without data. It counts the
+ * debug_traceCall asked for.
+ */
+static int traces_asked;
+
 static void *
 no_trace(void *arg)
 {
-	static const char body[] = "["
-	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}},"
-	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}},"
-	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}]";
+	static const char one[] = "{\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32601,"
+	    "\"message\":\"Method not found\"}}";
+	static const char call[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":3,"
+	    "\"message\":\"execution reverted\"}}";
+	char head[160], body[1024], *buf = malloc(1 << 20), *p;
+	size_t have = 0, hlen, blen, used;
+	int fd = (int)(intptr_t)arg, n, i, calls;
 
-	bp_unit_serve_json((int)(intptr_t)arg, body, sizeof(body) - 1, NULL);
+	while (buf != NULL && bp_unit_read_request(fd, buf, 1 << 20, &have, &hlen, &blen) == 0) {
+		for (calls = 0, p = buf + hlen; (p = memmem(p, (size_t)(buf + hlen + blen - p),
+		    "\"method\"", 8)) != NULL; p += 8)
+			calls++;
+		for (p = buf + hlen; (p = memmem(p, (size_t)(buf + hlen + blen - p),
+		    "debug_traceCall", 15)) != NULL; p += 15)
+			traces_asked++;
+		if (buf[hlen] == '[') {
+			used = (size_t)snprintf(body, sizeof(body), "[");
+			for (i = 0; i < calls && used < sizeof(body) - 100; i++)
+				used += (size_t)snprintf(body + used, sizeof(body) - used, "%s" ,
+				    i ? "," : "") + (size_t)snprintf(body + used + (i ? 1 : 0),
+				    sizeof(body) - used - 1, one, i);
+			used += (size_t)snprintf(body + used, sizeof(body) - used, "]");
+		} else
+			used = (size_t)snprintf(body, sizeof(body), "%s", call);
+		n = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		    "Content-Length: %zu\r\n\r\n", used);
+		if (bp_unit_send_all(fd, head, (size_t)n) == -1 ||
+		    bp_unit_send_all(fd, body, used) == -1)
+			break;
+		bp_unit_request_done(buf, &have, hlen + blen);
+	}
+	free(buf);
+	close(fd);
 	return NULL;
 }
 
@@ -215,12 +229,21 @@ test_trace_auto(void)
 	CU_ASSERT_FATAL((lfd = bp_unit_server_start(&port, no_trace, &acceptor)) >= 0);
 	bp_unit_node_config(&cfg, &net, "n", port);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
-	/* auto (the default): the node cannot trace, so eth_call's checks are all. */
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, NULL, &res, &err), 0);
-	CU_ASSERT_EQUAL(err.code, 0);
+	/* false: the eth_call's answer alone, and no trace asked for. */
+	traces_asked = 0;
+	bp_strlcpy(net.trace_validation, "false", sizeof(net.trace_validation));
+	CU_ASSERT_EQUAL(bp_bundler_rules_simulate(up, &net, ep, &op, NULL, &res, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "eth_call failed: execution reverted"));
+	CU_ASSERT_EQUAL(traces_asked, 0);
+	/* auto (the default): the node cannot trace, so the eth_call's answer is all. */
+	memset(&err, 0, sizeof(err));
+	bp_strlcpy(net.trace_validation, "", sizeof(net.trace_validation));
+	CU_ASSERT_EQUAL(bp_bundler_rules_simulate(up, &net, ep, &op, NULL, &res, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "eth_call failed: execution reverted"));
+	CU_ASSERT(traces_asked > 0);
 	/* true: the trace is required, and its absence is the node's error. */
 	bp_strlcpy(net.trace_validation, "true", sizeof(net.trace_validation));
-	CU_ASSERT_EQUAL(bp_bundler_rules_check(up, &net, ep, &op, NULL, &res, &err), -1);
+	CU_ASSERT_EQUAL(bp_bundler_rules_simulate(up, &net, ep, &op, NULL, &res, &err), -1);
 	CU_ASSERT_EQUAL(err.code, -32603);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "could not trace"));
 	bp_upstream_free(up);
@@ -230,6 +253,6 @@ test_trace_auto(void)
 BP_UNIT_SUITE(bundler_reputation, setup, teardown,
     { "status, decay and the pool bound by ERC-7562's constants", test_formula },
     { "rows: add after decay, set, crash, inclusions from logs, dump, clear, mode", test_rows },
-    { "trace_validation = false asks the node for no trace", test_trace_off },
     { "v0.8's EIP-7702 marker is no factory for reputation", test_marker },
-    { "trace_validation: auto without a tracing node passes, true refuses", test_trace_auto })
+    { "trace_validation: false asks for no trace, auto without a tracing node takes the "
+      "eth_call's answer, true refuses", test_trace_auto })

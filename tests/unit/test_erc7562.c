@@ -313,6 +313,150 @@ test_quick(void)
 	CU_ASSERT_EQUAL(quick(&in, nested, CALLS(EP_FUND), PRESTATE("")), 1);
 }
 
+/* bp_erc7562_code_flags of hex (no 0x). */
+static unsigned
+flags_of(const char *hex)
+{
+	uint8_t b[64];
+	size_t n = strlen(hex) / 2, i;
+	unsigned v;
+
+	for (i = 0; i < n; i++) {
+		sscanf(hex + 2 * i, "%2x", &v);
+		b[i] = (uint8_t)v;
+	}
+	return bp_erc7562_code_flags(b, n);
+}
+
+/* The static pass on a call tree and a prestate (JSON texts). */
+static int
+quick_static(const struct bp_erc7562_input *in, const char *calls, const char *prestate)
+{
+	cJSON *c = cJSON_Parse(calls), *p = cJSON_Parse(prestate);
+	int rc;
+
+	CU_ASSERT_PTR_NOT_NULL(c);
+	CU_ASSERT_PTR_NOT_NULL(p);
+	rc = bp_erc7562_quick_static(c, p, in);
+	cJSON_Delete(c);
+	cJSON_Delete(p);
+	return rc;
+}
+
+#define S_PRE(acode, more)	\
+	"{\"0x0000000000000000000000000000000000000000\":{\"balance\":\"0x1\"}," \
+	"\"0x0000000000000000000000000000000000000001\":{\"balance\":\"0x0\"}," \
+	"\"" E "\":{\"code\":\"0x42\",\"storage\":{\"0x01\":\"0x02\"}},\"" A "\":{\"code\":\"" \
+	acode "\"}" more "}"
+/* PUSH1 1 POP GAS CALL STOP, then dead: INVALID TIMESTAMP. */
+#define CLEAN_CODE	"0x6001505af100fe42"
+#define X_CODE(c)	",\"" X "\":{\"code\":\"" c "\"}"
+#define X_OF(type, value)	"{\"type\":\"" type "\",\"from\":\"" A "\",\"to\":\"" X "\"," \
+	"\"value\":\"" value "\",\"input\":\"0x\"}"
+
+/* EntryPoint -> SenderCreator -> the factory F (gasUsed g) -> its calls. */
+#define FACTORY_TREE(g, inner)	\
+	"{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000000000000000\"," \
+	"\"to\":\"" E "\",\"gasUsed\":\"0x1\",\"calls\":[{\"type\":\"CALL\",\"from\":\"" E "\"," \
+	"\"to\":\"" SC "\",\"value\":\"0x0\",\"input\":\"0x\",\"gasUsed\":\"0x1\",\"calls\":[" \
+	"{\"type\":\"CALL\",\"from\":\"" SC "\",\"to\":\"" F "\",\"value\":\"0x0\"," \
+	"\"input\":\"0x\",\"gasUsed\":\"" g "\",\"calls\":[" inner "]}]}]}"
+#define C2(to, g)	"{\"type\":\"CREATE2\",\"from\":\"" F "\",\"to\":\"" to "\"," \
+	"\"value\":\"0x0\",\"input\":\"0x00\",\"output\":\"0x00\",\"gasUsed\":\"" g "\"}"
+#define F_PRE	S_PRE(CLEAN_CODE, ",\"" SC "\":{\"code\":\"0x5af100\"},\"" F "\":{\"code\":" \
+	"\"0x6000600060006000f500\"}")
+
+static void
+test_static(void)
+{
+	struct bp_erc7562_input in;
+
+	/* What reachable code holds: PUSH data skipped, dead code after a block's end unread. */
+	CU_ASSERT_EQUAL(flags_of("604200"), 0);			/* PUSH1 0x42 STOP */
+	CU_ASSERT_EQUAL(flags_of("42"), 0x01);			/* TIMESTAMP */
+	CU_ASSERT_EQUAL(flags_of("0042"), 0);			/* STOP TIMESTAMP: dead */
+	CU_ASSERT_EQUAL(flags_of("005b42"), 0x01);		/* a JUMPDEST makes it live */
+	CU_ASSERT_EQUAL(flags_of("60005b"), 0);			/* PUSH1 0x00 ends before the 5b */
+	CU_ASSERT_EQUAL(flags_of("615b4200"), 0);		/* 5b as PUSH2 data is no JUMPDEST */
+	CU_ASSERT_EQUAL(flags_of("5af1"), 0);			/* GAS CALL */
+	CU_ASSERT_EQUAL(flags_of("5a50"), 0x01);		/* GAS POP */
+	CU_ASSERT_EQUAL(flags_of("5a"), 0x01);			/* GAS at the end */
+	CU_ASSERT_EQUAL(flags_of("47"), 0x01);			/* SELFBALANCE */
+	CU_ASSERT_EQUAL(flags_of("0c"), 0x01);			/* undefined */
+	CU_ASSERT_EQUAL(flags_of("fe"), 0x01);			/* INVALID */
+	CU_ASSERT_EQUAL(flags_of("00fe"), 0);			/* the separator after the end */
+	CU_ASSERT_EQUAL(flags_of("f5"), 0x02);			/* CREATE2 */
+	CU_ASSERT_EQUAL(flags_of("f0"), 0x03);			/* CREATE: banned too */
+	CU_ASSERT_EQUAL(flags_of("5d"), 0x04);			/* TSTORE */
+	CU_ASSERT_EQUAL(flags_of("7f"), 0);			/* PUSH32 cut short */
+
+	input(&in, 0, 0);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE(CLEAN_CODE, "")), 1);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(EP_FUND), S_PRE(CLEAN_CODE, "")), 1);
+	/* Each of these is left to the steps. */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0x5b42", "")), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0x5a50", "")), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(EP_HANDLE_OPS), S_PRE(CLEAN_CODE, "")), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE(CLEAN_CODE,
+	    ",\"" X "\":{\"code\":\"0x00\",\"storage\":{\"0x01\":\"0x02\"}}")), 0);	/* X's storage */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("CALL", "0x0")), S_PRE(CLEAN_CODE,
+	    X_CODE("0x00"))), 1);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("CALL", "0x1")), S_PRE(CLEAN_CODE,
+	    X_CODE("0x00"))), 0);					/* value to X */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("CALL", "0x0")), S_PRE(CLEAN_CODE,
+	    X_CODE("0x42"))), 0);					/* X reads TIMESTAMP */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("CALL", "0x0")), S_PRE(CLEAN_CODE,
+	    ",\"" X "\":{\"balance\":\"0x0\"}")), 0);			/* X has no code */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("CALL", "0x0")), S_PRE(CLEAN_CODE, "")),
+	    0);							/* X unknown */
+	/* Transient storage: the sender's own (a DELEGATECALL keeps it), not X's. */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("DELEGATECALL", "0x0")), S_PRE(CLEAN_CODE,
+	    X_CODE("0x5d00"))), 1);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("CALL", "0x0")), S_PRE(CLEAN_CODE,
+	    X_CODE("0x5d00"))), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(X_OF("CREATE2", "0x0")), S_PRE(CLEAN_CODE,
+	    X_CODE("0x00"))), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS("{\"type\":\"CALL\",\"from\":\"" A "\",\"to\":\""
+	    X "\",\"value\":\"0x0\",\"input\":\"0x\",\"error\":\"OutOfGas\"}"), S_PRE(CLEAN_CODE,
+	    X_CODE("0x00"))), 0);
+	/* More created code than the pass keeps (64): not proven, and nothing written past it. */
+	{
+		struct bp_buf b;
+		int i;
+
+		bp_buf_init(&b, 1 << 20);
+		bp_buf_printf(&b, "{\"type\":\"CALL\",\"from\":\"0x0000000000000000000000000000"
+		    "000000000000\",\"to\":\"" E "\",\"calls\":[");
+		for (i = 0; i < 70; i++)
+			bp_buf_printf(&b, "%s{\"type\":\"CREATE\",\"from\":\"" E "\",\"to\":"
+			    "\"0x%040x\",\"output\":\"0x00\"}", i ? "," : "", i + 1000);
+		bp_buf_printf(&b, "]}");
+		bp_buf_add(&b, "", 1);
+		CU_ASSERT_EQUAL(quick_static(&in, b.data, S_PRE(CLEAN_CODE, "")), 0);
+		bp_buf_free(&b);
+	}
+	/* An EIP-7702 sender runs its delegate's code. */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0xef0100"
+	    "dddddddddddddddddddddddddddddddddddddddd", X_CODE("0x00"))), 1);
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0xef0100"
+	    "dddddddddddddddddddddddddddddddddddddddd", X_CODE("0x42"))), 0);
+	/* CREATE2 outside the factory's phase. */
+	CU_ASSERT_EQUAL(quick_static(&in, CALLS(ECRECOVER), S_PRE("0x6000600060006000f500", "")),
+	    0);
+	/*
+	 * The factory's CREATE2: once, of the sender, and only when the factory's own gas (its
+	 * gasUsed less its children's) shows no CREATE2 the tree leaves out (one failed for want
+	 * of balance opens no frame but costs 32,000).
+	 */
+	input(&in, 1, 0);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0xa028", C2(A, "0x3e8")), F_PRE), 1);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0x111e8", C2(A, "0x3e8")), F_PRE), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0xa028", C2(X, "0x3e8")), F_PRE), 0);
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0x15f90", C2(A, "0x3e8") ","
+	    C2(A, "0x3e8")), F_PRE), 0);				/* twice */
+	CU_ASSERT_EQUAL(quick_static(&in, FACTORY_TREE("0xa028", C2(A, "0xzz")), F_PRE), 0);
+}
+
 /*
  * A v0.7 op's validation as anvil traces EntryPointSimulations put at the EntryPoint's address
  * (bundler_rules.c): no NUMBER markers; its own STATICCALL of itself (_validateSenderAndPaymaster,
@@ -381,4 +525,5 @@ BP_UNIT_SUITE(erc7562, NULL, NULL,
     { "calls into the EntryPoint: depositTo and the fallback only", test_entry_point },
     { "traces that do not read", test_hostile },
     { "the quick pass: clean, or left to the full engine", test_quick },
+    { "the static pass: reachable code, the tree and the prestate", test_static },
     { "v0.7: EntryPointSimulations' frames, its SenderCreator, stakes", test_v07 })

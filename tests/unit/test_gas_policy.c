@@ -254,7 +254,8 @@ test_budget(void)
 	uint8_t a[20], h[32];
 	char why[512];
 	struct bp_policy_budget plan = { 7, "1", "0" }, server = { 8, "", "2.5" };
-	struct bp_policy_budget none = { 9, "0", "" };
+	struct bp_policy_budget none = { 9, "0", "" }, fresh = { 10, "1", "" };
+	struct bp_policy_budget full = { 10, "", "3.5" };
 
 	memset(a, 0x77, 20);
 	memset(h, 0x22, 32);
@@ -279,6 +280,12 @@ test_budget(void)
 	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, NULL, &none, why, sizeof(why)) == -1);
 	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &none, why, sizeof(why)) == -1);
 	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 6);
+	/* Each budget counts its own row: account 10 has spent nothing, the server 3.6. */
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &fresh, why, sizeof(why)) == -1);
+	CU_ASSERT(bp_policy_record(db, NULL, &p, "devnet", a, h, &usd, &full, why, sizeof(why)) ==
+	    BP_POLICY_BUDGET);
+	CU_ASSERT(strstr(why, "the server's budget") != NULL);
+	CU_ASSERT(bp_policy_spend(db, p.id, &sp) == 1 && sp.today_count == 7);
 }
 
 /*
