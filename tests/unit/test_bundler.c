@@ -398,7 +398,7 @@ test_submit_idle(void)
 	memset(&s, 0, sizeof(s));
 	s.net = &net;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
-	head_calls = 0;
+	__atomic_store_n(&head_calls, 0, __ATOMIC_SEQ_CST);
 	for (k = 0; k < 5; k++)
 		CU_ASSERT_EQUAL(bp_bundler_submit_pass(u.db, up, &s, msg, sizeof(msg)), 0);
 	CU_ASSERT_EQUAL(__atomic_load_n(&head_calls, __ATOMIC_SEQ_CST), 1);
