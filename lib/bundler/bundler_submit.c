@@ -632,8 +632,12 @@ bp_bundler_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundl
 	int built = 0, failed, settled = 0, open = 0, reorgs, again = 0;
 
 	snprintf(chain, sizeof(chain), "%s.%s", s->net->chain, s->net->network);
-	/* The quick looks at a bundle in flight would ask for every recent receipt each time. */
-	reorgs = !s->in_flight || now - s->reorg_at >= BP_BUNDLER_SUBMIT_REORG_EVERY_MS * 1000;
+	/*
+	 * Not at every pass: the quick looks at a bundle in flight, and the wake-ups at each block
+	 * stored (many a second while an indexer catches up), would each ask for every recent
+	 * receipt.
+	 */
+	reorgs = s->reorg_at == 0 || now - s->reorg_at >= BP_BUNDLER_SUBMIT_REORG_EVERY_MS * 1000;
 	if (reorgs)
 		s->reorg_at = now;
 	failed = bp_bundler_watch_pass(db, up, s, chain, reorgs, &settled, &open) == -1;
@@ -648,7 +652,6 @@ bp_bundler_submit_pass(struct bp_db *db, struct bp_upstream *up, struct bp_bundl
 	if (built == 1 && bp_bundler_watch_pass(db, up, s, chain, 0, &again, &open) == -1)
 		failed = 1;
 	settled += again;
-	s->in_flight = open > 0;
 	snprintf(msg, msglen, "%s: %d settled, %d in flight, %zu ops sent, %zu dropped", chain,
 	    settled, open, sent, dropped);
 	if (failed)

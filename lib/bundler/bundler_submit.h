@@ -38,7 +38,7 @@ struct bp_upstream;
 #define BP_BUNDLER_SUBMIT_FEE_BUMP	25	/* percent added to both fees on a re-send */
 #define BP_BUNDLER_SUBMIT_TAKEN_GRACE	3	/* seconds a sent bundle's nonce may look taken before it is */
 #define BP_BUNDLER_SUBMIT_REORG_DEPTH	32	/* blocks behind the head whose bundles are re-checked */
-#define BP_BUNDLER_SUBMIT_REORG_EVERY_MS	1000	/* while a bundle is in flight, reorgs looked for this often */
+#define BP_BUNDLER_SUBMIT_REORG_EVERY_MS	1000	/* recent bundles re-checked for reorgs this often */
 
 /* The submitter of one network: its key, address and beneficiary. */
 struct bp_bundler_submitter {
@@ -49,7 +49,6 @@ struct bp_bundler_submitter {
 	uint8_t			 ep[20];	/* v0.6's (required); a bundle goes to its ops' own */
 	int			 force;		/* build even in manual mode (debug_bundler_sendBundleNow) */
 	char			 last_tx[67];	/* the hash of the bundle the last pass sent, or "" */
-	int			 in_flight;	/* the last pass left a bundle in flight */
 	int64_t			 reorg_at;	/* bp_mono_us() of the last look for reorgs */
 };
 
@@ -66,9 +65,8 @@ void	bp_bundler_submit_fini(struct bp_bundler_submitter *s);
  * One pass (above). A bundle it sends is looked for at once (on a devchain it is mined by
  * then). Writes a summary into msg. Returns 1 when more work is ready at once (a bundle
  * settled), 2 when a bundle is in flight (look again soon: BP_WORKER_SOON), 0 when idle, -1
- * when the node or the database failed. While a bundle is in flight the recent bundles are
- * re-checked for reorgs at most every BP_BUNDLER_SUBMIT_REORG_EVERY_MS, not at each of the
- * quick looks.
+ * when the node or the database failed. The recent bundles are re-checked for reorgs at most
+ * every BP_BUNDLER_SUBMIT_REORG_EVERY_MS, not at each of the quick looks or wake-ups.
  */
 int	bp_bundler_submit_pass(struct bp_db *, struct bp_upstream *, struct bp_bundler_submitter *s, char *msg,
 	    size_t msglen);

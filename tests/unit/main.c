@@ -19,7 +19,9 @@
 
 #include <CUnit/Basic.h>
 
+#include "core/config.h"
 #include "core/log.h"
+#include "core/util.h"
 #include "unit.h"
 
 #define MAX_SUITES 128
@@ -164,6 +166,40 @@ bp_unit_request_done(char *buf, size_t *have, size_t n)
 {
 	memmove(buf, buf + n, *have - n);
 	*have -= n;
+}
+
+void
+bp_unit_serve_json(int fd, const char *body, size_t len, void (*seen)(const char *, size_t))
+{
+	char head[160], *buf = malloc(1 << 20);
+	size_t have = 0, hlen, blen;
+	int n;
+
+	while (buf != NULL && bp_unit_read_request(fd, buf, 1 << 20, &have, &hlen, &blen) == 0) {
+		if (seen != NULL)
+			seen(buf + hlen, blen);
+		n = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		    "Content-Length: %zu\r\n\r\n", len);
+		if (bp_unit_send_all(fd, head, (size_t)n) == -1 || bp_unit_send_all(fd, body, len) == -1)
+			break;
+		bp_unit_request_done(buf, &have, hlen + blen);
+	}
+	free(buf);
+	close(fd);
+}
+
+void
+bp_unit_node_config(struct bp_config *cfg, struct bp_network *net, const char *network, int port)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_response = 1 << 20;
+	cfg->max_batch = 100;
+	cfg->upstream_timeout_ms = 5000;
+	memset(net, 0, sizeof(*net));
+	bp_strlcpy(net->chain, "t", sizeof(net->chain));
+	bp_strlcpy(net->network, network, sizeof(net->network));
+	snprintf(net->upstream[0], BP_URL_MAX, "http://127.0.0.1:%d/", port);
+	net->nupstream = 1;
 }
 
 int

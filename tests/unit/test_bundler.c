@@ -4,17 +4,22 @@
  * revert decoder with hostile rows, the result checks, field checks, preVerificationGas) and
  * lib/bundler/bundler_estimate.c's ExecutionResult decoder.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bundler/bundler_estimate.h"
 #include "bundler/bundler_pool.h"
+#include "bundler/bundler_submit.h"
 #include "bundler/userop_validate.h"
 #include "core/db.h"
+#include "core/config.h"
 #include "core/db_wake.h"
 #include "core/util.h"
 #include "evm/abi.h"
+#include "net/upstream.h"
 #include "unit.h"
 #include "unit_db.h"
 
@@ -352,9 +357,63 @@ test_pool_wake(void)
 	bp_db_wake_close(w);
 }
 
+/* The calls of eth_blockNumber a node of node_head() was asked. */
+static int	head_calls;
+
+static void
+count_heads(const char *body, size_t len)
+{
+	if (memmem(body, len, "eth_blockNumber", 15) != NULL)
+		__atomic_add_fetch(&head_calls, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A node at block 0x40 that answers every call so and counts the calls of eth_blockNumber. */
+static void *
+node_head(void *arg)
+{
+	static const char body[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":\"0x40\"}";
+
+	bp_unit_serve_json((int)(intptr_t)arg, body, sizeof(body) - 1, count_heads);
+	return NULL;
+}
+
+/*
+ * An idle submitter's passes ask the node nothing but the head for the reorg check, and that
+ * at most once a BP_BUNDLER_SUBMIT_REORG_EVERY_MS: cron/bundle wakes at every block stored
+ * (channel heads), which an indexer catching up stores many times a second.
+ */
+static void
+test_submit_idle(void)
+{
+	struct bp_bundler_submitter s;
+	struct bp_upstream *up;
+	struct bp_network net;
+	struct bp_config cfg;
+	pthread_t acceptor;
+	char msg[200];
+	int lfd, port, k;
+
+	CU_ASSERT_FATAL((lfd = bp_unit_server_start(&port, node_head, &acceptor)) >= 0);
+	bp_unit_node_config(&cfg, &net, "idle", port);
+	memset(&s, 0, sizeof(s));
+	s.net = &net;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
+	__atomic_store_n(&head_calls, 0, __ATOMIC_SEQ_CST);
+	for (k = 0; k < 5; k++)
+		CU_ASSERT_EQUAL(bp_bundler_submit_pass(u.db, up, &s, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(__atomic_load_n(&head_calls, __ATOMIC_SEQ_CST), 1);
+	/* A second later the recent bundles are looked at again. */
+	usleep(BP_BUNDLER_SUBMIT_REORG_EVERY_MS * 1000 + 50000);
+	CU_ASSERT_EQUAL(bp_bundler_submit_pass(u.db, up, &s, msg, sizeof(msg)), 0);
+	CU_ASSERT_EQUAL(__atomic_load_n(&head_calls, __ATOMIC_SEQ_CST), 2);
+	bp_upstream_free(up);
+	bp_unit_server_stop(lfd, acceptor);
+}
+
 BP_UNIT_SUITE(bundler, setup, teardown,
     { "pool: duplicates, replacement bump, sender cap, bundles", test_pool },
     { "pool: an op taken wakes the submitter, one refused does not", test_pool_wake },
     { "validate: AAxx reasons to ERC-7769 codes", test_reason_codes },
     { "validate: revert decoders with truncated and hostile data", test_decode },
-    { "validate: gas and fee checks, preVerificationGas", test_fields })
+    { "validate: gas and fee checks, preVerificationGas", test_fields },
+    { "submitter: idle passes look for reorgs at most once a second", test_submit_idle })

@@ -223,19 +223,11 @@ test_trace_auto(void)
 	uint8_t ep[20] = { 0 };
 	int lfd, port;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.max_response = 1 << 20;
-	cfg.max_batch = 100;
-	cfg.upstream_timeout_ms = 5000;
-	memset(&net, 0, sizeof(net));
 	memset(&op, 0, sizeof(op));
 	memset(&res, 0, sizeof(res));
 	memset(&err, 0, sizeof(err));
 	CU_ASSERT_FATAL((lfd = bp_unit_server_start(&port, no_trace, &acceptor)) >= 0);
-	bp_strlcpy(net.chain, "t", sizeof(net.chain));
-	bp_strlcpy(net.network, "n", sizeof(net.network));
-	snprintf(net.upstream[0], BP_URL_MAX, "http://127.0.0.1:%d/", port);
-	net.nupstream = 1;
+	bp_unit_node_config(&cfg, &net, "n", port);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(up = bp_upstream_new(&cfg));
 	/* false: the eth_call's answer alone, and no trace asked for. */
 	traces_asked = 0;

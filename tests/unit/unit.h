@@ -61,6 +61,14 @@ int	bp_unit_read_request(int fd, char *buf, size_t cap, size_t *have, size_t *hl
 void	bp_unit_request_done(char *buf, size_t *have, size_t n);
 
 /*
+ * Serves the keep-alive connection fd, then closes it: every request gets 200 and the JSON body
+ * (len bytes), after seen (when not NULL) was shown the request's body. A node that answers
+ * every call alike.
+ */
+void	bp_unit_serve_json(int fd, const char *body, size_t len,
+	    void (*seen)(const char *, size_t));
+
+/*
  * A TCP socket bound to 127.0.0.1 on a free port (not listening yet), with *port set; -1 on
  * failure. For the test servers the HTTP clients are pointed at.
  */
@@ -74,6 +82,15 @@ int	bp_unit_bind_loopback(int *port);
  */
 int	bp_unit_server_start(int *port, void *(*serve)(void *), pthread_t *acceptor);
 void	bp_unit_server_stop(int lfd, pthread_t acceptor);
+
+/*
+ * A config for bp_upstream_new and a network "t.NAME" (zero elsewhere) whose one upstream is
+ * the test server on port.
+ */
+struct bp_config;
+struct bp_network;
+void	bp_unit_node_config(struct bp_config *cfg, struct bp_network *net, const char *network,
+	    int port);
 
 #define BP_UNIT_SUITE(sname, sinit, scleanup, ...)				\
 	static const struct bp_unit_case sname##_cases[] = { __VA_ARGS__ };	\
