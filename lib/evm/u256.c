@@ -335,10 +335,38 @@ bp_u256_format_units(const struct bp_u256 *value, unsigned int decimals, char *o
 	return 0;
 }
 
+/*
+ * Decimal digits taken 19 at a time into a uint64_t, then one multiply-add into the 256-bit
+ * value: a USD amount in 10^-36 units has 37 or more digits, and the sponsor path parses
+ * several a sponsorship. Overflow is still caught: each flush's value is a prefix of the end.
+ */
+struct digits {
+	struct bp_u256	v;
+	uint64_t	chunk, scale;	/* scale: 10^(digits in chunk) */
+};
+
+static int
+digits_flush(struct digits *d)
+{
+	int rc = d->scale > 1 ? muladd(&d->v, d->scale, d->chunk) : 0;
+
+	d->chunk = 0;
+	d->scale = 1;
+	return rc;
+}
+
+static int
+digits_add(struct digits *d, unsigned int digit)
+{
+	d->chunk = d->chunk * 10 + digit;
+	d->scale *= 10;
+	return d->scale == 10000000000000000000ULL ? digits_flush(d) : 0;
+}
+
 int
 bp_u256_parse_units(struct bp_u256 *r, const char *s, size_t len, unsigned int decimals)
 {
-	struct bp_u256 v = { { 0, 0, 0, 0 } };
+	struct digits d = { { { 0, 0, 0, 0 } }, 0, 1 };
 	size_t i, ilen, fused = 0;
 	const char *dot;
 
@@ -351,7 +379,7 @@ bp_u256_parse_units(struct bp_u256 *r, const char *s, size_t len, unsigned int d
 	for (i = 0; i < ilen; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return -1;
-		if (muladd(&v, 10, (uint64_t)(s[i] - '0')) != 0)
+		if (digits_add(&d, (unsigned int)(s[i] - '0')) != 0)
 			return -1;
 	}
 	if (dot != NULL) {
@@ -364,14 +392,16 @@ bp_u256_parse_units(struct bp_u256 *r, const char *s, size_t len, unsigned int d
 					return -1;
 				continue;
 			}
-			if (muladd(&v, 10, (uint64_t)(s[i] - '0')) != 0)
+			if (digits_add(&d, (unsigned int)(s[i] - '0')) != 0)
 				return -1;
 			fused++;
 		}
 	}
 	for (; fused < decimals; fused++)
-		if (muladd(&v, 10, 0) != 0)
+		if (digits_add(&d, 0) != 0)
 			return -1;
-	*r = v;
+	if (digits_flush(&d) != 0)
+		return -1;
+	*r = d.v;
 	return 0;
 }

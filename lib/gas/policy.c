@@ -675,39 +675,28 @@ count_of(struct bp_db *db, const char *sql, const char *id, const char *text, in
 	return n;
 }
 
-/* Adds usd (may be NULL) to the decimal text column value; writes the new text to out. */
-static int
-usd_add(const char *stored, const struct bp_u256 *usd, char out[BP_U256_UNITS_MAX])
-{
-	struct bp_u256 u;
-
-	if (usd_units(stored, &u) == -1)
-		return -1;
-	if (usd != NULL && bp_u256_add(&u, &u, usd) != 0)
-		return -1;
-	usd_text(&u, out);
-	return 0;
-}
-
-/* The writes of one sponsorship, inside the transaction. 0 or -1. */
+/* The writes of one sponsorship, inside the transaction; day: the policy's sum today so far. */
 static int
 record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
-    const char *sender, const uint8_t op_hash[32], const struct bp_u256 *usd, int64_t now)
+    const char *sender, const uint8_t op_hash[32], const struct bp_u256 *usd,
+    struct bp_u256 *day, int64_t now)
 {
 	static const char sql_ins[] = "INSERT INTO gas_sponsorships (policy_id, network, sender,"
 	    " user_op_hash, usd, day, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
-	static const char sql_day[] = "SELECT usd FROM gas_policy_days WHERE policy_id = ?"
-	    " AND day = ?";
 	static const char sql_dayset[] = "INSERT INTO gas_policy_days (policy_id, day, count, usd)"
 	    " VALUES (?, ?, 1, ?) ON CONFLICT (policy_id, day) DO UPDATE SET"
 	    " count = gas_policy_days.count + 1, usd = excluded.usd";
 	struct bp_stmt *st;
-	char hash[67], u[BP_U256_UNITS_MAX], day[BP_U256_UNITS_MAX];
+	char hash[67], u[BP_U256_UNITS_MAX], sum[BP_U256_UNITS_MAX];
 	int ok;
 
 	bp_hex_encode(op_hash, 32, hash, sizeof(hash));
 	if (usd != NULL)
 		usd_text(usd, u);
+	/* The day's sum added exactly in C (SQLite has no 256-bit sums). */
+	if (usd != NULL && bp_u256_add(day, day, usd) != 0)
+		return -1;
+	usd_text(day, sum);
 	if ((st = bp_db_stmt(db, sql_ins)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, p->id);
@@ -719,35 +708,26 @@ record_rows(struct bp_db *db, const struct bp_policy *p, const char *network,
 	bp_stmt_int(st, 7, now);
 	ok = bp_stmt_step(st) == BP_DB_DONE;
 	bp_stmt_reset(st);
-	/* The day's sum: read, add exactly in C, write back (SQLite has no 256-bit sums). */
-	if (!ok || (st = bp_db_stmt(db, sql_day)) == NULL)
-		return -1;
-	bp_stmt_text(st, 1, p->id);
-	bp_stmt_int(st, 2, now / DAY);
-	ok = bp_stmt_step(st) != BP_DB_ERROR && usd_add(bp_col_text(st, 0), usd, day) == 0;
-	bp_stmt_reset(st);
 	if (!ok || (st = bp_db_stmt(db, sql_dayset)) == NULL)
 		return -1;
 	bp_stmt_text(st, 1, p->id);
 	bp_stmt_int(st, 2, now / DAY);
-	bp_stmt_text(st, 3, day);
+	bp_stmt_text(st, 3, sum);
 	ok = bp_stmt_step(st) == BP_DB_DONE;
 	bp_stmt_reset(st);
 	return ok ? 0 : -1;
 }
 
 /*
- * Inside the transaction: adds usd to the day's rows of the account's budget and of the
- * server's (account 0) unless that passes either cap (a decimal; "" or "0": no cap), in one
- * read and one write (the sponsor path's cost is its statements). 1 added, 0 over (why set),
- * -1 database error.
+ * Inside the transaction: adds usd to sum, the day's spend of the account's budget and of the
+ * server's (account 0) read by record_one, unless that passes either cap (a decimal; "" or
+ * "0": no cap), and writes both rows in one upsert (the sponsor path's cost is its
+ * statements). 1 added, 0 over (why set), -1 database error.
  */
 static int
 budget_add(struct bp_db *db, const struct bp_policy_budget *b, const struct bp_u256 *usd,
-    int64_t day, char *why, size_t cap)
+    struct bp_u256 sum[2], int64_t day, char *why, size_t cap)
 {
-	static const char sql_get[] = "SELECT account_id, usd FROM gas_budget_days"
-	    " WHERE day = ? AND account_id IN (?, 0)";
 	/* Two distinct rows (an account is never 0), so PostgreSQL takes them in one upsert. */
 	static const char sql_set[] = "INSERT INTO gas_budget_days (account_id, day, usd)"
 	    " VALUES (?, ?, ?), (0, ?, ?) ON CONFLICT (account_id, day) DO UPDATE SET"
@@ -755,22 +735,11 @@ budget_add(struct bp_db *db, const struct bp_policy_budget *b, const struct bp_u
 	static const char *const what[2] = { "sponsor_usd_per_day (the plan's budget)",
 	    "sponsor_usd_per_day (the server's budget)" };
 	const char *caps[2] = { b->account_usd, b->server_usd };
-	struct bp_u256 sum[2], limit;	/* the account's, the server's */
+	struct bp_u256 limit;
 	struct bp_stmt *st;
-	enum bp_db_step step;
 	char text[2][BP_U256_UNITS_MAX];
-	int i, capped, ok = 1;
+	int i, capped, ok;
 
-	memset(sum, 0, sizeof(sum));
-	if ((st = bp_db_stmt(db, sql_get)) == NULL)
-		return -1;
-	bp_stmt_int(st, 1, day);
-	bp_stmt_int(st, 2, b->account_id);
-	while (ok && (step = bp_stmt_step(st)) == BP_DB_ROW)
-		ok = usd_units(bp_col_text(st, 1), &sum[bp_col_int(st, 0) == 0]) == 0;
-	bp_stmt_reset(st);
-	if (!ok || step == BP_DB_ERROR)
-		return -1;
 	for (i = 0; i < 2; i++) {
 		capped = caps[i] != NULL && usd_units(caps[i], &limit) == 0 &&
 		    !bp_u256_is_zero(&limit);
@@ -821,26 +790,42 @@ record_one(struct bp_db *db, void *arg)
 	    " WHERE policy_id = ? AND sender = ? AND day = ?";
 	static const char sql_rate[] = "SELECT count(*) FROM gas_sponsorships"
 	    " WHERE policy_id = ? AND created_at > ?";
-	static const char sql_same[] = "SELECT rules FROM gas_policies WHERE id = ?"
-	    " AND status = 'active'";
+	/* The policy (still active with the rules the op was checked against: paused meanwhile,
+	 * refused), its day's sum and the budgets' in one read: statements are this path's cost. */
+#define DAYS(t, k, v) ", (SELECT usd FROM " t " WHERE " k " = " v " AND day = ?2)"
+#define SAME(b) "SELECT rules" DAYS("gas_policy_days", "policy_id", "?1") b \
+	" FROM gas_policies WHERE id = ?1 AND status = 'active'"
+	static const char *const sql_same[2] = { SAME(""), SAME(DAYS("gas_budget_days",
+	    "account_id", "?3") DAYS("gas_budget_days", "account_id", "0")) };
+#undef SAME
+#undef DAYS
 	struct record *a = arg;
 	const struct bp_policy_rules *r = &a->p->rules;
 	const struct bp_policy_budget *budget = a->budget;
 	struct bp_stmt *st;
+	struct bp_u256 day, sum[2];	/* the policy's today; the account's, the server's */
 	enum bp_db_step step;
 	unsigned char sha[32];
 	int64_t now = (int64_t)time(NULL), n;
-	int n1;
+	int i, n1, ok = 1;
 
 	a->rc = BP_RULE__MAX;
-	/* Still active with the rules the op was checked against (paused meanwhile: refused). */
-	if ((st = bp_db_stmt(db, sql_same)) == NULL)
+	memset(&day, 0, sizeof(day));
+	memset(sum, 0, sizeof(sum));
+	if ((st = bp_db_stmt(db, sql_same[budget != NULL])) == NULL)
 		return BP_DB_BATCH_ERROR;
 	bp_stmt_text(st, 1, a->p->id);
-	if ((step = bp_stmt_step(st)) == BP_DB_ROW)
+	bp_stmt_int(st, 2, now / DAY);
+	if (budget != NULL)
+		bp_stmt_int(st, 3, budget->account_id);
+	if ((step = bp_stmt_step(st)) == BP_DB_ROW) {
 		bp_sha256(bp_col_text(st, 0), strlen(bp_col_text(st, 0)), sha);
+		ok = usd_units(bp_col_text(st, 1), &day) == 0;
+		for (i = 0; ok && budget != NULL && i < 2; i++)
+			ok = usd_units(bp_col_text(st, 2 + i), &sum[i]) == 0;
+	}
 	bp_stmt_reset(st);
-	if (step == BP_DB_ERROR)
+	if (step == BP_DB_ERROR || !ok)
 		return BP_DB_BATCH_ERROR;
 	if (step == BP_DB_DONE || memcmp(sha, a->p->rules_sha, sizeof(sha)) != 0) {
 		a->rc = BP_POLICY_CHANGED;
@@ -867,14 +852,15 @@ record_one(struct bp_db *db, void *arg)
 		}
 	}
 	if (budget != NULL) {
-		if ((n1 = budget_add(db, budget, a->usd, now / DAY, a->why, a->cap)) == -1)
+		if ((n1 = budget_add(db, budget, a->usd, sum, now / DAY, a->why, a->cap)) == -1)
 			return BP_DB_BATCH_ERROR;
 		if (n1 == 0) {
 			a->rc = BP_POLICY_BUDGET;
 			return BP_DB_BATCH_UNDO;
 		}
 	}
-	if (record_rows(db, a->p, a->network, a->sender, a->op_hash, a->usd, now) == -1)
+	if (record_rows(db, a->p, a->network, a->sender, a->op_hash, a->usd, &day,
+	    now) == -1)
 		return BP_DB_BATCH_ERROR;
 	a->rc = -1;
 	return BP_DB_BATCH_KEEP;

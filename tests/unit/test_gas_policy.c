@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/db.h"
+#include "core/db_batch.h"
 #include "core/util.h"
 #include "evm/abi.h"
 #include "evm/address.h"
@@ -415,6 +416,59 @@ test_input(void)
 	free(cfg);
 }
 
+/*
+ * Sponsorships from several threads sharing one batch (one transaction, a savepoint each): each
+ * reads the sums the ones before it in the batch wrote, so the plan's budget stops exactly at
+ * its cap and the day's spend is the exact sum of those recorded.
+ */
+#define SHARED_THREADS	4
+#define SHARED_CALLS	10
+static struct bp_db_batch *shared_batch;
+static struct bp_policy shared_policy;
+
+static void *
+shared_worker(void *arg)
+{
+	struct bp_policy_budget plan = { 2, "7", "" };
+	struct bp_u256 usd;
+	struct bp_db *tdb;
+	uint8_t a[20], h[32];
+	char why[512];
+	int i, rc, bad = 0;
+
+	if ((tdb = bp_db_open(u.path, 0)) == NULL)
+		return (void *)1;
+	memset(a, (int)(size_t)arg + 1, 20);
+	memset(h, 0x33, 32);
+	bp_u256_parse_units(&usd, "0.25", 4, BP_PRICE_USD_DECIMALS);
+	for (i = 0; i < SHARED_CALLS; i++) {
+		rc = bp_policy_record(tdb, shared_batch, &shared_policy, "devnet", a, h, &usd,
+		    &plan, why, sizeof(why));
+		bad |= rc != -1 && rc != BP_POLICY_BUDGET;
+	}
+	bp_db_close(tdb);
+	return bad ? (void *)1 : NULL;
+}
+
+static void
+test_shared_batch(void)
+{
+	struct bp_policy_rules r;
+	struct bp_policy_spend sp;
+	char why[512];
+
+	CU_ASSERT_FATAL((shared_batch = bp_db_batch_new(16)) != NULL);
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"100\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_create(db, 2, "shared", &devnet, &r, &shared_policy) == 1);
+	CU_ASSERT_EQUAL_FATAL(bp_unit_threads(SHARED_THREADS, shared_worker), 0);
+	/* 40 tries of 0.25 USD under a cap of 7: exactly 28 recorded. */
+	CU_ASSERT(bp_policy_spend(db, shared_policy.id, &sp) == 1);
+	CU_ASSERT_EQUAL(sp.today_count, 28);
+	CU_ASSERT_STRING_EQUAL(sp.today_usd, "7");
+	CU_ASSERT_STRING_EQUAL(sp.total_usd, "7");
+	bp_db_batch_free(shared_batch);
+}
+
 BP_UNIT_SUITE(gas_policy, setup, teardown,
 	{ "a policy changed after its read is not recorded under it", test_changed },
 	{ "the policy cache", test_cache },
@@ -423,4 +477,5 @@ BP_UNIT_SUITE(gas_policy, setup, teardown,
     { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },
     { "tables: ownership, counting, spend, states", test_tables },
     { "kinds: test and live policies apart", test_kinds },
-    { "budget: the plan's and the server's USD a day", test_budget })
+    { "budget: the plan's and the server's USD a day", test_budget },
+    { "batch: threads sharing a transaction count exactly", test_shared_batch })
