@@ -176,15 +176,32 @@ traces(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20
 	return cannot_trace(&calls[k].err) ? 1 : -1;
 }
 
-/* simulateValidation by eth_call, the version's way (no trace). */
+/* simulateValidation's answer (ret, n bytes; reverted or returned) decoded as op's version's. */
 static int
-simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
-    const struct bp_userop *op, const uint8_t *delegate, struct bp_userop_validate_result *res,
-    struct bp_userop_validate_error *err)
+decoded(const struct bp_userop *op, int reverted, const uint8_t *ret, size_t n,
+    struct bp_userop_validate_result *res, struct bp_userop_validate_error *err)
 {
 	if (op->version == BP_EP_V06)
-		return bp_userop_validate_simulate(up, net, ep, op, res, err);
-	return bp_bundler_v07_simulate(up, net, ep, op, delegate, res, err);
+		return bp_userop_validate_simulated(reverted, ret, n, res, err);
+	return bp_bundler_v07_simulated(reverted, ret, n, res, err);
+}
+
+/* simulateValidation by eth_call alone (no trace): data, len, and v0.7/v0.8's override. */
+static int
+simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
+    const struct bp_userop *op, const uint8_t *data, size_t len, const char *override,
+    struct bp_userop_validate_result *res, struct bp_userop_validate_error *err)
+{
+	uint8_t *ret = NULL;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = bp_userop_validate_eth_call(up, net, ep, data, len, "latest", override, &ret,
+	    &n, err)) == -1)
+		return -1;
+	rc = decoded(op, rc, ret, n, res, err);
+	free(ret);
+	return rc;
 }
 
 /*
@@ -220,8 +237,7 @@ simulated(const struct bp_userop *op, const cJSON *tree, struct bp_userop_valida
 		err->code = BP_USEROP_VALIDATE_INTERNAL;
 		return -1;
 	}
-	rc = op->version == BP_EP_V06 ? bp_userop_validate_simulated(e != NULL, ret, n, res, err) :
-	    bp_bundler_v07_simulated(e != NULL, ret, n, res, err);
+	rc = decoded(op, e != NULL, ret, n, res, err);
 	free(ret);
 	return rc;
 }
@@ -243,8 +259,6 @@ bp_bundler_rules_simulate(struct bp_upstream *up, const struct bp_network *net,
 
 	memset(quick, 0, sizeof(quick));
 	memset(full, 0, sizeof(full));
-	if (mode == TRACE_OFF)
-		return simulate(up, net, ep, op, delegate, res, err);
 	/* The call simulated: v0.7/v0.8's is EntryPointSimulations' by a state override. */
 	if (op->version == BP_EP_V06)
 		data = bp_userop_validate_calldata(BP_USEROP_VALIDATE_SIG_SIMULATE, op, &len);
@@ -253,7 +267,15 @@ bp_bundler_rules_simulate(struct bp_upstream *up, const struct bp_network *net,
 		free(data);
 		data = NULL;
 	}
-	if (data == NULL || (hex = malloc(2 * len + 3)) == NULL) {
+	if (data == NULL) {
+		fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (mode == TRACE_OFF) {
+		rc = simulate(up, net, ep, op, data, len, override, res, err);
+		goto out;
+	}
+	if ((hex = malloc(2 * len + 3)) == NULL) {
 		fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -270,7 +292,7 @@ bp_bundler_rules_simulate(struct bp_upstream *up, const struct bp_network *net,
 			/* A node without tracing: eth_call's checks only (docs/bundler.md). */
 			err->code = 0;
 			err->message[0] = '\0';
-			rc = simulate(up, net, ep, op, delegate, res, err);
+			rc = simulate(up, net, ep, op, data, len, override, res, err);
 		}
 		goto out;
 	}

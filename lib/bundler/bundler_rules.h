@@ -31,10 +31,9 @@ void	bp_bundler_rules_entities(const struct bp_userop *op, const uint8_t ep[20],
  * sender's code the delegation to delegate when it is not NULL (bp_bundler_7702_prepare). When
  * the network traces, the simulation's answer is read from the trace's call tree (one call
  * fewer); when it does not (trace_validation = false, or auto on a node without
- * debug_traceCall), it is the eth_call of bp_userop_validate_simulate / bp_bundler_v07_simulate
- * alone. Returns 0 with res filled and checked, or -1 with err set: the simulation's refusal,
- * -32502 or -32505 naming the rule, -32603 when the node did not answer or (trace_validation =
- * true) cannot trace.
+ * debug_traceCall), it is the eth_call of the same call alone. Returns 0 with res filled and
+ * checked, or -1 with err set: the simulation's refusal, -32502 or -32505 naming the rule,
+ * -32603 when the node did not answer or (trace_validation = true) cannot trace.
  */
 int	bp_bundler_rules_simulate(struct bp_upstream *, const struct bp_network *net,
 	    const uint8_t ep[20], const struct bp_userop *op, const uint8_t *delegate,

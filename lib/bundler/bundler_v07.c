@@ -178,29 +178,6 @@ bp_bundler_v07_validation_call(const struct bp_userop *op, const uint8_t ep[20],
 }
 
 int
-bp_bundler_v07_simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
-    const struct bp_userop *op, const uint8_t *delegate, struct bp_userop_validate_result *out,
-    struct bp_userop_validate_error *err)
-{
-	uint8_t *data, *ret = NULL;
-	char *override;
-	size_t len, retlen;
-	int rc;
-
-	if (bp_bundler_v07_validation_call(op, ep, delegate, &data, &len, &override) == -1)
-		return set_err(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
-	rc = bp_userop_validate_eth_call(up, net, ep, data, len, "latest", override, &ret, &retlen,
-	    err);
-	free(data);
-	free(override);
-	if (rc == -1)
-		return -1;
-	rc = bp_bundler_v07_simulated(rc, ret, retlen, out, err);
-	free(ret);
-	return rc;
-}
-
-int
 bp_bundler_v07_simulated(int reverted, const uint8_t *ret, size_t retlen,
     struct bp_userop_validate_result *out, struct bp_userop_validate_error *err)
 {

@@ -66,25 +66,18 @@ int		bp_bundler_v07_decode_revert(const uint8_t *data, size_t len,
 /*
  * The call of simulateValidation(op) on op's EntryPoint ep (v0.7/v0.8): its calldata (heap,
  * *len bytes) and the state override (heap) that puts EntryPointSimulations at ep and, when
- * delegate is not NULL, the delegation as the sender's code: what the eth_call of
- * bp_bundler_v07_simulate and ERC-7562's trace of it (bundler_rules.c) both run. 0, or -1 when
+ * delegate is not NULL, the delegation as the sender's code: what the eth_call and
+ * ERC-7562's trace of the validation (bundler_rules.c) both run. 0, or -1 when
  * out of memory.
  */
 int		bp_bundler_v07_validation_call(const struct bp_userop *op, const uint8_t ep[20],
 		    const uint8_t *delegate, uint8_t **data, size_t *len, char **override);
 
 /*
- * simulateValidation(op) of EntryPointSimulations at op's EntryPoint ep on net, the sender's
- * code the delegation to delegate when it is not NULL (bp_bundler_7702_prepare): 0 with out
- * filled and bp_userop_validate_check_result passed, or -1 with err set.
- */
-int		bp_bundler_v07_simulate(struct bp_upstream *, const struct bp_network *net,
-		    const uint8_t ep[20], const struct bp_userop *op, const uint8_t *delegate,
-		    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err);
-
-/*
- * The same from the simulation's answer (untrusted): its revert data ret when reverted, else
- * its return data. 0 with out filled and checked, or -1 with err set.
+ * simulateValidation(op) of EntryPointSimulations (bp_bundler_v07_validation_call) decoded from
+ * its answer (untrusted: an eth_call's, or the top call of its trace, bundler_rules.c): its
+ * revert data ret when reverted, else its return data. 0 with out filled and
+ * bp_userop_validate_check_result passed, or -1 with err set.
  */
 int		bp_bundler_v07_simulated(int reverted, const uint8_t *ret, size_t retlen,
 		    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err);

@@ -346,25 +346,6 @@ out:
 }
 
 int
-bp_userop_validate_simulate(struct bp_upstream *up, const struct bp_network *net, const uint8_t ep[20],
-    const struct bp_userop *op, struct bp_userop_validate_result *out, struct bp_userop_validate_error *err)
-{
-	uint8_t *data, *ret = NULL;
-	size_t len, retlen;
-	int rc;
-
-	if ((data = bp_userop_validate_calldata(SIG_SIMULATE_VALIDATION, op, &len)) == NULL)
-		return fail(err, BP_USEROP_VALIDATE_INTERNAL, "out of memory");
-	rc = bp_userop_validate_eth_call(up, net, ep, data, len, "latest", NULL, &ret, &retlen, err);
-	free(data);
-	if (rc == -1)
-		return -1;
-	rc = bp_userop_validate_simulated(rc, ret, retlen, out, err);
-	free(ret);
-	return rc;
-}
-
-int
 bp_userop_validate_simulated(int reverted, const uint8_t *ret, size_t retlen,
     struct bp_userop_validate_result *out, struct bp_userop_validate_error *err)
 {

@@ -123,17 +123,10 @@ int		bp_userop_validate_eth_call(struct bp_upstream *, const struct bp_network *
 		    const char *override, uint8_t **ret, size_t *retlen, struct bp_userop_validate_error *err);
 
 /*
- * Runs simulateValidation(op) on the entry point ep of net and decodes it. Returns 0 with out
- * filled and bp_userop_validate_check_result passed, or -1 with err set (an ERC-7769 code, or -32603 when
- * the node did not answer).
- */
-int		bp_userop_validate_simulate(struct bp_upstream *, const struct bp_network *net,
-		    const uint8_t ep[20], const struct bp_userop *op, struct bp_userop_validate_result *out,
-		    struct bp_userop_validate_error *err);
-
-/*
- * The same from simulateValidation's answer (untrusted): its revert data ret when reverted,
- * else its return data. 0 with out filled and checked, or -1 with err set.
+ * simulateValidation(op) of a v0.6 entry point decoded from its answer (untrusted: an eth_call's,
+ * or the top call of its trace, bundler_rules.c): its revert data ret when reverted, else its
+ * return data. 0 with out filled and bp_userop_validate_check_result passed, or -1 with err set
+ * (an ERC-7769 code).
  */
 int		bp_userop_validate_simulated(int reverted, const uint8_t *ret, size_t retlen,
 		    struct bp_userop_validate_result *out, struct bp_userop_validate_error *err);

@@ -85,7 +85,7 @@ struct bp_rpc_proxy {
 	struct bp_head_mark		*mark;	/* heads shared by every process; may be NULL */
 	struct bp_buf			 hits;	/* results the cache answered, this request */
 	struct bp_buf			 scratch;	/* cache keys */
-	struct bp_metrics		*metrics;	/* the request's (lookup sets it) */
+	struct bp_metrics		*metrics;	/* the request's (settle counts in it) */
 	unsigned			 nhits;
 	struct {
 		int64_t	number;
@@ -358,7 +358,6 @@ lookup(struct bp_rpc_proxy *p, const struct bp_req *r, const struct bp_network *
 		v->rule = BP_CACHE_NEVER;
 		return 0;
 	}
-	p->metrics = r->metrics;
 	v->hit_off = p->hits.len;
 	if (bp_rpc_cache_get(p->db, v->key, bp_now_us(), &p->hits) == 1) {
 		v->hit = 1;
@@ -826,6 +825,7 @@ bp_rpc_proxy_serve(struct bp_rpc_proxy *p, struct bp_req *r, const struct bp_net
 		return bp_error(r, 403, "forbidden", "%s/%s is a mainnet: test keys work on "
 		    "testnets only; use a live key", net->chain, net->network);
 	trim(&p->hits);
+	p->metrics = r->metrics;
 	p->nhits = 0;
 	p->lookups = 0;
 	if (bp_rpc_envelope_parse(r->body, r->body_len, (size_t)r->cfg->max_batch, p->items, p->cap,
