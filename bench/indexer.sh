@@ -48,7 +48,7 @@ pg_base=$PG_URL
 BENCH_DB=$dir/bench.db
 
 port=$(free_port)
-devchain/start.sh "$port" --gas-limit 100000000 > "$dir/anvil.log" 2>&1 &
+devchain/start.sh "$port" --gas-limit 100000000 --cache-path "$dir/anvil-cache" > "$dir/anvil.log" 2>&1 &
 anvil_pid=$!
 wait_http "http://127.0.0.1:$port" 100 || true	# only an anvil that died stops the run
 kill -0 "$anvil_pid" 2>/dev/null || { cat "$dir/anvil.log" >&2; exit 1; }

@@ -84,7 +84,7 @@ wait_port "$ng" nginx
 chain=""
 if [ -x devchain/start.sh ] && [ -d devchain/node_modules ]; then
 	cport=$(free_port)
-	devchain/start.sh "$cport" > "$dir/devchain.log" 2>&1 & pids+=($!)
+	devchain/start.sh "$cport" --cache-path "$dir/anvil-cache" > "$dir/devchain.log" 2>&1 & pids+=($!)
 	wait_port "$cport" devchain
 	chain="http://127.0.0.1:$cport"
 fi

@@ -28,7 +28,7 @@ CREATE TABLE gas_policies (
 );
 CREATE INDEX gas_policies_account ON gas_policies(account_id, created_at);
 
--- Owner: lib/gas/policy.c. One row per sponsorship signed; the rules count them.
+-- Owner: lib/gas/policy_record.c. One row per sponsorship signed; the rules count them.
 CREATE TABLE gas_sponsorships (
 	id		INTEGER PRIMARY KEY,
 	policy_id	TEXT NOT NULL REFERENCES gas_policies(id),
@@ -42,7 +42,7 @@ CREATE TABLE gas_sponsorships (
 CREATE INDEX gas_sponsorships_sender ON gas_sponsorships(policy_id, sender, day);
 CREATE INDEX gas_sponsorships_time ON gas_sponsorships(policy_id, created_at);
 
--- Owner: lib/gas/policy.c. Per policy and UTC day, the sponsorships and their worst-case USD: the
+-- Owner: lib/gas/policy_record.c. Per policy and UTC day, the sponsorships and their worst-case USD: the
 -- spend GET /v1/gas/policies/{id} shows (today's row, and the sum of all rows).
 CREATE TABLE gas_policy_days (
 	policy_id	TEXT NOT NULL REFERENCES gas_policies(id),

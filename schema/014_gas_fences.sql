@@ -17,7 +17,7 @@ UPDATE wallets SET testnet = CASE WHEN network = 'mainnet' THEN 0 ELSE 1 END;
 DROP INDEX wallets_account;
 CREATE INDEX wallets_account ON wallets(account_id, testnet, id);
 
--- Owner: lib/gas/policy.c. The worst-case USD sponsored per account and UTC day, and for the
+-- Owner: lib/gas/policy_record.c. The worst-case USD sponsored per account and UTC day, and for the
 -- whole server under account_id 0: what the plan's and [server]'s sponsor_usd_per_day bound,
 -- counted in the transaction that records each sponsorship (bp_policy_record).
 CREATE TABLE gas_budget_days (

@@ -4,7 +4,10 @@
  * older ones), runs them in one transaction on its connection, commits, hands each its result
  * and wakes the others; one still waiting then leads the next batch. While a batch waits for
  * the database's lock and runs, the calls that arrive queue up for the next, so the batches
- * grow with the load and a lone call waits for nothing.
+ * grow with the load and a lone call waits for nothing. Each waiting call sleeps on a
+ * condition of its own, so a batch's end wakes the threads whose calls it ran and, when the
+ * leader leaves with calls still queued, the oldest of them to lead: none wakes to find its
+ * call still waiting (one condition for all made each batch wake every waiting thread).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -15,16 +18,17 @@
 #include "db_driver.h"
 
 struct job {
-	int		(*fn)(struct bp_db *, void *);
-	void		*arg;
-	int		 rc;
-	int		 done;
-	struct job	*next;
+	int				(*fn)(struct bp_db *, void *);
+	void				*arg;
+	const struct bp_db_batch_tail	*tail;
+	int				 rc;
+	int				 done;
+	pthread_cond_t			 cv;	/* its thread waits here */
+	struct job			*next;
 };
 
 struct bp_db_batch {
 	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;
 	struct job	*head;
 	struct job	**tail;
 	size_t		 max;
@@ -46,11 +50,6 @@ bp_db_batch_new(size_t max)
 		free(b);
 		return NULL;
 	}
-	if (pthread_cond_init(&b->cv, NULL) != 0) {
-		pthread_mutex_destroy(&b->mu);
-		free(b);
-		return NULL;
-	}
 	b->tail = &b->head;
 	b->max = max > 0 ? max : 1;
 	return b;
@@ -61,7 +60,6 @@ bp_db_batch_free(struct bp_db_batch *b)
 {
 	if (b == NULL)
 		return;
-	pthread_cond_destroy(&b->cv);
 	pthread_mutex_destroy(&b->mu);
 	free(b);
 }
@@ -76,17 +74,31 @@ run_sql(struct bp_db *db, const char *sql)
 
 /* One call alone in its transaction: what a NULL batch, PostgreSQL and a batch of one do. */
 static int
-run_alone(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg)
+run_alone(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg,
+    const struct bp_db_batch_tail *tail)
 {
 	int rc;
 
 	if (bp_db_begin(db) == -1)
 		return BP_DB_BATCH_ERROR;
-	if ((rc = fn(db, arg)) != BP_DB_BATCH_KEEP) {
+	if (tail != NULL)
+		tail->start();
+	if ((rc = fn(db, arg)) != BP_DB_BATCH_KEEP ||
+	    (tail != NULL && tail->flush(db) == -1)) {
 		bp_db_rollback(db);
 		return rc == BP_DB_BATCH_UNDO ? rc : BP_DB_BATCH_ERROR;
 	}
 	return bp_db_commit(db) == 0 ? BP_DB_BATCH_KEEP : BP_DB_BATCH_ERROR;
+}
+
+/* Whether a call before k in the list from j has k's tail (it is started and flushed once). */
+static int
+tail_seen(const struct job *j, const struct job *k)
+{
+	for (; j != k; j = j->next)
+		if (j->tail == k->tail)
+			return 1;
+	return 0;
 }
 
 /* The n calls from j on, in one transaction on db; sets each one's rc. */
@@ -98,7 +110,7 @@ run_batch(struct bp_db *db, struct job *j, size_t n)
 	int broken = 0;
 
 	if (n == 1) {
-		j->rc = run_alone(db, j->fn, j->arg);
+		j->rc = run_alone(db, j->fn, j->arg, j->tail);
 		return;
 	}
 	if (bp_db_begin(db) == -1) {
@@ -106,6 +118,9 @@ run_batch(struct bp_db *db, struct job *j, size_t n)
 			k->rc = BP_DB_BATCH_ERROR;
 		return;
 	}
+	for (i = 0, k = j; i < n; i++, k = k->next)
+		if (k->tail != NULL && !tail_seen(j, k))
+			k->tail->start();
 	for (i = 0, k = j; i < n; i++, k = k->next) {
 		if (broken || run_sql(db, sql_save) == -1) {
 			k->rc = BP_DB_BATCH_ERROR;
@@ -121,6 +136,9 @@ run_batch(struct bp_db *db, struct job *j, size_t n)
 		if (run_sql(db, sql_release) == -1)
 			broken = 1;
 	}
+	for (i = 0, k = j; !broken && i < n; i++, k = k->next)
+		if (k->tail != NULL && !tail_seen(j, k) && k->tail->flush(db) == -1)
+			broken = 1;
 	/* A savepoint that could not be undone leaves the transaction unknown: none of it. */
 	if (broken)
 		bp_db_rollback(db);
@@ -134,20 +152,26 @@ int
 bp_db_batch_run(struct bp_db_batch *b, struct bp_db *db, int (*fn)(struct bp_db *, void *),
     void *arg)
 {
-	struct job me = { fn, arg, BP_DB_BATCH_ERROR, 0, NULL }, *first, *k;
+	return bp_db_batch_run_tail(b, db, fn, arg, NULL);
+}
+
+int
+bp_db_batch_run_tail(struct bp_db_batch *b, struct bp_db *db,
+    int (*fn)(struct bp_db *, void *), void *arg, const struct bp_db_batch_tail *tail)
+{
+	struct job me = { fn, arg, tail, BP_DB_BATCH_ERROR, 0, PTHREAD_COND_INITIALIZER, NULL };
+	struct job *first, *k;
 	size_t n;
 
 	if (b == NULL || !db->drv->one_writer)
-		return run_alone(db, fn, arg);
+		return run_alone(db, fn, arg, tail);
 	pthread_mutex_lock(&b->mu);
 	*b->tail = &me;
 	b->tail = &me.next;
 	while (!me.done && b->leading)
-		pthread_cond_wait(&b->cv, &b->mu);
-	if (me.done) {
-		pthread_mutex_unlock(&b->mu);
-		return me.rc;
-	}
+		pthread_cond_wait(&me.cv, &b->mu);
+	if (me.done)
+		goto out;
 	/* This thread leads until its own call is done (older calls may go first). */
 	b->leading = 1;
 	/*
@@ -171,12 +195,18 @@ bp_db_batch_run(struct bp_db_batch *b, struct bp_db *db, int (*fn)(struct bp_db 
 		pthread_mutex_unlock(&b->mu);
 		run_batch(db, first, n);
 		pthread_mutex_lock(&b->mu);
-		for (k = first; k != NULL; k = k->next)
+		/* Under the lock: a woken thread's call (and its condition) ends once it has it. */
+		for (k = first; k != NULL; k = k->next) {
 			k->done = 1;
-		pthread_cond_broadcast(&b->cv);
+			if (k != &me)
+				pthread_cond_signal(&k->cv);
+		}
 	}
 	b->leading = 0;
-	pthread_cond_broadcast(&b->cv);
+	if (b->head != NULL)
+		pthread_cond_signal(&b->head->cv);	/* the oldest call left leads next */
+out:
 	pthread_mutex_unlock(&b->mu);
+	pthread_cond_destroy(&me.cv);
 	return me.rc;
 }

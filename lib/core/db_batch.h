@@ -41,4 +41,20 @@ void			 bp_db_batch_free(struct bp_db_batch *);
 int	bp_db_batch_run(struct bp_db_batch *, struct bp_db *db,
 	    int (*fn)(struct bp_db *, void *), void *arg);
 
+/*
+ * What the calls of a transaction add to the same rows (a day's counters every sponsorship
+ * adds to), written once a transaction instead of once a call. Both run in the thread that
+ * runs the calls: start before the first call (forget the last transaction's), flush after
+ * the last and before the commit (-1: nothing of the transaction is kept). A call adds to what
+ * flush writes only as it returns BP_DB_BATCH_KEEP, so an undone call adds nothing.
+ */
+struct bp_db_batch_tail {
+	void	(*start)(void);
+	int	(*flush)(struct bp_db *);
+};
+
+/* bp_db_batch_run, with tail's start and flush around the calls of fn's transaction. */
+int	bp_db_batch_run_tail(struct bp_db_batch *, struct bp_db *db,
+	    int (*fn)(struct bp_db *, void *), void *arg, const struct bp_db_batch_tail *tail);
+
 #endif

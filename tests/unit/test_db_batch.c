@@ -42,10 +42,10 @@ teardown(void)
 	return 0;
 }
 
+/* One integer of a SELECT on batch_rows with key k bound; -1 on error. */
 static int64_t
-count_rows(struct bp_db *db, int64_t k)
+scalar(struct bp_db *db, const char *sql, int64_t k)
 {
-	static const char sql[] = "SELECT count(*) FROM batch_rows WHERE k = ?";
 	struct bp_stmt *st;
 	int64_t n = -1;
 
@@ -56,6 +56,12 @@ count_rows(struct bp_db *db, int64_t k)
 		n = bp_col_int(st, 0);
 	bp_stmt_reset(st);
 	return n;
+}
+
+static int64_t
+count_rows(struct bp_db *db, int64_t k)
+{
+	return scalar(db, "SELECT count(*) FROM batch_rows WHERE k = ?", k);
 }
 
 static int
@@ -156,7 +162,94 @@ test_threads(void)
 		CU_ASSERT(__atomic_load_n(&shared, __ATOMIC_RELAXED));
 }
 
+/*
+ * A tail: the calls of a transaction add to a sum in the thread that runs them (only as they
+ * keep), written once at its end under key 4; a flush that fails keeps nothing of its
+ * transaction. The row under key 4 must hold exactly the calls kept, in every batch.
+ */
+static _Thread_local int64_t tail_sum;
+static int tail_fail;	/* flush fails */
+static int tail_starts, tail_flushes;
+
+static void
+tail_start(void)
+{
+	tail_sum = 0;
+	__atomic_add_fetch(&tail_starts, 1, __ATOMIC_RELAXED);
+}
+
+static int
+tail_flush(struct bp_db *db)
+{
+	__atomic_add_fetch(&tail_flushes, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&tail_fail, __ATOMIC_RELAXED))
+		return -1;
+	return tail_sum == 0 ? 0 : add_row(db, 4, tail_sum);
+}
+
+static const struct bp_db_batch_tail tail = { tail_start, tail_flush };
+
+/* Writes a row under key 5, then adds 1 to the tail's sum unless it answers otherwise. */
+static int
+tail_call(struct bp_db *db, void *arg)
+{
+	struct call *c = arg;
+
+	if (add_row(db, 5, c->v) == -1)
+		return BP_DB_BATCH_ERROR;
+	if (c->want == BP_DB_BATCH_KEEP)
+		tail_sum++;
+	return c->want;
+}
+
+static int64_t
+sum_of(struct bp_db *db, int64_t k)
+{
+	return scalar(db, "SELECT coalesce(sum(v), 0) FROM batch_rows WHERE k = ?", k);
+}
+
+static void *
+tail_worker(void *arg)
+{
+	struct bp_db *db;
+	struct call c;
+	int i, bad = 0;
+
+	if ((db = bp_db_open(u.path, 0)) == NULL)
+		return (void *)1;
+	for (i = 0; i < CALLS; i++) {
+		c = (struct call){ db, 5, (int64_t)(size_t)arg, i % 4 == 0 ? BP_DB_BATCH_UNDO :
+		    BP_DB_BATCH_KEEP };
+		bad |= bp_db_batch_run_tail(batch, db, tail_call, &c, &tail) != c.want;
+	}
+	bp_db_close(db);
+	return bad ? (void *)1 : NULL;
+}
+
+static void
+test_tail(void)
+{
+	struct call c = { u.db, 5, 0, BP_DB_BATCH_KEEP };
+
+	CU_ASSERT_EQUAL_FATAL(bp_unit_threads(NTHREADS, tail_worker), 0);
+	/* Each call kept its row and added 1: the flushed sums add up to exactly those. */
+	CU_ASSERT_EQUAL(count_rows(u.db, 5), NTHREADS * (CALLS - CALLS / 4));
+	CU_ASSERT_EQUAL(sum_of(u.db, 4), NTHREADS * (CALLS - CALLS / 4));
+	/* One start and one flush a transaction, whatever its calls (here fewer than calls). */
+	CU_ASSERT(tail_flushes > 0 && tail_flushes <= tail_starts);
+	if (strncmp(u.path, "postgres", 8) != 0)
+		CU_ASSERT(tail_starts < NTHREADS * CALLS);
+	/* A flush that fails: the call's own row goes too, alone or in a batch. */
+	__atomic_store_n(&tail_fail, 1, __ATOMIC_RELAXED);
+	CU_ASSERT_EQUAL(bp_db_batch_run_tail(NULL, u.db, tail_call, &c, &tail), BP_DB_BATCH_ERROR);
+	CU_ASSERT_EQUAL(bp_db_batch_run_tail(batch, u.db, tail_call, &c, &tail),
+	    BP_DB_BATCH_ERROR);
+	__atomic_store_n(&tail_fail, 0, __ATOMIC_RELAXED);
+	CU_ASSERT_EQUAL(count_rows(u.db, 5), NTHREADS * (CALLS - CALLS / 4));
+}
+
 BP_UNIT_SUITE(db_batch, setup, teardown,
 	{ "one call keeps, undoes or fails", test_alone },
 	{ "threads share transactions, limits hold", test_threads },
+	{ "a tail adds up what the kept calls of a transaction added, once", test_tail },
 )

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/db.h"
@@ -31,7 +32,7 @@ setup(void)
 		return 1;
 	db = u.db;
 	return bp_db_exec(db, "INSERT INTO accounts (id, email, plan, created_at) VALUES"
-	    " (1, 'a@x', 'free', 0), (2, 'b@x', 'free', 0)") == 0 ? 0 : 1;
+	    " (1, 'a@x', 'free', 0), (2, 'b@x', 'free', 0), (3, 'c@x', 'free', 0)") == 0 ? 0 : 1;
 }
 
 static int
@@ -417,19 +418,22 @@ test_input(void)
 }
 
 /*
- * Sponsorships from several threads sharing one batch (one transaction, a savepoint each): each
- * reads the sums the ones before it in the batch wrote, so the plan's budget stops exactly at
- * its cap and the day's spend is the exact sum of those recorded.
+ * Sponsorships of two accounts' policies from several threads sharing one batch (one
+ * transaction, a savepoint each; the day rows summed in the transaction and written at its
+ * end): each counts the ones before it in the batch, so the server's budget stops exactly at
+ * its cap, neither account passes its plan's, and each day row is the exact sum of those
+ * recorded.
  */
 #define SHARED_THREADS	4
 #define SHARED_CALLS	10
 static struct bp_db_batch *shared_batch;
-static struct bp_policy shared_policy;
+static struct bp_policy shared_policy[2];	/* account 2's, account 3's */
 
 static void *
 shared_worker(void *arg)
 {
-	struct bp_policy_budget plan = { 2, "7", "" };
+	int side = (int)(size_t)arg % 2;
+	struct bp_policy_budget plan = { 2 + side, "4", "7" };
 	struct bp_u256 usd;
 	struct bp_db *tdb;
 	uint8_t a[20], h[32];
@@ -442,30 +446,64 @@ shared_worker(void *arg)
 	memset(h, 0x33, 32);
 	bp_u256_parse_units(&usd, "0.25", 4, BP_PRICE_USD_DECIMALS);
 	for (i = 0; i < SHARED_CALLS; i++) {
-		rc = bp_policy_record(tdb, shared_batch, &shared_policy, "devnet", a, h, &usd,
-		    &plan, why, sizeof(why));
+		rc = bp_policy_record(tdb, shared_batch, &shared_policy[side], "devnet", a, h,
+		    &usd, &plan, why, sizeof(why));
 		bad |= rc != -1 && rc != BP_POLICY_BUDGET;
 	}
 	bp_db_close(tdb);
 	return bad ? (void *)1 : NULL;
 }
 
+/* gas_budget_days' sum for account on today, as stored ("" when no row). */
+static void
+budget_row(int64_t account, char *out, size_t cap)
+{
+	static const char sql[] = "SELECT usd FROM gas_budget_days WHERE account_id = ? AND day = ?";
+	struct bp_stmt *st;
+
+	out[0] = '\0';
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return;
+	bp_stmt_int(st, 1, account);
+	bp_stmt_int(st, 2, (int64_t)time(NULL) / 86400);
+	if (bp_stmt_step(st) == BP_DB_ROW)
+		snprintf(out, cap, "%s", bp_col_text(st, 0));
+	bp_stmt_reset(st);
+}
+
 static void
 test_shared_batch(void)
 {
 	struct bp_policy_rules r;
-	struct bp_policy_spend sp;
-	char why[512];
+	struct bp_policy_spend sp[2];
+	char why[512], row[64], want[64];
+	int i;
 
+	/* Other tests' sponsorships today count against the server's budget: none left. */
+	CU_ASSERT_FATAL(bp_db_exec(db, "DELETE FROM gas_budget_days") == 0);
 	CU_ASSERT_FATAL((shared_batch = bp_db_batch_new(16)) != NULL);
 	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"100\"}", &r, why, sizeof(why)) == 0);
-	CU_ASSERT_FATAL(bp_policy_create(db, 2, "shared", &devnet, &r, &shared_policy) == 1);
+	for (i = 0; i < 2; i++)
+		CU_ASSERT_FATAL(bp_policy_create(db, 2 + i, "shared", &devnet, &r,
+		    &shared_policy[i]) == 1);
 	CU_ASSERT_EQUAL_FATAL(bp_unit_threads(SHARED_THREADS, shared_worker), 0);
-	/* 40 tries of 0.25 USD under a cap of 7: exactly 28 recorded. */
-	CU_ASSERT(bp_policy_spend(db, shared_policy.id, &sp) == 1);
-	CU_ASSERT_EQUAL(sp.today_count, 28);
-	CU_ASSERT_STRING_EQUAL(sp.today_usd, "7");
-	CU_ASSERT_STRING_EQUAL(sp.total_usd, "7");
+	/* 40 tries of 0.25 USD, 20 an account: the server's 7 USD take exactly 28. */
+	for (i = 0; i < 2; i++)
+		CU_ASSERT(bp_policy_spend(db, shared_policy[i].id, &sp[i]) == 1);
+	CU_ASSERT_EQUAL(sp[0].today_count + sp[1].today_count, 28);
+	CU_ASSERT(sp[0].today_count <= 16 && sp[1].today_count <= 16);
+	for (i = 0; i < 2; i++) {
+		snprintf(want, sizeof(want), "%lld.%s", (long long)sp[i].today_count / 4,
+		    (const char *[]){ "0", "25", "5", "75" }[sp[i].today_count % 4]);
+		if (strcmp(want + strlen(want) - 2, ".0") == 0)
+			want[strlen(want) - 2] = '\0';
+		CU_ASSERT_STRING_EQUAL(sp[i].today_usd, want);
+		CU_ASSERT_STRING_EQUAL(sp[i].total_usd, want);
+		budget_row(2 + i, row, sizeof(row));
+		CU_ASSERT_STRING_EQUAL(row, want);
+	}
+	budget_row(0, row, sizeof(row));
+	CU_ASSERT_STRING_EQUAL(row, "7");
 	bp_db_batch_free(shared_batch);
 }
 
