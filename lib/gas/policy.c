@@ -1,3 +1,4 @@
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,6 +572,23 @@ int
 bp_policy_delete(struct bp_db *db, int64_t account_id, const char *id)
 {
 	return policy_set(db, account_id, id, NULL, NULL, status_names[BP_POLICY_DELETED]);
+}
+
+void
+bp_policy_copy(struct bp_policy *dst, const struct bp_policy *src)
+{
+	const struct bp_policy_rules *r = &src->rules;
+
+	/* Everything before the lists, then each list's used entries, then what follows. */
+	memcpy(dst, src, offsetof(struct bp_policy, rules) + offsetof(struct bp_policy_rules,
+	    contracts));
+	memcpy(dst->rules.contracts, r->contracts, r->ncontracts * sizeof(r->contracts[0]));
+	dst->rules.nmethods = r->nmethods;
+	memcpy(dst->rules.selectors, r->selectors, r->nmethods * sizeof(r->selectors[0]));
+	memcpy(dst->rules.methods, r->methods, r->nmethods * sizeof(r->methods[0]));
+	dst->rules.rate_count = r->rate_count;
+	dst->rules.rate_period = r->rate_period;
+	memcpy(dst->rules_sha, src->rules_sha, sizeof(dst->rules_sha));
 }
 
 /* A row of POLICY_COLS as a list item, for bp_db_list_page. */

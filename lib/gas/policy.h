@@ -74,6 +74,13 @@ struct bp_policy {
 	unsigned char		 rules_sha[32];	/* of the stored rules: what was read changed? */
 };
 
+/*
+ * *dst = *src, copying of the lists only the entries in use: a whole struct is 28 KB (100
+ * method signatures of 256 bytes), which the sponsor path copied out of the policy cache on
+ * every request.
+ */
+void	bp_policy_copy(struct bp_policy *dst, const struct bp_policy *src);
+
 /* A policy's spend: sponsorships and their worst-case USD, today (UTC) and ever. */
 struct bp_policy_spend {
 	int64_t		 today_count;

@@ -65,7 +65,7 @@ keep(struct bp_policy_cache *c, int64_t account_id, const char *id, const struct
 	if (p != NULL && p->status == BP_POLICY_ACTIVE) {
 		s->used = 1;
 		s->account_id = account_id;
-		memcpy(&s->p, p, sizeof(*p));
+		bp_policy_copy(&s->p, p);
 	} else if (s->used && strcmp(s->p.id, id) == 0)
 		s->used = 0;
 	pthread_mutex_unlock(&c->mu);
@@ -85,7 +85,7 @@ bp_policy_cache_find(struct bp_policy_cache *c, struct bp_db *db, const struct b
 	hit = s->used && s->account_id == key->account_id && strcmp(s->p.id, id) == 0 &&
 	    s->p.testnet == key->test;
 	if (hit)
-		memcpy(out, &s->p, sizeof(*out));
+		bp_policy_copy(out, &s->p);
 	pthread_mutex_unlock(&c->mu);
 	if (hit)
 		return 1;

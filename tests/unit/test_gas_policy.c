@@ -358,6 +358,38 @@ test_cache(void)
 	bp_policy_cache_free(c);
 }
 
+/* A copy of the lists' used entries only is the same policy, whatever dst held before. */
+static void
+test_copy(void)
+{
+	static const char rules[] = "{\"max_gas_usd\":\"3\",\"allowed_contracts\":["
+	    "\"0x1111111111111111111111111111111111111111\","
+	    "\"0x2222222222222222222222222222222222222222\"],\"allowed_methods\":["
+	    "\"transfer(address,uint256)\",\"approve(address,uint256)\",\"mint()\"],"
+	    "\"rate_limit\":{\"count\":5,\"period_seconds\":60}}";
+	static struct bp_policy p, q;
+	struct bp_buf a, b;
+	char why[512];
+
+	CU_ASSERT_FATAL(rules_of(rules, &p.rules, why, sizeof(why)) == 0);
+	snprintf(p.id, sizeof(p.id), "gp_copy");
+	snprintf(p.name, sizeof(p.name), "copied");
+	memset(p.rules_sha, 0x5a, sizeof(p.rules_sha));
+	memset(&q, 0xa5, sizeof(q));
+	bp_policy_copy(&q, &p);
+	bp_buf_init(&a, 4096);
+	bp_buf_init(&b, 4096);
+	CU_ASSERT(bp_policy_rules_json(&p.rules, &a) == 0 && bp_policy_rules_json(&q.rules, &b) == 0);
+	CU_ASSERT(a.len > 0 && a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+	CU_ASSERT_STRING_EQUAL(q.id, "gp_copy");
+	CU_ASSERT_STRING_EQUAL(q.name, "copied");
+	CU_ASSERT(memcmp(q.rules_sha, p.rules_sha, sizeof(q.rules_sha)) == 0);
+	CU_ASSERT(q.rules.rate_count == 5 && q.rules.rate_period == 60);
+	CU_ASSERT(memcmp(q.rules.selectors, p.rules.selectors, 3 * 4) == 0);
+	bp_buf_free(&a);
+	bp_buf_free(&b);
+}
+
 /* Create and update bodies: each bad member is named; names count UTF-8 characters. */
 static void
 test_input(void)
@@ -510,6 +542,7 @@ test_shared_batch(void)
 BP_UNIT_SUITE(gas_policy, setup, teardown,
 	{ "a policy changed after its read is not recorded under it", test_changed },
 	{ "the policy cache", test_cache },
+	{ "a copy holds the lists' used entries", test_copy },
     { "input: create and update bodies name the member at fault", test_input },
     { "rules: every bad value names its key; canonical JSON", test_rules },
     { "check: contracts, methods, unreadable callData, max_gas_usd", test_check },

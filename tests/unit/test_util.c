@@ -153,6 +153,32 @@ test_hex_sha(void)
 	    "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb");	/* "a" */
 }
 
+/* Threads hashing at once, each on its own context: every digest is the vector's. */
+static void *
+sha256_worker(void *arg)
+{
+	unsigned char h[32], want[32];
+	char msg[64];
+	int i, bad = 0;
+
+	(void)arg;
+	bp_sha256("abc", 3, want);
+	for (i = 0; i < 2000; i++) {
+		snprintf(msg, sizeof(msg), "%d", i);
+		bp_sha256(msg, strlen(msg), h);	/* another message between two of "abc" */
+		bp_sha256("abc", 3, h);
+		bad |= memcmp(h, want, 32) != 0;
+	}
+	bad |= want[0] != 0xba || want[31] != 0xad;
+	return bad ? (void *)1 : NULL;
+}
+
+static void
+test_sha256_threads(void)
+{
+	CU_ASSERT_EQUAL(bp_unit_threads(4, sha256_worker), 0);
+}
+
 static void
 test_ct_equal(void)
 {
@@ -208,6 +234,7 @@ BP_UNIT_SUITE(util, NULL, NULL,
 	{ "bp_parse_int64 NULL, embedded NUL, long runs", test_parse_int64_edges },
 	{ "bp_time_iso", test_time_iso },
 	{ "hex and SHA-256", test_hex_sha },
+	{ "sha256 from threads at once", test_sha256_threads },
 	{ "constant-time compare", test_ct_equal },
 	{ "bp_strlcpy", test_strlcpy },
 	{ "random bytes and clocks", test_random_clock })
