@@ -1,10 +1,11 @@
 /*
  * Group commit (db_batch.h). No thread of its own: the first caller that finds no batch
- * running leads one. It takes the calls queued so far (its own first among them, or behind
- * older ones), runs them in one transaction on its connection, commits, hands each its result
- * and wakes the others; one still waiting then leads the next batch. While a batch waits for
- * the database's lock and runs, the calls that arrive queue up for the next, so the batches
- * grow with the load and a lone call waits for nothing. Each waiting call sleeps on a
+ * running leads one. It begins a transaction on its connection (waiting for the database's
+ * lock, which other processes take in turn), then takes the calls queued by then (its own
+ * among them, or behind older ones), runs them, commits, hands each its result and wakes the
+ * others; one still waiting then leads the next batch. The calls that arrive while a batch
+ * runs queue up for the next, so the batches grow with the load and a lone call waits for
+ * nothing. Each waiting call sleeps on a
  * condition of its own, so a batch's end wakes the threads whose calls it ran and, when the
  * leader leaves with calls still queued, the oldest of them to lead: none wakes to find its
  * call still waiting (one condition for all made each batch wake every waiting thread).
@@ -72,15 +73,13 @@ run_sql(struct bp_db *db, const char *sql)
 	return (st = bp_db_stmt(db, sql)) == NULL ? -1 : bp_stmt_run(st);
 }
 
-/* One call alone in its transaction: what a NULL batch, PostgreSQL and a batch of one do. */
+/* One call alone in the transaction db has begun, which this ends: KEEP, UNDO or ERROR. */
 static int
-run_alone(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg,
+finish_alone(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg,
     const struct bp_db_batch_tail *tail)
 {
 	int rc;
 
-	if (bp_db_begin(db) == -1)
-		return BP_DB_BATCH_ERROR;
 	if (tail != NULL)
 		tail->start();
 	if ((rc = fn(db, arg)) != BP_DB_BATCH_KEEP ||
@@ -89,6 +88,16 @@ run_alone(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg,
 		return rc == BP_DB_BATCH_UNDO ? rc : BP_DB_BATCH_ERROR;
 	}
 	return bp_db_commit(db) == 0 ? BP_DB_BATCH_KEEP : BP_DB_BATCH_ERROR;
+}
+
+/* One call alone in its transaction: what a NULL batch and PostgreSQL do. */
+static int
+run_alone(struct bp_db *db, int (*fn)(struct bp_db *, void *), void *arg,
+    const struct bp_db_batch_tail *tail)
+{
+	if (bp_db_begin(db) == -1)
+		return BP_DB_BATCH_ERROR;
+	return finish_alone(db, fn, arg, tail);
 }
 
 /* Whether a call before k in the list from j has k's tail (it is started and flushed once). */
@@ -101,7 +110,7 @@ tail_seen(const struct job *j, const struct job *k)
 	return 0;
 }
 
-/* The n calls from j on, in one transaction on db; sets each one's rc. */
+/* The n calls from j on, in the transaction db has begun, which this ends; sets their rc. */
 static void
 run_batch(struct bp_db *db, struct job *j, size_t n)
 {
@@ -110,12 +119,7 @@ run_batch(struct bp_db *db, struct job *j, size_t n)
 	int broken = 0;
 
 	if (n == 1) {
-		j->rc = run_alone(db, j->fn, j->arg, j->tail);
-		return;
-	}
-	if (bp_db_begin(db) == -1) {
-		for (i = 0, k = j; i < n; i++, k = k->next)
-			k->rc = BP_DB_BATCH_ERROR;
+		j->rc = finish_alone(db, j->fn, j->arg, j->tail);
 		return;
 	}
 	for (i = 0, k = j; i < n; i++, k = k->next)
@@ -162,6 +166,7 @@ bp_db_batch_run_tail(struct bp_db_batch *b, struct bp_db *db,
 	struct job me = { fn, arg, tail, BP_DB_BATCH_ERROR, 0, PTHREAD_COND_INITIALIZER, NULL };
 	struct job *first, *k;
 	size_t n;
+	int begun;
 
 	if (b == NULL || !db->drv->one_writer)
 		return run_alone(db, fn, arg, tail);
@@ -185,6 +190,13 @@ bp_db_batch_run_tail(struct bp_db_batch *b, struct bp_db *db,
 		pthread_mutex_lock(&b->mu);
 	}
 	while (!me.done) {
+		/*
+		 * The database's lock first, then the calls: those that arrive while it is awaited
+		 * (other processes hold it in turn) share this transaction instead of the next.
+		 */
+		pthread_mutex_unlock(&b->mu);
+		begun = bp_db_begin(db) == 0;
+		pthread_mutex_lock(&b->mu);
 		first = b->head;
 		for (n = 1, k = first; n < b->max && k->next != NULL; n++)
 			k = k->next;
@@ -193,7 +205,11 @@ bp_db_batch_run_tail(struct bp_db_batch *b, struct bp_db *db,
 			b->tail = &b->head;
 		k->next = NULL;
 		pthread_mutex_unlock(&b->mu);
-		run_batch(db, first, n);
+		if (begun)
+			run_batch(db, first, n);
+		else
+			for (k = first; k != NULL; k = k->next)
+				k->rc = BP_DB_BATCH_ERROR;
 		pthread_mutex_lock(&b->mu);
 		/* Under the lock: a woken thread's call (and its condition) ends once it has it. */
 		for (k = first; k != NULL; k = k->next) {
