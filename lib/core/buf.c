@@ -76,11 +76,19 @@ int
 bp_buf_vprintf(struct bp_buf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;
+	size_t room = b->data != NULL ? b->size - b->len : 0;	/* with the NUL's byte */
 	int n;
 
+	/* Straight into the room there is: formatted once unless it does not fit. */
 	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
+	n = vsnprintf(room > 0 ? b->data + b->len : NULL, room, fmt, ap2);
 	va_end(ap2);
+	if (n >= 0 && (size_t)n < room) {
+		b->len += (size_t)n;
+		return 0;
+	}
+	if (b->data != NULL)
+		b->data[b->len] = '\0';	/* a partial text there is not the buffer's */
 	if (n < 0 || (size_t)n > b->cap - b->len || grow(b, b->len + (size_t)n) == -1)
 		return -1;
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);

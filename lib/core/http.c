@@ -298,6 +298,9 @@ bp_json_find_nul(const char *s, size_t len, char *name, size_t cap)
 
 	if (cap > 0)
 		name[0] = '\0';
+	/* No escape and no NUL byte (nearly every body): nothing to find, without the scan. */
+	if (memchr(s, '\\', len) == NULL && memchr(s, '\0', len) == NULL)
+		return 0;
 	for (i = 0; i < len; i++) {
 		int nul = 0, is_key;
 

@@ -281,6 +281,23 @@ bp_sponsor(struct bp_db *db, const struct bp_sponsor_shared *sh, struct bp_upstr
 	    "sponsored; retry", p->id);
 }
 
+/*
+ * The paymaster's EIP-55 form (a keccak of the address): a network's paymaster is the same on
+ * every answer, so each thread keeps the last one it wrote.
+ */
+static void
+paymaster_checksum(const uint8_t pm[20], char out[BP_ADDR_STR_MAX])
+{
+	static _Thread_local uint8_t last[20];
+	static _Thread_local char text[BP_ADDR_STR_MAX];
+
+	if (text[0] == '\0' || memcmp(last, pm, 20) != 0) {
+		bp_addr_format_checksum(pm, text, sizeof(text));
+		memcpy(last, pm, 20);
+	}
+	memcpy(out, text, BP_ADDR_STR_MAX);
+}
+
 int
 bp_sponsor_json(const struct bp_sponsor_result *s, struct bp_buf *b)
 {
@@ -289,7 +306,7 @@ bp_sponsor_json(const struct bp_sponsor_result *s, struct bp_buf *b)
 	char pnd[2 * BP_PAYMASTER_PND_MAX + 3], h[67], vgl[67];
 	char pgl[67];
 
-	bp_addr_format_checksum(g->pnd, pm, sizeof(pm));
+	paymaster_checksum(g->pnd, pm);
 	bp_hex_encode(g->pnd + g->pnd_len - BP_PAYMASTER_DATA_LEN, BP_PAYMASTER_DATA_LEN, data,
 	    sizeof(data));
 	bp_hex_encode(g->op_hash, 32, h, sizeof(h));

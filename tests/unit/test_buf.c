@@ -85,6 +85,23 @@ test_printf(void)
 	CU_ASSERT_EQUAL(bp_buf_printf(&b, "%lld", (long long)INT64_MIN), -1);	/* 20 chars */
 	CU_ASSERT_EQUAL(b.len, 0);
 	bp_buf_free(&b);
+	/* Formatted into the room there is first: a text past the room is formatted again. */
+	bp_buf_init(&b, 1000);
+	CU_ASSERT_EQUAL(bp_buf_printf(&b, "%s", "0123456789"), 0);	/* 256 bytes held */
+	CU_ASSERT_EQUAL(bp_buf_printf(&b, "%300s|", "x"), 0);
+	CU_ASSERT_EQUAL(b.len, 311);
+	CU_ASSERT(b.len == strlen(b.data) && strcmp(b.data + 305, "    x|") == 0);
+	CU_ASSERT_EQUAL(strncmp(b.data, "0123456789   ", 13), 0);
+	bp_buf_free(&b);
+	/* Past the cap after a part was written into the room: the buffer is as it was. */
+	bp_buf_init(&b, 20);
+	CU_ASSERT_EQUAL(bp_buf_printf(&b, "%s", "0123456789"), 0);	/* 21 bytes held */
+	CU_ASSERT_EQUAL(bp_buf_printf(&b, "%s", "abcdefghijklmnop"), -1);
+	CU_ASSERT_EQUAL(b.len, 10);
+	CU_ASSERT_STRING_EQUAL(b.data, "0123456789");
+	CU_ASSERT_EQUAL(bp_buf_printf(&b, "%s", "abcdefghij"), 0);	/* exactly the room */
+	CU_ASSERT_STRING_EQUAL(b.data, "0123456789abcdefghij");
+	bp_buf_free(&b);
 }
 
 struct jrow {
