@@ -461,17 +461,31 @@ put_word_pair(uint8_t *w, const struct bp_u256 *hi, const struct bp_u256 *lo)
  * at w.
  */
 static void
-packed_words(const struct bp_userop *op, uint8_t w[8 * 32])
+packed_words(const struct bp_userop *op, const struct bp_userop_digests *d,
+    uint8_t w[8 * 32])
 {
+	struct bp_userop_digests own;
+
+	if (d == NULL) {
+		bp_userop_digests(op, &own);
+		d = &own;
+	}
 	put_word_addr(w, op->sender);
 	put_word_u256(w + 32, &op->num[BP_USEROP_NONCE]);
-	bp_keccak256(op->bytes[BP_USEROP_INIT_CODE], op->len[BP_USEROP_INIT_CODE], w + 64);
-	bp_keccak256(op->bytes[BP_USEROP_CALL_DATA], op->len[BP_USEROP_CALL_DATA], w + 96);
+	memcpy(w + 64, d->init_code, 32);
+	memcpy(w + 96, d->call_data, 32);
 	bp_userop_account_gas_limits(op, w + 128);
 	put_word_u256(w + 160, &op->num[BP_USEROP_PRE_VERIFICATION_GAS]);
 	bp_userop_gas_fees(op, w + 192);
 	bp_keccak256(op->bytes[BP_USEROP_PAYMASTER_AND_DATA], op->len[BP_USEROP_PAYMASTER_AND_DATA],
 	    w + 224);
+}
+
+void
+bp_userop_digests(const struct bp_userop *op, struct bp_userop_digests *d)
+{
+	bp_keccak256(op->bytes[BP_USEROP_INIT_CODE], op->len[BP_USEROP_INIT_CODE], d->init_code);
+	bp_keccak256(op->bytes[BP_USEROP_CALL_DATA], op->len[BP_USEROP_CALL_DATA], d->call_data);
 }
 
 void
@@ -510,12 +524,12 @@ static const uint8_t domain_typehash[32] = {
  */
 static void
 hash_v08(const struct bp_userop *op, const uint8_t ep[20], const struct bp_u256 *cid,
-    const uint8_t *init_hash, uint8_t out[32])
+    const uint8_t *init_hash, const struct bp_userop_digests *d, uint8_t out[32])
 {
 	uint8_t buf[9 * 32], dom[5 * 32], w[66];
 
 	memcpy(buf, bp_userop_v08_typehash, 32);
-	packed_words(op, buf + 32);
+	packed_words(op, d, buf + 32);
 	if (init_hash != NULL)
 		memcpy(buf + 32 + 64, init_hash, 32);
 	w[0] = 0x19;
@@ -559,12 +573,19 @@ bp_userop_hash_7702(const struct bp_userop *op, const uint8_t ep[20], uint64_t c
 		bp_keccak_update(&k, op->bytes[BP_USEROP_INIT_CODE] + 20, n - 20);
 	bp_keccak_final(&k, init_hash);
 	bp_u256_from_u64(&cid, chain_id);
-	hash_v08(op, ep, &cid, init_hash, out);
+	hash_v08(op, ep, &cid, init_hash, NULL, out);
 }
 
 void
 bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20], uint64_t chain_id,
     uint8_t out[32])
+{
+	bp_userop_hash_vd(op, ep, chain_id, NULL, out);
+}
+
+void
+bp_userop_hash_vd(const struct bp_userop *op, const uint8_t ep[20], uint64_t chain_id,
+    const struct bp_userop_digests *d, uint8_t out[32])
 {
 	uint8_t buf[8 * 32], outer[3 * 32];
 	struct bp_u256 cid;
@@ -573,7 +594,7 @@ bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20], uint64_t chai
 	switch (op->version) {
 	case BP_EP_V07:
 		/* keccak256(abi.encode(keccak256(encode(op)), entryPoint, chainId)) */
-		packed_words(op, buf);
+		packed_words(op, d, buf);
 		bp_keccak256(buf, sizeof(buf), outer);
 		put_word_addr(outer + 32, ep);
 		put_word_u256(outer + 64, &cid);
@@ -584,7 +605,7 @@ bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20], uint64_t chai
 			bp_userop_hash_7702(op, ep, chain_id, op->has_auth ? op->auth.address :
 			    bp_userop_7702_marker, out);
 		else
-			hash_v08(op, ep, &cid, NULL, out);
+			hash_v08(op, ep, &cid, NULL, d, out);
 		return;
 	default:
 		bp_userop_hash(op, ep, chain_id, out);

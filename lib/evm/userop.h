@@ -130,6 +130,18 @@ extern const uint8_t bp_userop_v08_typehash[32];
  */
 void		 bp_userop_hash_v(const struct bp_userop *op, const uint8_t ep[20],
 		    uint64_t chain_id, uint8_t out[32]);
+/*
+ * keccak256 of an op's initCode and callData, which several hashes of one op take: the
+ * sponsor path hashes the op for the paymaster's getHash and again for its userOpHash.
+ */
+struct bp_userop_digests {
+	uint8_t		 init_code[32];
+	uint8_t		 call_data[32];
+};
+void		 bp_userop_digests(const struct bp_userop *op, struct bp_userop_digests *d);
+/* bp_userop_hash_v with the op's digests d (NULL: computed; v0.6 computes its own). */
+void		 bp_userop_hash_vd(const struct bp_userop *op, const uint8_t ep[20],
+		    uint64_t chain_id, const struct bp_userop_digests *d, uint8_t out[32]);
 
 /*
  * Whether op is a v0.8 op whose initCode is the EIP-7702 marker its EntryPoint recognises

@@ -47,9 +47,11 @@ out:
 }
 
 void
-bp_paymaster_hash_v07(const struct bp_userop *op, uint64_t chain_id, const uint8_t paymaster[20],
-    const struct bp_u256 pm_gas[2], uint64_t valid_until, uint64_t valid_after, uint8_t out[32])
+bp_paymaster_hash_v07(const struct bp_userop *op, const struct bp_userop_digests *d,
+    uint64_t chain_id, const uint8_t paymaster[20], const struct bp_u256 pm_gas[2],
+    uint64_t valid_until, uint64_t valid_after, uint8_t out[32])
 {
+	struct bp_userop_digests own;
 	uint8_t w[12 * 32], t[32];
 	struct bp_u256 v;
 	size_t i;
@@ -57,8 +59,12 @@ bp_paymaster_hash_v07(const struct bp_userop *op, uint64_t chain_id, const uint8
 	memset(w, 0, sizeof(w));
 	memcpy(w + 12, op->sender, 20);
 	bp_u256_to_be32(&op->num[BP_USEROP_NONCE], w + 32);
-	bp_keccak256(op->bytes[BP_USEROP_INIT_CODE], op->len[BP_USEROP_INIT_CODE], w + 64);
-	bp_keccak256(op->bytes[BP_USEROP_CALL_DATA], op->len[BP_USEROP_CALL_DATA], w + 96);
+	if (d == NULL) {
+		bp_userop_digests(op, &own);
+		d = &own;
+	}
+	memcpy(w + 64, d->init_code, 32);
+	memcpy(w + 96, d->call_data, 32);
 	bp_userop_account_gas_limits(op, w + 128);
 	/* uint256(bytes32(paymasterAndData[20:52])): both limits, 16 bytes each. */
 	for (i = 0; i < 2; i++) {
@@ -170,6 +176,7 @@ bp_paymaster_grant(struct bp_upstream *up, const struct bp_network *net, const u
     struct bp_paymaster_grant *out)
 {
 	struct bp_entry_point epc;
+	struct bp_userop_digests d;
 	struct bp_userop signed_op;
 	struct bp_u256 nonce;
 	uint8_t pm[20], ep[20], hash[32], word[32];
@@ -200,8 +207,9 @@ bp_paymaster_grant(struct bp_upstream *up, const struct bp_network *net, const u
 			bp_u256_from_u64(&out->pm_gas[0], BP_PAYMASTER_V07_VERIFICATION_GAS);
 		if (op->has_pm_gas[1])
 			out->pm_gas[1] = op->pm_gas[1];
-		bp_paymaster_hash_v07(op, (uint64_t)net->chain_id, pm, out->pm_gas, valid_until,
-		    valid_after, hash);
+		bp_userop_digests(op, &d);	/* for getHash, then the userOpHash */
+		bp_paymaster_hash_v07(op, &d, (uint64_t)net->chain_id, pm, out->pm_gas,
+		    valid_until, valid_after, hash);
 		/*
 		 * v0.6's layout written 32 bytes on (its paymaster address lands at 32..52), then
 		 * the head: paymaster ++ the two limits, over that address.
@@ -223,7 +231,9 @@ bp_paymaster_grant(struct bp_upstream *up, const struct bp_network *net, const u
 	signed_op.len[BP_USEROP_PAYMASTER_AND_DATA] = out->pnd_len;
 	signed_op.pm_gas[0] = out->pm_gas[0];
 	signed_op.pm_gas[1] = out->pm_gas[1];
-	bp_userop_hash_v(&signed_op, ep, (uint64_t)net->chain_id, out->op_hash);
+	/* signed_op's initCode and callData are op's: d holds their digests (v0.7, v0.8). */
+	bp_userop_hash_vd(&signed_op, ep, (uint64_t)net->chain_id,
+	    op->version == BP_EP_V06 ? NULL : &d, out->op_hash);
 	return 0;
 }
 

@@ -61,11 +61,11 @@ int	bp_paymaster_sign(const uint8_t key[32], const uint8_t paymaster[20], const 
  * Writes getHash(op, valid_until, valid_after) of the VerifyingPaymaster v0.7 at paymaster on
  * chain_id (the devchain's v0.8 one runs the same code): the op's fields packed, with the
  * paymaster gas limits pm_gas (what paymasterAndData[20:52] will hold) and no sender nonce, so
- * no chain read. Cannot fail.
+ * no chain read; d: the op's digests (NULL: computed). Cannot fail.
  */
-void	bp_paymaster_hash_v07(const struct bp_userop *op, uint64_t chain_id,
-	    const uint8_t paymaster[20], const struct bp_u256 pm_gas[2], uint64_t valid_until,
-	    uint64_t valid_after, uint8_t out[32]);
+void	bp_paymaster_hash_v07(const struct bp_userop *op, const struct bp_userop_digests *d,
+	    uint64_t chain_id, const uint8_t paymaster[20], const struct bp_u256 pm_gas[2],
+	    uint64_t valid_until, uint64_t valid_after, uint8_t out[32]);
 
 /* A sponsorship signed for one op. */
 struct bp_paymaster_grant {

@@ -65,6 +65,7 @@ static void
 test_vectors(void)
 {
 	struct bp_userop op;
+	struct bp_userop_digests d;
 	struct bp_u256 gas[2];
 	uint8_t ep[20], pm[20], h[32], w[32];
 	const char *field;
@@ -87,11 +88,17 @@ test_vectors(void)
 	addr(PM07, pm);
 	gas[0] = op.pm_gas[0];
 	gas[1] = op.pm_gas[1];
-	bp_paymaster_hash_v07(&op, 31337, pm, gas, 1700000600, 1700000000, h);
+	bp_paymaster_hash_v07(&op, NULL, 31337, pm, gas, 1700000600, 1700000000, h);
 	assert_hash(h, PM_HASH);
+	/* The op's digests taken once serve both hashes, with the same results. */
+	bp_userop_digests(&op, &d);
+	bp_paymaster_hash_v07(&op, &d, 31337, pm, gas, 1700000600, 1700000000, h);
+	assert_hash(h, PM_HASH);
+	bp_userop_hash_vd(&op, ep, 31337, &d, h);
+	assert_hash(h, HASH07);
 	/* The paymaster hash covers its gas limits. */
 	bp_u256_from_u64(&gas[1], 8);
-	bp_paymaster_hash_v07(&op, 31337, pm, gas, 1700000600, 1700000000, h);
+	bp_paymaster_hash_v07(&op, NULL, 31337, pm, gas, 1700000600, 1700000000, h);
 	CU_ASSERT(memcmp(h, "\x90\x54", 2) != 0);
 	bp_userop_free(&op);
 
@@ -99,6 +106,9 @@ test_vectors(void)
 	CU_ASSERT_EQUAL(op.version, BP_EP_V08);
 	addr(EP08, ep);
 	bp_userop_hash_v(&op, ep, 31337, h);
+	assert_hash(h, HASH08);
+	bp_userop_digests(&op, &d);
+	bp_userop_hash_vd(&op, ep, 31337, &d, h);
 	assert_hash(h, HASH08);
 	bp_userop_free(&op);
 	cJSON_Delete(j);
