@@ -127,6 +127,7 @@ static void
 check_body(struct bp_req *r, const char *body, size_t len)
 {
 	cJSON *j;
+	char name[64] = "";
 
 	/* An exact-length copy, so reading one byte past the length is caught. */
 	char *copy = malloc(len > 0 ? len : 1);
@@ -140,6 +141,12 @@ check_body(struct bp_req *r, const char *body, size_t len)
 		j = bp_req_json(r);
 		cJSON_Delete(j);
 		if (j == NULL && r->status != 400)
+			abort();
+		/* A NUL found (by the scan, or none by its shortcut) is one the text holds. */
+		if (j != NULL && bp_json_find_nul(copy, len, name, sizeof(name)) &&
+		    memchr(copy, '\0', len) == NULL && memmem(copy, len, "\\u0000", 6) == NULL)
+			abort();
+		if (strlen(name) >= sizeof(name))
 			abort();
 	}
 	r->body = NULL;
