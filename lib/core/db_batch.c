@@ -5,10 +5,10 @@
  * among them, or behind older ones), runs them, commits, hands each its result and wakes the
  * others; one still waiting then leads the next batch. The calls that arrive while a batch
  * runs queue up for the next, so the batches grow with the load and a lone call waits for
- * nothing. Each waiting call sleeps on a
- * condition of its own, so a batch's end wakes the threads whose calls it ran and, when the
- * leader leaves with calls still queued, the oldest of them to lead: none wakes to find its
- * call still waiting (one condition for all made each batch wake every waiting thread).
+ * nothing. Each waiting call sleeps on a condition of its own, so a batch's end wakes the
+ * threads whose calls it ran and, when the leader leaves with calls still queued, the oldest
+ * of them to lead: none wakes to find its call still waiting (one condition for all made each
+ * batch wake every waiting thread).
  */
 #include <pthread.h>
 #include <sched.h>
