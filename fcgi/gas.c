@@ -178,7 +178,8 @@ static int
 find_policy(struct bp_req *r, struct bp_policy_cache *cache, const char *id, struct bp_policy *p)
 {
 	char why[WHY_MAX];
-	int found = bp_policy_cache_find(cache, r->db, &r->key, id, p, why, sizeof(why));
+	int found = bp_policy_cache_find(cache, r->db, &r->key, id,
+	    cache != NULL ? bp_limits_generation(r->lim) : 0, p, why, sizeof(why));
 
 	if (found == -1)
 		bp_error(r, 500, "internal_error", "database error");
@@ -221,8 +222,11 @@ policy_patch(struct bp_req *r)
 		rc = bp_error(r, 500, "internal_error", "database error");
 	else if (found == 0)
 		rc = bp_error(r, 404, "not_found", "no gas policy %.40s", bp_req_param(r, "id"));
-	else
+	else {
+		/* Every process's (and head's) copy of it is behind now (policy_cache.h). */
+		bp_limits_bump_generation(r->lim);
 		rc = reply_policy(r, 200, &p, 0);
+	}
 	cJSON_Delete(body);
 	return rc;
 }
@@ -241,6 +245,7 @@ policy_delete(struct bp_req *r)
 		return bp_error(r, 500, "internal_error", "database error");
 	if (found == 0)
 		return bp_error(r, 404, "not_found", "no gas policy %.40s", id);
+	bp_limits_bump_generation(r->lim);	/* the copies of it are behind (policy_cache.h) */
 	bp_buf_reset(&r->out);
 	if (bp_buf_adds(&r->out, "{\"id\":\"") == -1 || bp_buf_json_str(&r->out, id) == -1 ||
 	    bp_buf_adds(&r->out, "\",\"deleted\":true}") == -1)

@@ -14,6 +14,7 @@
 struct slot {
 	int		 used;
 	int64_t		 account_id;
+	uint64_t	 gen;		/* the generation it was read under */
 	struct bp_policy p;
 };
 
@@ -55,9 +56,10 @@ slot_of(struct bp_policy_cache *c, const char *id)
 	return &c->slot[h % SLOTS];
 }
 
-/* Keeps p as account's copy when it is active, else drops the copy of its id. */
+/* Keeps p, read under gen, as account's copy when it is active, else drops the copy of its id. */
 static void
-keep(struct bp_policy_cache *c, int64_t account_id, const char *id, const struct bp_policy *p)
+keep(struct bp_policy_cache *c, int64_t account_id, const char *id, uint64_t gen,
+    const struct bp_policy *p)
 {
 	struct slot *s = slot_of(c, id);
 
@@ -65,6 +67,7 @@ keep(struct bp_policy_cache *c, int64_t account_id, const char *id, const struct
 	if (p != NULL && p->status == BP_POLICY_ACTIVE) {
 		s->used = 1;
 		s->account_id = account_id;
+		s->gen = gen;
 		bp_policy_copy(&s->p, p);
 	} else if (s->used && strcmp(s->p.id, id) == 0)
 		s->used = 0;
@@ -73,7 +76,7 @@ keep(struct bp_policy_cache *c, int64_t account_id, const char *id, const struct
 
 int
 bp_policy_cache_find(struct bp_policy_cache *c, struct bp_db *db, const struct bp_key *key,
-    const char *id, struct bp_policy *out, char *why, size_t cap)
+    const char *id, uint64_t gen, struct bp_policy *out, char *why, size_t cap)
 {
 	struct slot *s;
 	int found, hit;
@@ -82,8 +85,8 @@ bp_policy_cache_find(struct bp_policy_cache *c, struct bp_db *db, const struct b
 		return bp_policy_find(db, key, id, out, why, cap);
 	s = slot_of(c, id);
 	pthread_mutex_lock(&c->mu);
-	hit = s->used && s->account_id == key->account_id && strcmp(s->p.id, id) == 0 &&
-	    s->p.testnet == key->test;
+	hit = s->used && s->gen == gen && s->account_id == key->account_id &&
+	    strcmp(s->p.id, id) == 0 && s->p.testnet == key->test;
 	if (hit)
 		bp_policy_copy(out, &s->p);
 	pthread_mutex_unlock(&c->mu);
@@ -91,17 +94,17 @@ bp_policy_cache_find(struct bp_policy_cache *c, struct bp_db *db, const struct b
 		return 1;
 	/* Not here, or of the other kind: read, so the answer (and a refusal's words) is its. */
 	if ((found = bp_policy_find(db, key, id, out, why, cap)) == 1)
-		keep(c, key->account_id, id, out);
+		keep(c, key->account_id, id, gen, out);
 	return found;
 }
 
 int
 bp_policy_cache_reread(struct bp_policy_cache *c, struct bp_db *db, int64_t account_id,
-    const char *id, struct bp_policy *out)
+    const char *id, uint64_t gen, struct bp_policy *out)
 {
 	int found = bp_policy_get(db, account_id, id, out);
 
 	if (c != NULL && found != -1)
-		keep(c, account_id, id, found == 1 ? out : NULL);
+		keep(c, account_id, id, gen, found == 1 ? out : NULL);
 	return found;
 }

@@ -367,6 +367,26 @@ test('sponsorship: every refusal names its rule; bad operations name the field',
   assert.ok(Number(spend.json.spend.total.usd) > 0);
 });
 
+// Each process keeps copies of the policies it sponsors under: a rule loosened (or tightened)
+// through any of them holds at once in all, parallel requests spreading over every process.
+test('sponsorship: a changed rule holds at once in every process', async () => {
+  const id = await policy({ max_gas_usd: '0.01' });
+  const send = (n) => Promise.all(Array.from({ length: n }, () =>
+    sponsor({ chain: 'ethereum', policy_id: id, user_operation: userOp(randomSender(), transferCall()) })));
+  for (const r of await send(12)) {
+    assertError(assert, r, 403, 'forbidden');
+    assert.match(r.json.error.message, /^max_gas_usd/);
+  }
+  const up = await api(`/v1/gas/policies/${id}`, { method: 'PATCH', key, body: { rules: { max_gas_usd: '1000' } } });
+  assert.equal(up.status, 200, up.text);
+  const loose = await send(12);
+  assert.deepEqual(loose.map((r) => r.status), Array(12).fill(200), loose.map((r) => r.text).join('\n'));
+  const down = await api(`/v1/gas/policies/${id}`, { method: 'PATCH', key, body: { rules: { max_gas_usd: '0.01' } } });
+  assert.equal(down.status, 200, down.text);
+  const strict = await send(12);
+  assert.deepEqual(strict.map((r) => r.status), Array(12).fill(403), strict.map((r) => r.text).join('\n'));
+});
+
 test('sponsorship: parallel requests never pass max_per_user_per_day', async () => {
   const id = await policy({ max_per_user_per_day: 3 });
   const sender = randomSender();

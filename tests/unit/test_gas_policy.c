@@ -341,20 +341,34 @@ test_cache(void)
 	CU_ASSERT_FATAL((c = bp_policy_cache_new()) != NULL);
 	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"3\"}", &r, why, sizeof(why)) == 0);
 	CU_ASSERT_FATAL(bp_policy_create(db, 1, "cached", &devnet, &r, &p) == 1);
-	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
 	CU_ASSERT_FATAL(bp_policy_update(db, 1, p.id, "renamed", NULL, &paused, &q) == 1);
-	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
 	CU_ASSERT(q.status == BP_POLICY_ACTIVE && strcmp(q.name, "cached") == 0);
-	CU_ASSERT(bp_policy_cache_find(c, db, &test2, p.id, &q, why, sizeof(why)) == 0);
-	CU_ASSERT(bp_policy_cache_find(c, db, &live1, p.id, &q, why, sizeof(why)) ==
+	CU_ASSERT(bp_policy_cache_find(c, db, &test2, p.id, 1, &q, why, sizeof(why)) == 0);
+	CU_ASSERT(bp_policy_cache_find(c, db, &live1, p.id, 1, &q, why, sizeof(why)) ==
 	    BP_POLICY_OTHER_KIND);
-	CU_ASSERT(bp_policy_cache_find(NULL, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(bp_policy_cache_find(NULL, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
 	CU_ASSERT(q.status == BP_POLICY_PAUSED);
-	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, &q) == 1 && q.status == BP_POLICY_PAUSED);
-	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 1);
+	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, 1, &q) == 1 &&
+	    q.status == BP_POLICY_PAUSED);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
 	CU_ASSERT(q.status == BP_POLICY_PAUSED && strcmp(q.name, "renamed") == 0);
+	/* A rule loosened elsewhere: the copy serves its generation only, the next reads anew. */
+	paused = BP_POLICY_ACTIVE;
+	CU_ASSERT_FATAL(bp_policy_update(db, 1, p.id, NULL, NULL, &paused, &q) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
+	CU_ASSERT_FATAL(rules_of("{\"max_gas_usd\":\"30\"}", &r, why, sizeof(why)) == 0);
+	CU_ASSERT_FATAL(bp_policy_update(db, 1, p.id, NULL, &r, NULL, &q) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
+	CU_ASSERT_STRING_EQUAL(q.rules.max_gas_usd, "3");
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 2, &q, why, sizeof(why)) == 1);
+	CU_ASSERT_STRING_EQUAL(q.rules.max_gas_usd, "30");
+	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, BP_POLICY_GEN_NONE, &q) == 1);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 2, &q, why, sizeof(why)) == 1);
+	CU_ASSERT_STRING_EQUAL(q.rules.max_gas_usd, "30");
 	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 1);
-	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, &q, why, sizeof(why)) == 0);
+	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 3, &q, why, sizeof(why)) == 0);
 	bp_policy_cache_free(c);
 }
 
