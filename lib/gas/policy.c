@@ -574,6 +574,16 @@ bp_policy_delete(struct bp_db *db, int64_t account_id, const char *id)
 	return policy_set(db, account_id, id, NULL, NULL, status_names[BP_POLICY_DELETED]);
 }
 
+/* What bp_policy_copy counts on: the lists, then the rate, end the rules; the hash, the policy. */
+_Static_assert(offsetof(struct bp_policy_rules, ncontracts) <
+    offsetof(struct bp_policy_rules, contracts) &&
+    offsetof(struct bp_policy_rules, contracts) < offsetof(struct bp_policy_rules, nmethods) &&
+    offsetof(struct bp_policy_rules, methods) < offsetof(struct bp_policy_rules, rate_count) &&
+    offsetof(struct bp_policy_rules, rate_period) + sizeof(int64_t) ==
+    sizeof(struct bp_policy_rules) &&
+    offsetof(struct bp_policy, rules_sha) + 32 == sizeof(struct bp_policy),
+    "bp_policy_copy copies struct bp_policy by its layout");
+
 void
 bp_policy_copy(struct bp_policy *dst, const struct bp_policy *src)
 {

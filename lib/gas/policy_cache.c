@@ -1,7 +1,7 @@
 /*
  * The policy cache (policy_cache.h): SLOTS slots, one a policy id's hash; a new copy takes its
- * slot's place. Copies are whole struct bp_policy (about 28 KiB with its lists), copied in and
- * out under the lock, so a thread never reads one another thread writes.
+ * slot's place. Copies (bp_policy_copy: the lists' used entries) are made in and out under
+ * the lock, so a thread never reads one another thread writes.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -100,11 +100,12 @@ bp_policy_cache_find(struct bp_policy_cache *c, struct bp_db *db, const struct b
 
 int
 bp_policy_cache_reread(struct bp_policy_cache *c, struct bp_db *db, int64_t account_id,
-    const char *id, uint64_t gen, struct bp_policy *out)
+    const char *id, struct bp_policy *out)
 {
 	int found = bp_policy_get(db, account_id, id, out);
 
+	/* The generation it was read under is not known here: the next find reads it again. */
 	if (c != NULL && found != -1)
-		keep(c, account_id, id, gen, found == 1 ? out : NULL);
+		keep(c, account_id, id, 0, NULL);
 	return found;
 }

@@ -19,9 +19,6 @@
 
 struct bp_policy_cache;
 
-/* A generation under which no copy is used: the next find reads the policy again. */
-#define BP_POLICY_GEN_NONE	UINT64_MAX
-
 /* Made by the program's init, freed at its end; NULL when out of memory. */
 struct bp_policy_cache	*bp_policy_cache_new(void);
 void			 bp_policy_cache_free(struct bp_policy_cache *);
@@ -33,11 +30,8 @@ void			 bp_policy_cache_free(struct bp_policy_cache *);
 int	bp_policy_cache_find(struct bp_policy_cache *, struct bp_db *, const struct bp_key *key,
 	    const char *id, uint64_t gen, struct bp_policy *out, char *why, size_t cap);
 
-/*
- * bp_policy_get, keeping the new copy as read under gen (or dropping the old one). Returns as
- * bp_policy_get.
- */
+/* bp_policy_get, dropping the copy (the next find reads it again). Returns as bp_policy_get. */
 int	bp_policy_cache_reread(struct bp_policy_cache *, struct bp_db *, int64_t account_id,
-	    const char *id, uint64_t gen, struct bp_policy *out);
+	    const char *id, struct bp_policy *out);
 
 #endif

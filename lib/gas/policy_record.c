@@ -158,57 +158,79 @@ sum_add(const char *policy, int64_t account_id, int64_t day, const char *stored)
 	return d;
 }
 
-/* Writes the rows added to: 0, or -1 (nothing of the transaction is kept). */
+/* Writes a policy's day row: its sponsorships added, and its sum. 0 or -1. */
 static int
-sums_flush(struct bp_db *db)
+day_write(struct bp_db *db, const struct day_sum *d)
 {
-	static const char sql_day[] = "INSERT INTO gas_policy_days (policy_id, day, count, usd)"
+	static const char sql[] = "INSERT INTO gas_policy_days (policy_id, day, count, usd)"
 	    " VALUES (?, ?, ?, ?) ON CONFLICT (policy_id, day) DO UPDATE SET"
 	    " count = gas_policy_days.count + excluded.count, usd = excluded.usd";
-	/* The budgets' rows two at a time (the account's and the server's: distinct rows). */
-	static const char *const sql_budget[2] = {
+	struct bp_stmt *st;
+	char text[BP_U256_UNITS_MAX];
+
+	if ((st = bp_db_stmt(db, sql)) == NULL)
+		return -1;
+	usd_text(&d->usd, text);
+	bp_stmt_text(st, 1, d->policy);
+	bp_stmt_int(st, 2, d->day);
+	bp_stmt_int(st, 3, d->count);
+	bp_stmt_text(st, 4, text);
+	return bp_stmt_run(st);
+}
+
+/*
+ * Writes n (1 or 2) budgets' day rows in one upsert: a sponsorship's are the account's and
+ * the server's, distinct rows, so PostgreSQL takes both in one statement. 0 or -1.
+ */
+static int
+budgets_write(struct bp_db *db, struct day_sum *const d[2], int n)
+{
+	static const char *const sql[2] = {
 		"INSERT INTO gas_budget_days (account_id, day, usd) VALUES (?, ?, ?)"
 		" ON CONFLICT (account_id, day) DO UPDATE SET usd = excluded.usd",
 		"INSERT INTO gas_budget_days (account_id, day, usd) VALUES (?, ?, ?), (?, ?, ?)"
 		" ON CONFLICT (account_id, day) DO UPDATE SET usd = excluded.usd",
 	};
-	struct day_sum *d, *pair[2];
 	struct bp_stmt *st;
 	char text[BP_U256_UNITS_MAX];
-	size_t i, np = 0, k;
-	int ok = 1;
+	int k;
 
-	for (i = 0; ok && i <= sums.n; i++) {
-		d = i < sums.n && sums.s[i].dirty ? &sums.s[i] : NULL;
-		if (d != NULL && d->policy[0] != '\0') {
-			usd_text(&d->usd, text);
-			if ((st = bp_db_stmt(db, sql_day)) == NULL)
-				return -1;
-			bp_stmt_text(st, 1, d->policy);
-			bp_stmt_int(st, 2, d->day);
-			bp_stmt_int(st, 3, d->count);
-			bp_stmt_text(st, 4, text);
-			ok = bp_stmt_step(st) == BP_DB_DONE;
-			bp_stmt_reset(st);
-			continue;
-		}
-		if (d != NULL)
-			pair[np++] = d;
-		if (np == 0 || (np == 1 && i < sums.n))
-			continue;
-		if ((st = bp_db_stmt(db, sql_budget[np - 1])) == NULL)
-			return -1;
-		for (k = 0; k < np; k++) {
-			usd_text(&pair[k]->usd, text);
-			bp_stmt_int(st, 3 * (int)k + 1, pair[k]->account_id);
-			bp_stmt_int(st, 3 * (int)k + 2, pair[k]->day);
-			bp_stmt_text(st, 3 * (int)k + 3, text);
-		}
-		ok = bp_stmt_step(st) == BP_DB_DONE;
-		bp_stmt_reset(st);
-		np = 0;
+	if ((st = bp_db_stmt(db, sql[n - 1])) == NULL)
+		return -1;
+	for (k = 0; k < n; k++) {
+		usd_text(&d[k]->usd, text);
+		bp_stmt_int(st, 3 * k + 1, d[k]->account_id);
+		bp_stmt_int(st, 3 * k + 2, d[k]->day);
+		bp_stmt_text(st, 3 * k + 3, text);
 	}
-	return ok ? 0 : -1;
+	return bp_stmt_run(st);
+}
+
+/* Writes the rows added to: 0, or -1 (nothing of the transaction is kept). */
+static int
+sums_flush(struct bp_db *db)
+{
+	struct day_sum *d, *pair[2];
+	size_t i;
+	int np = 0;
+
+	for (i = 0; i < sums.n; i++) {
+		d = &sums.s[i];
+		if (!d->dirty)
+			continue;
+		if (d->policy[0] != '\0') {
+			if (day_write(db, d) == -1)
+				return -1;
+			continue;
+		}
+		pair[np++] = d;
+		if (np == 2) {
+			if (budgets_write(db, pair, 2) == -1)
+				return -1;
+			np = 0;
+		}
+	}
+	return np == 0 ? 0 : budgets_write(db, pair, 1);
 }
 
 static const struct bp_db_batch_tail sums_tail = { sums_start, sums_flush };
@@ -222,7 +244,6 @@ record_row(struct bp_db *db, const struct bp_policy *p, const char *network,
 	    " user_op_hash, usd, day, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)";
 	struct bp_stmt *st;
 	char hash[67], u[BP_U256_UNITS_MAX];
-	int ok;
 
 	bp_hex_encode(op_hash, 32, hash, sizeof(hash));
 	if (usd != NULL)
@@ -236,9 +257,7 @@ record_row(struct bp_db *db, const struct bp_policy *p, const char *network,
 	bp_stmt_text(st, 5, usd != NULL ? u : NULL);
 	bp_stmt_int(st, 6, now / DAY);
 	bp_stmt_int(st, 7, now);
-	ok = bp_stmt_step(st) == BP_DB_DONE;
-	bp_stmt_reset(st);
-	return ok ? 0 : -1;
+	return bp_stmt_run(st);
 }
 
 /*

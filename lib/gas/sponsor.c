@@ -267,7 +267,7 @@ bp_sponsor(struct bp_db *db, const struct bp_sponsor_shared *sh, struct bp_upstr
 		return out->status;
 	/* p was a copy behind the table: once more with the policy as it is now. */
 	found = bp_policy_cache_reread(sh != NULL ? sh->policies : NULL, db, who->account_id,
-	    p->id, BP_POLICY_GEN_NONE, &again);
+	    p->id, &again);
 	if (found == -1)
 		return refuse(out, 500, "internal_error", "database error");
 	if (found == 0)

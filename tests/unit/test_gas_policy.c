@@ -350,7 +350,7 @@ test_cache(void)
 	    BP_POLICY_OTHER_KIND);
 	CU_ASSERT(bp_policy_cache_find(NULL, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
 	CU_ASSERT(q.status == BP_POLICY_PAUSED);
-	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, 1, &q) == 1 &&
+	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, &q) == 1 &&
 	    q.status == BP_POLICY_PAUSED);
 	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 1, &q, why, sizeof(why)) == 1);
 	CU_ASSERT(q.status == BP_POLICY_PAUSED && strcmp(q.name, "renamed") == 0);
@@ -364,7 +364,7 @@ test_cache(void)
 	CU_ASSERT_STRING_EQUAL(q.rules.max_gas_usd, "3");
 	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 2, &q, why, sizeof(why)) == 1);
 	CU_ASSERT_STRING_EQUAL(q.rules.max_gas_usd, "30");
-	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, BP_POLICY_GEN_NONE, &q) == 1);
+	CU_ASSERT(bp_policy_cache_reread(c, db, 1, p.id, &q) == 1);
 	CU_ASSERT(bp_policy_cache_find(c, db, &test1, p.id, 2, &q, why, sizeof(why)) == 1);
 	CU_ASSERT_STRING_EQUAL(q.rules.max_gas_usd, "30");
 	CU_ASSERT(bp_policy_delete(db, 1, p.id) == 1);
